@@ -1,0 +1,695 @@
+//! At-least-once delivery: verify, decode, classify, dedupe; commit only after persisting.
+//!
+//! The service retries a delivery until it gets a 2xx, 5 attempts in total, and may deliver the
+//! same event more than once. A [`Receiver`] turns each (raw body, signature header) into a
+//! [`Decision`]. An id is remembered only when the host calls [`Receiver::commit`] after it has
+//! persisted the event, so a crash between receiving and persisting never loses the event: its
+//! redelivery is processed again.
+
+use std::collections::{HashSet, VecDeque};
+use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use sha2::{Digest, Sha256};
+
+use crate::envelope::{Envelope, EnvelopeError};
+use crate::events::{Catalog, EventKind};
+use crate::signature::{SignatureError, Verifier};
+
+/// Delivery attempts per event before the service dead-letters it (payments-api.md, Limits).
+pub const MAX_DELIVERY_ATTEMPTS: u32 = 5;
+
+/// How many committed ids a [`MemoryWindow`] remembers unless told otherwise.
+pub const DEFAULT_WINDOW: usize = 10_000;
+
+/// A shared store could not be reached or answered with an error.
+///
+/// ```
+/// let e = xborder_core::delivery::StoreError::new("redis: connection refused");
+/// assert_eq!(e.code(), "STORE_UNAVAILABLE");
+/// assert!(e.to_string().contains("connection refused"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreError {
+    message: String,
+}
+
+impl StoreError {
+    /// Wraps the store's own message.
+    ///
+    /// ```
+    /// let _ = xborder_core::delivery::StoreError::new("timeout");
+    /// ```
+    pub fn new(message: impl Into<String>) -> Self {
+        StoreError { message: message.into() }
+    }
+
+    /// Stable code: `STORE_UNAVAILABLE`.
+    ///
+    /// ```
+    /// assert_eq!(xborder_core::delivery::StoreError::new("x").code(), "STORE_UNAVAILABLE");
+    /// ```
+    pub fn code(&self) -> &'static str {
+        "STORE_UNAVAILABLE"
+    }
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code(), self.message)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// Where committed event ids are remembered. [`MemoryWindow`] is the in-process one; a consumer
+/// running several instances implements this over Redis (`SET key NX EX ttl`) or a database
+/// table with a unique key.
+///
+/// ```
+/// use std::collections::HashSet;
+/// use xborder_core::delivery::{DedupeStore, StoreError};
+/// #[derive(Default)]
+/// struct Table(HashSet<String>);
+/// impl DedupeStore for Table {
+///     fn is_committed(&self, id: &str) -> Result<bool, StoreError> { Ok(self.0.contains(id)) }
+///     fn commit(&mut self, id: &str) -> Result<(), StoreError> { self.0.insert(id.to_owned()); Ok(()) }
+/// }
+/// let mut t = Table::default();
+/// t.commit("evt_1").unwrap();
+/// assert!(t.is_committed("evt_1").unwrap());
+/// ```
+pub trait DedupeStore {
+    /// Whether `id` was committed (and is still remembered).
+    fn is_committed(&self, id: &str) -> Result<bool, StoreError>;
+    /// Records `id` as processed. Called by the host after it persisted the event.
+    fn commit(&mut self, id: &str) -> Result<(), StoreError>;
+}
+
+/// A 128-bit digest of an id: what the window keeps instead of the id's text.
+type IdDigest = u128;
+
+fn digest(id: &str) -> IdDigest {
+    let d = Sha256::digest(id.as_bytes());
+    let mut b = [0u8; 16];
+    b.copy_from_slice(d.get(..16).unwrap_or(&[0; 16]));
+    u128::from_le_bytes(b)
+}
+
+/// The digests are already uniform: hashing them again would only cost time.
+#[derive(Default)]
+struct DigestHasher(u64);
+
+impl Hasher for DigestHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes.iter().take(8) {
+            self.0 = (self.0 << 8) | u64::from(*b);
+        }
+    }
+    fn write_u128(&mut self, n: u128) {
+        // Truncation is intended: the low 64 bits of a SHA-256 prefix are uniform.
+        self.0 = n as u64;
+    }
+}
+
+/// A bounded in-memory window of committed ids, oldest forgotten first.
+///
+/// Each id is kept as a 128-bit SHA-256 prefix (a false "duplicate" needs a collision, about
+/// 2⁻⁸⁸ at a million ids), once in a ring and once in a hash set: about 16 + 16/0.875 + 1 ≈ 35
+/// bytes per id when the set is full, at most about 53 just after it grows; the id's length does
+/// not matter. Check and commit are O(1).
+///
+/// ```
+/// use xborder_core::delivery::{DedupeStore, MemoryWindow};
+/// let mut w = MemoryWindow::new(2);
+/// for id in ["a", "b", "c"] { w.commit(id).unwrap(); }
+/// assert!(!w.is_committed("a").unwrap()); // forgotten: the window holds 2
+/// assert!(w.is_committed("c").unwrap());
+/// assert_eq!(w.len(), 2);
+/// ```
+#[derive(Default)]
+pub struct MemoryWindow {
+    capacity: usize,
+    ring: VecDeque<IdDigest>,
+    set: HashSet<IdDigest, BuildHasherDefault<DigestHasher>>,
+}
+
+impl fmt::Debug for MemoryWindow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "MemoryWindow {{ capacity: {}, len: {} }}", self.capacity, self.ring.len())
+    }
+}
+
+impl MemoryWindow {
+    /// A window that remembers at most `capacity` ids (0 remembers none). Memory grows with use,
+    /// up to the capacity.
+    ///
+    /// ```
+    /// assert_eq!(xborder_core::delivery::MemoryWindow::new(10).capacity(), 10);
+    /// ```
+    pub fn new(capacity: usize) -> Self {
+        MemoryWindow { capacity, ring: VecDeque::new(), set: HashSet::default() }
+    }
+
+    /// The most ids it remembers.
+    ///
+    /// ```
+    /// assert_eq!(xborder_core::delivery::MemoryWindow::new(0).capacity(), 0);
+    /// ```
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// How many ids it remembers now.
+    ///
+    /// ```
+    /// assert_eq!(xborder_core::delivery::MemoryWindow::new(3).len(), 0);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.ring.len()
+    }
+
+    /// Whether it remembers no id.
+    ///
+    /// ```
+    /// assert!(xborder_core::delivery::MemoryWindow::new(3).is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.ring.is_empty()
+    }
+
+    /// Bytes held for the ids now (ring and table), for budgets and benchmarks.
+    ///
+    /// ```
+    /// use xborder_core::delivery::{DedupeStore, MemoryWindow};
+    /// let mut w = MemoryWindow::new(1000);
+    /// for i in 0..1000 { w.commit(&format!("evt_{i}")).unwrap(); }
+    /// assert!(w.approx_bytes() / 1000 <= 64);
+    /// ```
+    pub fn approx_bytes(&self) -> usize {
+        let slot = std::mem::size_of::<IdDigest>();
+        self.ring.capacity() * slot + self.set.capacity() * (slot + 1) * 8 / 7
+    }
+}
+
+impl DedupeStore for MemoryWindow {
+    fn is_committed(&self, id: &str) -> Result<bool, StoreError> {
+        Ok(self.set.contains(&digest(id)))
+    }
+
+    fn commit(&mut self, id: &str) -> Result<(), StoreError> {
+        if self.capacity == 0 {
+            return Ok(());
+        }
+        let d = digest(id);
+        if !self.set.insert(d) {
+            return Ok(());
+        }
+        if self.ring.len() >= self.capacity {
+            if let Some(old) = self.ring.pop_front() {
+                self.set.remove(&old);
+            }
+        }
+        self.ring.push_back(d);
+        Ok(())
+    }
+}
+
+/// Why a delivery was rejected (not acknowledged, so the service retries it).
+///
+/// ```
+/// use xborder_core::delivery::ReceiveError;
+/// use xborder_core::signature::SignatureError;
+/// assert_eq!(ReceiveError::Signature(SignatureError::MissingSignature).code(), "MISSING_SIGNATURE");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReceiveError {
+    /// The signature did not verify.
+    Signature(SignatureError),
+    /// The body is not a usable envelope.
+    Envelope(EnvelopeError),
+    /// The dedupe store failed: better a retry than a lost or doubled event.
+    Store(StoreError),
+}
+
+impl ReceiveError {
+    /// The underlying stable code.
+    ///
+    /// ```
+    /// use xborder_core::{delivery::ReceiveError, envelope::EnvelopeError};
+    /// assert_eq!(ReceiveError::Envelope(EnvelopeError::MalformedJson).code(), "MALFORMED_JSON");
+    /// ```
+    pub fn code(&self) -> &'static str {
+        match self {
+            ReceiveError::Signature(e) => e.code(),
+            ReceiveError::Envelope(e) => e.code(),
+            ReceiveError::Store(e) => e.code(),
+        }
+    }
+
+    /// The envelope field concerned, where there is one.
+    ///
+    /// ```
+    /// use xborder_core::{delivery::ReceiveError, envelope::EnvelopeError};
+    /// assert_eq!(ReceiveError::Envelope(EnvelopeError::MissingField("id")).field(), Some("id"));
+    /// ```
+    pub fn field(&self) -> Option<&'static str> {
+        match self {
+            ReceiveError::Envelope(e) => e.field(),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for ReceiveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReceiveError::Signature(e) => e.fmt(f),
+            ReceiveError::Envelope(e) => e.fmt(f),
+            ReceiveError::Store(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ReceiveError {}
+
+/// What to do with one delivery.
+///
+/// ```
+/// use xborder_core::delivery::{Decision, Receiver};
+/// use xborder_core::signature::sign;
+/// let mut rx = Receiver::new(&["whsec_k"], 100).unwrap();
+/// let body = br#"{"id":"evt_1","event":"order:created","entity":{"id":"o","type":"order"}}"#;
+/// let sig = sign(b"whsec_k", body).unwrap();
+/// let Decision::Process(env) = rx.receive(body, Some(&sig)) else { panic!() };
+/// // ... persist env, then:
+/// rx.commit(env.id()).unwrap();
+/// assert_eq!(rx.receive(body, Some(&sig)).action(), "duplicate");
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Decision {
+    /// Verified, decoded, new, live: persist it, [`Receiver::commit`] its id, answer 2xx.
+    Process(Envelope),
+    /// Verified, decoded, new, but unknown or planned: answer 2xx, do nothing else (committing
+    /// it is allowed and makes its redelivery a duplicate).
+    Ignore(Envelope),
+    /// Its id was committed already: answer 2xx, do nothing.
+    Duplicate(Envelope),
+    /// Not verified or not decodable: answer non-2xx so the service retries.
+    Reject(ReceiveError),
+}
+
+impl Decision {
+    /// `process`, `ignore`, `duplicate` or `reject`.
+    ///
+    /// ```
+    /// use xborder_core::{delivery::{Decision, ReceiveError}, signature::SignatureError};
+    /// assert_eq!(Decision::Reject(ReceiveError::Signature(SignatureError::EmptySecret)).action(), "reject");
+    /// ```
+    pub fn action(&self) -> &'static str {
+        match self {
+            Decision::Process(_) => "process",
+            Decision::Ignore(_) => "ignore",
+            Decision::Duplicate(_) => "duplicate",
+            Decision::Reject(_) => "reject",
+        }
+    }
+
+    /// Whether the HTTP answer is a 2xx (once a `process` event is persisted).
+    ///
+    /// ```
+    /// use xborder_core::{delivery::{Decision, ReceiveError}, signature::SignatureError};
+    /// assert!(!Decision::Reject(ReceiveError::Signature(SignatureError::EmptySecret)).acknowledges());
+    /// ```
+    pub fn acknowledges(&self) -> bool {
+        !matches!(self, Decision::Reject(_))
+    }
+
+    /// The envelope, when the delivery decoded.
+    ///
+    /// ```
+    /// use xborder_core::{delivery::{Decision, ReceiveError}, signature::SignatureError};
+    /// assert!(Decision::Reject(ReceiveError::Signature(SignatureError::EmptySecret)).envelope().is_none());
+    /// ```
+    pub fn envelope(&self) -> Option<&Envelope> {
+        match self {
+            Decision::Process(e) | Decision::Ignore(e) | Decision::Duplicate(e) => Some(e),
+            Decision::Reject(_) => None,
+        }
+    }
+
+    /// The error of a `reject`.
+    ///
+    /// ```
+    /// use xborder_core::{delivery::{Decision, ReceiveError}, signature::SignatureError};
+    /// let d = Decision::Reject(ReceiveError::Signature(SignatureError::MissingSignature));
+    /// assert_eq!(d.error().map(|e| e.code()), Some("MISSING_SIGNATURE"));
+    /// ```
+    pub fn error(&self) -> Option<&ReceiveError> {
+        match self {
+            Decision::Reject(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// Verifies, decodes, classifies and dedupes deliveries.
+///
+/// ```
+/// use xborder_core::delivery::Receiver;
+/// let rx = Receiver::new(&["k1", "k2"], 1_000).unwrap();
+/// assert!(format!("{rx:?}").contains("redacted"));
+/// ```
+pub struct Receiver<S: DedupeStore = MemoryWindow> {
+    verifier: Verifier,
+    catalog: Catalog,
+    store: S,
+}
+
+impl<S: DedupeStore> fmt::Debug for Receiver<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Receiver").field("verifier", &self.verifier).finish_non_exhaustive()
+    }
+}
+
+impl Receiver<MemoryWindow> {
+    /// A receiver with the given secrets and an in-memory window of `window` committed ids.
+    ///
+    /// ```
+    /// use xborder_core::delivery::Receiver;
+    /// assert_eq!(Receiver::new::<&str>(&[], 10).unwrap_err().code(), "EMPTY_SECRET");
+    /// ```
+    pub fn new<K: AsRef<[u8]>>(secrets: &[K], window: usize) -> Result<Self, SignatureError> {
+        Self::with_store(secrets, MemoryWindow::new(window))
+    }
+}
+
+impl<S: DedupeStore> Receiver<S> {
+    /// A receiver over a store of the host's (a shared one when several instances consume).
+    ///
+    /// ```
+    /// use xborder_core::delivery::{Receiver, MemoryWindow};
+    /// let rx = Receiver::with_store(&["k"], MemoryWindow::new(5)).unwrap();
+    /// assert_eq!(rx.store().capacity(), 5);
+    /// ```
+    pub fn with_store<K: AsRef<[u8]>>(secrets: &[K], store: S) -> Result<Self, SignatureError> {
+        Ok(Receiver { verifier: Verifier::new(secrets)?, catalog: Catalog::builtin(), store })
+    }
+
+    /// Replaces the catalog (to classify names the provider added before this release).
+    ///
+    /// ```
+    /// use xborder_core::{delivery::Receiver, events::Catalog};
+    /// let mut c = Catalog::builtin();
+    /// c.add_live("order:rejected").unwrap();
+    /// let rx = Receiver::new(&["k"], 5).unwrap().with_catalog(c);
+    /// assert!(rx.catalog().is_live("order:rejected"));
+    /// ```
+    pub fn with_catalog(mut self, catalog: Catalog) -> Self {
+        self.catalog = catalog;
+        self
+    }
+
+    /// The catalog in use.
+    ///
+    /// ```
+    /// assert!(xborder_core::delivery::Receiver::new(&["k"], 5).unwrap().catalog().is_live("order:created"));
+    /// ```
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    /// The dedupe store.
+    ///
+    /// ```
+    /// assert!(xborder_core::delivery::Receiver::new(&["k"], 5).unwrap().store().is_empty());
+    /// ```
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+
+    /// Decides one delivery: the raw body bytes exactly as received and the
+    /// `X-Webhook-Signature` header (`None` when absent). The signature is checked before
+    /// anything is parsed. Receiving remembers nothing: only [`Receiver::commit`] does.
+    ///
+    /// ```
+    /// use xborder_core::delivery::Receiver;
+    /// let rx = Receiver::new(&["k"], 5).unwrap();
+    /// let d = rx.receive(b"{}", Some(&"0".repeat(64)));
+    /// assert_eq!((d.action(), d.error().unwrap().code()), ("reject", "SIGNATURE_MISMATCH"));
+    /// ```
+    pub fn receive(&self, body: &[u8], signature: Option<&str>) -> Decision {
+        if let Err(e) = self.verifier.verify(body, signature) {
+            return Decision::Reject(ReceiveError::Signature(e));
+        }
+        let env = match Envelope::decode_with(body, &self.catalog) {
+            Ok(env) => env,
+            Err(e) => return Decision::Reject(ReceiveError::Envelope(e)),
+        };
+        match self.store.is_committed(env.id()) {
+            Err(e) => Decision::Reject(ReceiveError::Store(e)),
+            Ok(true) => Decision::Duplicate(env),
+            Ok(false) if env.kind() == EventKind::Live => Decision::Process(env),
+            Ok(false) => Decision::Ignore(env),
+        }
+    }
+
+    /// Records `id` as processed. Call it after the event is persisted, before answering 2xx.
+    ///
+    /// ```
+    /// use xborder_core::delivery::{Receiver, DedupeStore};
+    /// let mut rx = Receiver::new(&["k"], 5).unwrap();
+    /// rx.commit("evt_1").unwrap();
+    /// assert!(rx.store().is_committed("evt_1").unwrap());
+    /// ```
+    pub fn commit(&mut self, id: &str) -> Result<(), StoreError> {
+        self.store.commit(id)
+    }
+}
+
+/// Where one event stands in the service's delivery schedule.
+///
+/// ```
+/// use xborder_core::delivery::{DeliveryAttempts, DeliveryState};
+/// let mut a = DeliveryAttempts::new();
+/// for _ in 0..4 { assert!(matches!(a.record(false), DeliveryState::Retry { .. })); }
+/// assert_eq!(a.record(false), DeliveryState::DeadLettered { attempts: 5 });
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DeliveryState {
+    /// Not attempted yet, or waiting for the attempt numbered `next_attempt` (1-based).
+    Retry {
+        /// The number the next attempt will carry.
+        next_attempt: u32,
+    },
+    /// Acknowledged with a 2xx on attempt `attempts`.
+    Delivered {
+        /// Attempts made, the acknowledged one included.
+        attempts: u32,
+    },
+    /// Not acknowledged in [`MAX_DELIVERY_ATTEMPTS`]: moved to the dead-letter queue, never
+    /// retried automatically.
+    DeadLettered {
+        /// Attempts made.
+        attempts: u32,
+    },
+}
+
+/// The provider's delivery rule for one event, for tests and simulators: up to 5 attempts in
+/// total, then dead-letter.
+///
+/// ```
+/// use xborder_core::delivery::{DeliveryAttempts, DeliveryState};
+/// let mut a = DeliveryAttempts::new();
+/// assert_eq!(a.record(false), DeliveryState::Retry { next_attempt: 2 });
+/// assert_eq!(a.record(true), DeliveryState::Delivered { attempts: 2 });
+/// assert_eq!(a.record(false), DeliveryState::Delivered { attempts: 2 }); // final
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeliveryAttempts {
+    state: DeliveryState,
+    max: u32,
+}
+
+impl Default for DeliveryAttempts {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl DeliveryAttempts {
+    /// A fresh event under the service's rule ([`MAX_DELIVERY_ATTEMPTS`]).
+    ///
+    /// ```
+    /// let a = xborder_core::delivery::DeliveryAttempts::new();
+    /// assert_eq!(a.state(), xborder_core::delivery::DeliveryState::Retry { next_attempt: 1 });
+    /// ```
+    pub fn new() -> Self {
+        Self::with_max(MAX_DELIVERY_ATTEMPTS)
+    }
+
+    /// A fresh event under another limit (at least 1).
+    ///
+    /// ```
+    /// use xborder_core::delivery::{DeliveryAttempts, DeliveryState};
+    /// let mut a = DeliveryAttempts::with_max(1);
+    /// assert_eq!(a.record(false), DeliveryState::DeadLettered { attempts: 1 });
+    /// ```
+    pub fn with_max(max: u32) -> Self {
+        DeliveryAttempts { state: DeliveryState::Retry { next_attempt: 1 }, max: max.max(1) }
+    }
+
+    /// Where the event stands.
+    ///
+    /// ```
+    /// assert!(!xborder_core::delivery::DeliveryAttempts::new().is_final());
+    /// ```
+    pub fn state(&self) -> DeliveryState {
+        self.state
+    }
+
+    /// Whether no attempt will follow (delivered or dead-lettered).
+    ///
+    /// ```
+    /// let mut a = xborder_core::delivery::DeliveryAttempts::new();
+    /// a.record(true);
+    /// assert!(a.is_final());
+    /// ```
+    pub fn is_final(&self) -> bool {
+        !matches!(self.state, DeliveryState::Retry { .. })
+    }
+
+    /// Records the outcome of the pending attempt (`acknowledged`: the endpoint answered 2xx).
+    /// A final state does not change.
+    ///
+    /// ```
+    /// use xborder_core::delivery::{DeliveryAttempts, DeliveryState};
+    /// let mut a = DeliveryAttempts::new();
+    /// assert_eq!(a.record(true), DeliveryState::Delivered { attempts: 1 });
+    /// ```
+    pub fn record(&mut self, acknowledged: bool) -> DeliveryState {
+        if let DeliveryState::Retry { next_attempt } = self.state {
+            self.state = if acknowledged {
+                DeliveryState::Delivered { attempts: next_attempt }
+            } else if next_attempt >= self.max {
+                DeliveryState::DeadLettered { attempts: next_attempt }
+            } else {
+                DeliveryState::Retry { next_attempt: next_attempt + 1 }
+            };
+        }
+        self.state
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::signature::sign;
+
+    fn body(id: &str, event: &str) -> Vec<u8> {
+        let family = event.split(':').next().unwrap();
+        format!(r#"{{"id":"{id}","event":"{event}","entity":{{"id":"x","type":"{family}","data":{{}}}}}}"#).into_bytes()
+    }
+
+    #[test]
+    fn crash_before_commit_is_processed_again() {
+        let mut rx = Receiver::new(&["k"], 10).unwrap();
+        let b = body("evt_1", "order:created");
+        let s = sign(b"k", &b).unwrap();
+        assert_eq!(rx.receive(&b, Some(&s)).action(), "process"); // crashed before persisting
+        assert_eq!(rx.receive(&b, Some(&s)).action(), "process");
+        rx.commit("evt_1").unwrap();
+        assert_eq!(rx.receive(&b, Some(&s)).action(), "duplicate");
+    }
+
+    /// Simulates the service against a consumer that fails to persist on the first attempts.
+    #[test]
+    fn provider_retries_until_persisted_or_dead_lettered() {
+        for failures in 0..=6u32 {
+            let mut rx = Receiver::new(&["k"], 10).unwrap();
+            let b = body("evt_r", "sender:created");
+            let s = sign(b"k", &b).unwrap();
+            let mut attempts = DeliveryAttempts::new();
+            let mut persisted = 0;
+            let mut n = 0;
+            while !attempts.is_final() {
+                n += 1;
+                let d = rx.receive(&b, Some(&s));
+                let ack = match d {
+                    Decision::Process(env) if n > failures => {
+                        persisted += 1;
+                        rx.commit(env.id()).unwrap();
+                        true
+                    }
+                    Decision::Process(_) => false,
+                    other => other.acknowledges(),
+                };
+                attempts.record(ack);
+            }
+            if failures < MAX_DELIVERY_ATTEMPTS {
+                assert_eq!(attempts.state(), DeliveryState::Delivered { attempts: failures + 1 });
+                assert_eq!(persisted, 1);
+            } else {
+                assert_eq!(attempts.state(), DeliveryState::DeadLettered { attempts: 5 });
+                assert_eq!(persisted, 0);
+            }
+        }
+    }
+
+    struct Down;
+    impl DedupeStore for Down {
+        fn is_committed(&self, _: &str) -> Result<bool, StoreError> {
+            Err(StoreError::new("down"))
+        }
+        fn commit(&mut self, _: &str) -> Result<(), StoreError> {
+            Err(StoreError::new("down"))
+        }
+    }
+
+    #[test]
+    fn store_failure_rejects_so_the_service_retries() {
+        let rx = Receiver::with_store(&["k"], Down).unwrap();
+        let b = body("evt_1", "order:created");
+        let d = rx.receive(&b, Some(&sign(b"k", &b).unwrap()));
+        assert_eq!(d.error().map(ReceiveError::code), Some("STORE_UNAVAILABLE"));
+    }
+
+    #[test]
+    fn window_memory_per_id_is_bounded() {
+        let mut w = MemoryWindow::new(100_000);
+        for i in 0..100_000 {
+            w.commit(&format!("evt_{i:040}")).unwrap();
+        }
+        assert_eq!(w.len(), 100_000);
+        let per_id = w.approx_bytes() / w.len();
+        assert!(per_id <= 64, "{per_id} bytes per id");
+        assert!(w.is_committed(&format!("evt_{:040}", 99_999)).unwrap());
+    }
+
+    proptest::proptest! {
+        /// Against a model: a committed id still in the window is always a duplicate; an
+        /// uncommitted id is never one.
+        #[test]
+        fn window_matches_model(cap in 0usize..8, ops in proptest::collection::vec((0u8..12, proptest::bool::ANY), 0..200)) {
+            let mut w = MemoryWindow::new(cap);
+            let mut model: VecDeque<String> = VecDeque::new();
+            for (id, commit) in ops {
+                let id = format!("evt_{id}");
+                proptest::prop_assert_eq!(w.is_committed(&id).unwrap(), model.contains(&id));
+                if commit {
+                    w.commit(&id).unwrap();
+                    if cap > 0 && !model.contains(&id) {
+                        if model.len() == cap { model.pop_front(); }
+                        model.push_back(id);
+                    }
+                }
+            }
+        }
+    }
+}

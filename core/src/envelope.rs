@@ -1,0 +1,393 @@
+//! The webhook envelope `{id, event, entity{id, type, data}}`, decoded from the raw body.
+//!
+//! `entity.data` is kept as the raw JSON text it arrived as (never re-serialised) and parsed
+//! only when asked. Names the catalog does not know decode fine with [`EventKind::Unknown`].
+
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::events::{Catalog, EventKind};
+
+/// Why a body is not a usable envelope. [`EnvelopeError::field`] names the field.
+///
+/// ```
+/// use xborder_core::envelope::{Envelope, EnvelopeError};
+/// let err = Envelope::decode(br#"{"event":"order:created"}"#).unwrap_err();
+/// assert_eq!(err, EnvelopeError::MissingField("id"));
+/// assert_eq!((err.code(), err.field()), ("MISSING_FIELD", Some("id")));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EnvelopeError {
+    /// Not UTF-8, not JSON, not an object, or an envelope field given twice.
+    MalformedJson,
+    /// A required field is absent or `null`.
+    MissingField(&'static str),
+    /// A field has the wrong type, is an empty string, or (`event`) is not a well-formed name.
+    InvalidField(&'static str),
+    /// A live or planned event whose family differs from `entity.type`.
+    EntityMismatch {
+        /// The event's family (before the colon).
+        family: String,
+        /// The `entity.type` sent.
+        entity_type: String,
+    },
+}
+
+impl EnvelopeError {
+    /// The stable code of FORMAT.md.
+    ///
+    /// ```
+    /// assert_eq!(xborder_core::envelope::EnvelopeError::MalformedJson.code(), "MALFORMED_JSON");
+    /// ```
+    pub fn code(&self) -> &'static str {
+        match self {
+            EnvelopeError::MalformedJson => "MALFORMED_JSON",
+            EnvelopeError::MissingField(_) => "MISSING_FIELD",
+            EnvelopeError::InvalidField(_) => "INVALID_FIELD",
+            EnvelopeError::EntityMismatch { .. } => "ENTITY_MISMATCH",
+        }
+    }
+
+    /// The dotted field the error is about, where there is one.
+    ///
+    /// ```
+    /// use xborder_core::envelope::EnvelopeError;
+    /// assert_eq!(EnvelopeError::InvalidField("entity.data").field(), Some("entity.data"));
+    /// assert_eq!(EnvelopeError::MalformedJson.field(), None);
+    /// ```
+    pub fn field(&self) -> Option<&'static str> {
+        match self {
+            EnvelopeError::MissingField(f) | EnvelopeError::InvalidField(f) => Some(f),
+            EnvelopeError::EntityMismatch { .. } => Some("entity.type"),
+            EnvelopeError::MalformedJson => None,
+        }
+    }
+}
+
+impl fmt::Display for EnvelopeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EnvelopeError::MalformedJson => {
+                write!(f, "{}: the body is not a JSON object (or repeats an envelope field)", self.code())
+            }
+            EnvelopeError::MissingField(x) => write!(f, "{}: `{x}` is absent or null", self.code()),
+            EnvelopeError::InvalidField(x) => write!(f, "{}: `{x}` has the wrong type or is empty", self.code()),
+            EnvelopeError::EntityMismatch { family, entity_type } => write!(
+                f,
+                "{}: a `{family}` event carries an entity of type `{entity_type}`",
+                self.code()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for EnvelopeError {}
+
+/// Deserialises any present value (including `null`) as `Some(raw)`; absent stays `None`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+#[derive(Deserialize)]
+struct RawEnvelope<'a> {
+    #[serde(default, borrow, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    event: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    entity: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct RawEntity<'a> {
+    #[serde(default, borrow, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow, rename = "type", deserialize_with = "present")]
+    kind: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    data: Option<&'a RawValue>,
+}
+
+fn is_object(raw: &RawValue) -> bool {
+    raw.get().starts_with('{')
+}
+
+fn object<'a, T: Deserialize<'a>>(text: &'a str, field: &'static str) -> Result<T, EnvelopeError> {
+    let first = text.trim_start_matches([' ', '\t', '\n', '\r']);
+    if !first.starts_with('{') {
+        return Err(if field.is_empty() { EnvelopeError::MalformedJson } else { EnvelopeError::InvalidField(field) });
+    }
+    serde_json::from_str(text).map_err(|_| EnvelopeError::MalformedJson)
+}
+
+fn string(raw: Option<&RawValue>, field: &'static str) -> Result<String, EnvelopeError> {
+    let raw = raw.filter(|r| r.get() != "null").ok_or(EnvelopeError::MissingField(field))?;
+    match serde_json::from_str::<String>(raw.get()) {
+        Ok(s) if !s.is_empty() => Ok(s),
+        _ => Err(EnvelopeError::InvalidField(field)),
+    }
+}
+
+/// A decoded webhook delivery.
+///
+/// ```
+/// use xborder_core::envelope::Envelope;
+/// use xborder_core::events::EventKind;
+/// let body = br#"{"id":"evt_1","event":"order:success","entity":{"id":"ord_1","type":"order","data":{"status":"success","amount":"10.00"}}}"#;
+/// let env = Envelope::decode(body).unwrap();
+/// assert_eq!((env.id(), env.event(), env.kind()), ("evt_1", "order:success", EventKind::Live));
+/// assert_eq!((env.entity_id(), env.entity_type()), ("ord_1", "order"));
+/// assert_eq!(env.data_str("status").as_deref(), Some("success"));
+/// assert_eq!(env.raw_data(), Some(r#"{"status":"success","amount":"10.00"}"#));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Envelope {
+    id: String,
+    event: String,
+    kind: EventKind,
+    entity_id: String,
+    entity_type: String,
+    data: Option<Box<RawValue>>,
+}
+
+impl PartialEq for Envelope {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+            && self.event == other.event
+            && self.kind == other.kind
+            && self.entity_id == other.entity_id
+            && self.entity_type == other.entity_type
+            && self.raw_data() == other.raw_data()
+    }
+}
+
+impl Envelope {
+    /// Decodes raw body bytes against the built-in catalog.
+    ///
+    /// ```
+    /// use xborder_core::envelope::{Envelope, EnvelopeError};
+    /// assert_eq!(Envelope::decode(b"not json").unwrap_err(), EnvelopeError::MalformedJson);
+    /// ```
+    pub fn decode(body: &[u8]) -> Result<Self, EnvelopeError> {
+        Self::decode_with(body, &Catalog::builtin())
+    }
+
+    /// Decodes raw body bytes, classifying the event against `catalog`.
+    ///
+    /// ```
+    /// use xborder_core::{envelope::Envelope, events::{Catalog, EventKind}};
+    /// let mut catalog = Catalog::builtin();
+    /// catalog.add_live("order:rejected").unwrap();
+    /// let env = Envelope::decode_with(br#"{"id":"e","event":"order:rejected","entity":{"id":"o","type":"order"}}"#, &catalog).unwrap();
+    /// assert_eq!(env.kind(), EventKind::Live);
+    /// ```
+    pub fn decode_with(body: &[u8], catalog: &Catalog) -> Result<Self, EnvelopeError> {
+        let text = std::str::from_utf8(body).map_err(|_| EnvelopeError::MalformedJson)?;
+        let raw: RawEnvelope<'_> = object(text, "")?;
+        let id = string(raw.id, "id")?;
+        let event = string(raw.event, "event")?;
+        let entity_raw = raw.entity.filter(|r| r.get() != "null").ok_or(EnvelopeError::MissingField("entity"))?;
+        let entity: RawEntity<'_> = object(entity_raw.get(), "entity")?;
+        let entity_id = string(entity.id, "entity.id")?;
+        let entity_type = string(entity.kind, "entity.type")?;
+        let data = match entity.data {
+            None => None,
+            Some(d) if is_object(d) => Some(d.to_owned()),
+            Some(_) => return Err(EnvelopeError::InvalidField("entity.data")),
+        };
+        let class = catalog.classify_name(&event);
+        let Some(parts) = class.parts else {
+            return Err(EnvelopeError::InvalidField("event"));
+        };
+        if matches!(class.kind, EventKind::Live | EventKind::Planned) && parts.entity() != entity_type {
+            return Err(EnvelopeError::EntityMismatch { family: parts.entity().to_owned(), entity_type });
+        }
+        if parts.is_wildcard() {
+            return Err(EnvelopeError::InvalidField("event"));
+        }
+        Ok(Envelope { id, kind: class.kind, event, entity_id, entity_type, data })
+    }
+
+    /// The event id: stable across redeliveries, the idempotency key.
+    ///
+    /// ```
+    /// # let env = xborder_core::envelope::Envelope::decode(br#"{"id":"e1","event":"ubo:created","entity":{"id":"u","type":"ubo"}}"#).unwrap();
+    /// assert_eq!(env.id(), "e1");
+    /// ```
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The event name as sent (`order:created`, or a name this release does not know).
+    ///
+    /// ```
+    /// # let env = xborder_core::envelope::Envelope::decode(br#"{"id":"e1","event":"ubo:new_thing","entity":{"id":"u","type":"ubo"}}"#).unwrap();
+    /// assert_eq!(env.event(), "ubo:new_thing");
+    /// ```
+    pub fn event(&self) -> &str {
+        &self.event
+    }
+
+    /// The event's kind: [`EventKind::Live`], [`EventKind::Planned`] or [`EventKind::Unknown`].
+    ///
+    /// ```
+    /// # let env = xborder_core::envelope::Envelope::decode(br#"{"id":"e1","event":"ubo:new_thing","entity":{"id":"u","type":"ubo"}}"#).unwrap();
+    /// assert_eq!(env.kind(), xborder_core::events::EventKind::Unknown);
+    /// ```
+    pub fn kind(&self) -> EventKind {
+        self.kind
+    }
+
+    /// The family of the event (`order` in `order:created`).
+    ///
+    /// ```
+    /// # let env = xborder_core::envelope::Envelope::decode(br#"{"id":"e1","event":"ubo:created","entity":{"id":"u","type":"ubo"}}"#).unwrap();
+    /// assert_eq!(env.family(), "ubo");
+    /// ```
+    pub fn family(&self) -> &str {
+        self.event.split_once(':').map_or("", |(f, _)| f)
+    }
+
+    /// `entity.id`: the object the event is about.
+    ///
+    /// ```
+    /// # let env = xborder_core::envelope::Envelope::decode(br#"{"id":"e1","event":"ubo:created","entity":{"id":"u","type":"ubo"}}"#).unwrap();
+    /// assert_eq!(env.entity_id(), "u");
+    /// ```
+    pub fn entity_id(&self) -> &str {
+        &self.entity_id
+    }
+
+    /// `entity.type` as sent (new types decode too).
+    ///
+    /// ```
+    /// # let env = xborder_core::envelope::Envelope::decode(br#"{"id":"e1","event":"ubo:created","entity":{"id":"u","type":"ubo"}}"#).unwrap();
+    /// assert_eq!(env.entity_type(), "ubo");
+    /// ```
+    pub fn entity_type(&self) -> &str {
+        &self.entity_type
+    }
+
+    /// `entity.data` exactly as sent, or `None` when it was absent.
+    ///
+    /// ```
+    /// # let env = xborder_core::envelope::Envelope::decode(br#"{"id":"e1","event":"ubo:created","entity":{"id":"u","type":"ubo","data":{"n" : 1.50}}}"#).unwrap();
+    /// assert_eq!(env.raw_data(), Some(r#"{"n" : 1.50}"#));
+    /// ```
+    pub fn raw_data(&self) -> Option<&str> {
+        self.data.as_deref().map(RawValue::get)
+    }
+
+    /// Parses `entity.data` into `T` on demand (`None` when it was absent).
+    ///
+    /// ```
+    /// #[derive(serde::Deserialize)]
+    /// struct Order { status: String }
+    /// # let env = xborder_core::envelope::Envelope::decode(br#"{"id":"e1","event":"order:success","entity":{"id":"o","type":"order","data":{"status":"success"}}}"#).unwrap();
+    /// let order: Order = env.data_as().unwrap().unwrap();
+    /// assert_eq!(order.status, "success");
+    /// ```
+    pub fn data_as<T: DeserializeOwned>(&self) -> Option<Result<T, serde_json::Error>> {
+        self.data.as_deref().map(|d| serde_json::from_str(d.get()))
+    }
+
+    /// `entity.data` as a [`serde_json::Value`] (empty object when absent).
+    ///
+    /// ```
+    /// # let env = xborder_core::envelope::Envelope::decode(br#"{"id":"e1","event":"ubo:created","entity":{"id":"u","type":"ubo"}}"#).unwrap();
+    /// assert_eq!(env.data_value(), serde_json::json!({}));
+    /// ```
+    pub fn data_value(&self) -> serde_json::Value {
+        self.data_as().and_then(Result::ok).unwrap_or_else(|| serde_json::Value::Object(Default::default()))
+    }
+
+    /// A top-level string of `entity.data` (`status`, `amount`, ...), parsed on demand.
+    ///
+    /// ```
+    /// # let env = xborder_core::envelope::Envelope::decode(br#"{"id":"e1","event":"order:success","entity":{"id":"o","type":"order","data":{"amount":"9.99","n":1}}}"#).unwrap();
+    /// assert_eq!(env.data_str("amount").as_deref(), Some("9.99"));
+    /// assert_eq!(env.data_str("n"), None);
+    /// ```
+    pub fn data_str(&self, key: &str) -> Option<String> {
+        #[derive(Deserialize)]
+        struct Fields<'a>(#[serde(borrow)] std::collections::HashMap<String, &'a RawValue>);
+        let data = self.data.as_deref()?;
+        let fields: Fields<'_> = serde_json::from_str(data.get()).ok()?;
+        serde_json::from_str(fields.0.get(key)?.get()).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(s: &str) -> Result<Envelope, EnvelopeError> {
+        Envelope::decode(s.as_bytes())
+    }
+
+    #[test]
+    fn data_is_kept_byte_for_byte() {
+        let body = r#"{"id":"e","event":"order:created","entity":{"id":"o","type":"order","data":{"b":1.0e2,"a":"\u00e9","z":[1, 2]}}}"#;
+        let env = decode(body).unwrap();
+        assert_eq!(env.raw_data(), Some(r#"{"b":1.0e2,"a":"\u00e9","z":[1, 2]}"#));
+    }
+
+    #[test]
+    fn order_of_checks_names_the_first_bad_field() {
+        assert_eq!(decode("[]"), Err(EnvelopeError::MalformedJson));
+        assert_eq!(decode(r#"{"id":1}"#), Err(EnvelopeError::InvalidField("id")));
+        assert_eq!(decode(r#"{"id":null,"event":1}"#), Err(EnvelopeError::MissingField("id")));
+        assert_eq!(decode(r#"{"id":"e","event":""}"#), Err(EnvelopeError::InvalidField("event")));
+        assert_eq!(decode(r#"{"id":"e","event":"x:y","entity":[]}"#), Err(EnvelopeError::InvalidField("entity")));
+        assert_eq!(decode(r#"{"id":"e","event":"x:y","entity":{"type":"x"}}"#), Err(EnvelopeError::MissingField("entity.id")));
+        assert_eq!(
+            decode(r#"{"id":"e","event":"x:y","entity":{"id":"i","type":"x","data":null}}"#),
+            Err(EnvelopeError::InvalidField("entity.data"))
+        );
+        assert_eq!(
+            decode(r#"{"id":"e","event":"X","entity":{"id":"i","type":"x"}}"#),
+            Err(EnvelopeError::InvalidField("event"))
+        );
+        assert_eq!(
+            decode(r#"{"id":"e","event":"order:created","entity":{"id":"i","type":"sender"}}"#).unwrap_err().code(),
+            "ENTITY_MISMATCH"
+        );
+    }
+
+    #[test]
+    fn duplicate_envelope_fields_are_refused() {
+        assert_eq!(
+            decode(r#"{"id":"a","id":"b","event":"order:created","entity":{"id":"i","type":"order"}}"#),
+            Err(EnvelopeError::MalformedJson)
+        );
+        assert_eq!(
+            decode(r#"{"id":"a","event":"order:created","entity":{"id":"i","type":"order","type":"sender"}}"#),
+            Err(EnvelopeError::MalformedJson)
+        );
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let deep = format!(
+            r#"{{"id":"e","event":"order:created","entity":{{"id":"i","type":"order","data":{{"x":{}{}}}}}}}"#,
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        // The raw data is kept as sent (skipping it is not recursive); parsing it on demand
+        // meets serde_json's recursion limit and errors instead of overflowing the stack.
+        let env = decode(&deep).unwrap();
+        assert_eq!(env.raw_data().map(str::len), Some(200_006));
+        assert!(env.data_as::<serde_json::Value>().unwrap().is_err());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_bytes_decode_or_error(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..256)) {
+            let _ = Envelope::decode(&bytes);
+        }
+    }
+}

@@ -1,0 +1,25 @@
+//! # xborder-core
+//!
+//! The pure core of xborder: everything an integrator of the cross-border payments API would
+//! otherwise hand-write in every app, written once. No IO, no bindings: the WASM and uniffi
+//! crates only convert types around it.
+//!
+//! - [`events`]: the event catalog, classification, registration pre-check, matching.
+//! - [`signature`]: `X-Webhook-Signature` signing and constant-time verification.
+//! - [`envelope`]: decoding the webhook envelope from raw bytes, `entity.data` kept raw.
+//! - [`delivery`]: the receiver (process / ignore / duplicate / reject) and dedupe stores.
+//!
+//! ```
+//! use xborder_core::{delivery::Receiver, signature::sign};
+//! let body = br#"{"id":"evt_1","event":"order:success","entity":{"id":"ord_1","type":"order","data":{}}}"#;
+//! let mut rx = Receiver::new(&["whsec_k"], 10_000).unwrap();
+//! let decision = rx.receive(body, Some(&sign(b"whsec_k", body).unwrap()));
+//! assert_eq!(decision.action(), "process");
+//! ```
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod delivery;
+pub mod envelope;
+pub mod events;
+pub mod signature;

@@ -1,0 +1,295 @@
+//! `X-Webhook-Signature`: lowercase hex HMAC-SHA256 of the raw body, checked in constant time.
+//!
+//! The keyed HMAC state is computed once per secret and cloned per message. Several secrets can
+//! be held at once so a key can be rotated without downtime. Secrets never appear in `Debug`.
+
+use std::fmt;
+
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// The header the service signs deliveries with.
+pub const SIGNATURE_HEADER: &str = "X-Webhook-Signature";
+
+/// Why a signature was not accepted (or a key not usable). One variant per cause.
+///
+/// ```
+/// use xborder_core::signature::SignatureError;
+/// assert_eq!(SignatureError::SignatureMismatch.code(), "SIGNATURE_MISMATCH");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SignatureError {
+    /// No header, or one that is empty after trimming.
+    MissingSignature,
+    /// Not 64 hex digits after trimming surrounding ASCII whitespace.
+    MalformedSignature,
+    /// No secret, or an empty one: the receiver is misconfigured.
+    EmptySecret,
+    /// Well formed, but no secret produces it for this body.
+    SignatureMismatch,
+}
+
+impl SignatureError {
+    /// The stable code of FORMAT.md.
+    ///
+    /// ```
+    /// assert_eq!(xborder_core::signature::SignatureError::EmptySecret.code(), "EMPTY_SECRET");
+    /// ```
+    pub fn code(self) -> &'static str {
+        match self {
+            SignatureError::MissingSignature => "MISSING_SIGNATURE",
+            SignatureError::MalformedSignature => "MALFORMED_SIGNATURE",
+            SignatureError::EmptySecret => "EMPTY_SECRET",
+            SignatureError::SignatureMismatch => "SIGNATURE_MISMATCH",
+        }
+    }
+}
+
+impl fmt::Display for SignatureError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let why = match self {
+            SignatureError::MissingSignature => "the X-Webhook-Signature header is missing or empty",
+            SignatureError::MalformedSignature => "the signature is not 64 hexadecimal digits",
+            SignatureError::EmptySecret => "the webhook signature key is empty",
+            SignatureError::SignatureMismatch => {
+                "the signature does not match the body for any configured key (verify the raw bytes as received, and check the key for pasted whitespace)"
+            }
+        };
+        write!(f, "{}: {why}", self.code())
+    }
+}
+
+impl std::error::Error for SignatureError {}
+
+fn keyed(secret: &[u8]) -> Result<HmacSha256, SignatureError> {
+    if secret.is_empty() {
+        return Err(SignatureError::EmptySecret);
+    }
+    HmacSha256::new_from_slice(secret).map_err(|_| SignatureError::EmptySecret)
+}
+
+/// Signs bodies with one secret (for tests, simulators and senders).
+///
+/// ```
+/// use xborder_core::signature::Signer;
+/// let signer = Signer::new(b"whsec_test").unwrap();
+/// let sig = signer.sign(b"{}");
+/// assert_eq!(sig.len(), 64);
+/// assert!(format!("{signer:?}").contains("redacted"));
+/// ```
+#[derive(Clone)]
+pub struct Signer {
+    mac: HmacSha256,
+}
+
+impl fmt::Debug for Signer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Signer { key: <redacted> }")
+    }
+}
+
+impl Signer {
+    /// Keys a signer. Fails with [`SignatureError::EmptySecret`] on an empty secret.
+    ///
+    /// ```
+    /// assert!(xborder_core::signature::Signer::new(b"").is_err());
+    /// ```
+    pub fn new(secret: &[u8]) -> Result<Self, SignatureError> {
+        Ok(Signer { mac: keyed(secret)? })
+    }
+
+    /// The lowercase hex HMAC-SHA256 of `body`.
+    ///
+    /// ```
+    /// let s = xborder_core::signature::Signer::new(b"key").unwrap();
+    /// assert_eq!(s.sign(b"The quick brown fox jumps over the lazy dog"),
+    ///     "f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8");
+    /// ```
+    pub fn sign(&self, body: &[u8]) -> String {
+        let mut mac = self.mac.clone();
+        mac.update(body);
+        hex::encode(mac.finalize().into_bytes())
+    }
+}
+
+/// Signs `body` with `secret` in one call.
+///
+/// ```
+/// let sig = xborder_core::signature::sign(b"key", b"body").unwrap();
+/// assert!(xborder_core::signature::verify(&[b"key"], b"body", Some(&sig)).is_ok());
+/// ```
+pub fn sign(secret: &[u8], body: &[u8]) -> Result<String, SignatureError> {
+    Ok(Signer::new(secret)?.sign(body))
+}
+
+/// Verifies signatures against one or more secrets (several during a key rotation).
+///
+/// ```
+/// use xborder_core::signature::{Verifier, SignatureError, sign};
+/// let v = Verifier::new(&["old_key", "new_key"]).unwrap();
+/// let sig = sign(b"new_key", b"{}").unwrap();
+/// assert_eq!(v.verify(b"{}", Some(&sig)), Ok(()));
+/// assert_eq!(v.verify(b"{ }", Some(&sig)), Err(SignatureError::SignatureMismatch));
+/// assert_eq!(v.verify(b"{}", Some(&sig[..63])), Err(SignatureError::MalformedSignature));
+/// assert_eq!(v.verify(b"{}", None), Err(SignatureError::MissingSignature));
+/// assert_eq!(format!("{v:?}"), "Verifier { keys: 2, secrets: <redacted> }");
+/// ```
+#[derive(Clone)]
+pub struct Verifier {
+    keys: Vec<HmacSha256>,
+}
+
+impl fmt::Debug for Verifier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Verifier {{ keys: {}, secrets: <redacted> }}", self.keys.len())
+    }
+}
+
+/// Parses a header value into the 32 signature bytes: trims surrounding ASCII whitespace, then
+/// requires exactly 64 hex digits (either case).
+///
+/// ```
+/// use xborder_core::signature::{parse_signature, SignatureError};
+/// assert!(parse_signature(Some(&format!(" {}\r\n", "AB".repeat(32)))).is_ok());
+/// assert_eq!(parse_signature(Some("  ")), Err(SignatureError::MissingSignature));
+/// assert_eq!(parse_signature(Some("sha256=00")), Err(SignatureError::MalformedSignature));
+/// ```
+pub fn parse_signature(header: Option<&str>) -> Result<[u8; 32], SignatureError> {
+    let text = header.map(|h| h.trim_matches(|c: char| c.is_ascii_whitespace())).unwrap_or("");
+    if text.is_empty() {
+        return Err(SignatureError::MissingSignature);
+    }
+    let mut out = [0u8; 32];
+    if text.len() != 64 {
+        return Err(SignatureError::MalformedSignature);
+    }
+    hex::decode_to_slice(text, &mut out).map_err(|_| SignatureError::MalformedSignature)?;
+    Ok(out)
+}
+
+impl Verifier {
+    /// Keys a verifier with every secret given. Fails with [`SignatureError::EmptySecret`] when
+    /// the list is empty or any secret is empty. Secrets are used as given (never trimmed).
+    ///
+    /// ```
+    /// use xborder_core::signature::{Verifier, SignatureError};
+    /// assert_eq!(Verifier::new::<&str>(&[]).unwrap_err(), SignatureError::EmptySecret);
+    /// assert_eq!(Verifier::new(&["a", ""]).unwrap_err(), SignatureError::EmptySecret);
+    /// ```
+    pub fn new<S: AsRef<[u8]>>(secrets: &[S]) -> Result<Self, SignatureError> {
+        if secrets.is_empty() {
+            return Err(SignatureError::EmptySecret);
+        }
+        let keys = secrets.iter().map(|s| keyed(s.as_ref())).collect::<Result<Vec<_>, _>>()?;
+        Ok(Verifier { keys })
+    }
+
+    /// Checks `header` (the `X-Webhook-Signature` value, `None` when absent) against the raw
+    /// `body` bytes. Every key is tried, with no early exit, and each comparison is constant
+    /// time.
+    ///
+    /// ```
+    /// use xborder_core::signature::{Verifier, sign};
+    /// let v = Verifier::new(&[b"k"]).unwrap();
+    /// let sig = sign(b"k", b"raw").unwrap().to_uppercase();
+    /// assert!(v.verify(b"raw", Some(&sig)).is_ok());
+    /// ```
+    pub fn verify(&self, body: &[u8], header: Option<&str>) -> Result<(), SignatureError> {
+        let tag = parse_signature(header)?;
+        let mut ok = false;
+        for key in &self.keys {
+            let mut mac = key.clone();
+            mac.update(body);
+            ok |= mac.verify_slice(&tag).is_ok();
+        }
+        if ok {
+            Ok(())
+        } else {
+            Err(SignatureError::SignatureMismatch)
+        }
+    }
+}
+
+/// Verifies in one call. [`SignatureError::EmptySecret`] comes first: it is the receiver's
+/// configuration, whatever the request carries.
+///
+/// ```
+/// use xborder_core::signature::{verify, SignatureError};
+/// assert_eq!(verify(&[b""], b"{}", None), Err(SignatureError::EmptySecret));
+/// ```
+pub fn verify<S: AsRef<[u8]>>(
+    secrets: &[S],
+    body: &[u8],
+    header: Option<&str>,
+) -> Result<(), SignatureError> {
+    Verifier::new(secrets)?.verify(body, header)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BODY: &[u8] = br#"{"id":"evt_001","event":"order:funds_received","entity":{"id":"ord_1","type":"order","data":{"status":"funds_received","amount":"100.00"}}}"#;
+    const SIG: &str = "7ff8bcb16fa83935166abfab57b78ca9ce4849c76de557025006865bedecbcff";
+
+    #[test]
+    fn known_vector() {
+        assert_eq!(sign(b"whsec_test_2f1c9a", BODY).unwrap(), SIG);
+    }
+
+    /// CVE-2024-21491: a comparison that ignored length let prefixes of the signature pass.
+    #[test]
+    fn truncated_and_partial_signatures_never_verify() {
+        let v = Verifier::new(&["whsec_test_2f1c9a"]).unwrap();
+        for n in 0..SIG.len() {
+            let r = v.verify(BODY, Some(&SIG[..n]));
+            assert!(r.is_err(), "prefix of {n} verified");
+        }
+        // Same length, only a prefix right: a mismatch, not a pass.
+        let partial = format!("{}{}", &SIG[..32], "0".repeat(32));
+        assert_eq!(v.verify(BODY, Some(&partial)), Err(SignatureError::SignatureMismatch));
+        let longer = format!("{SIG}00");
+        assert_eq!(v.verify(BODY, Some(&longer)), Err(SignatureError::MalformedSignature));
+    }
+
+    #[test]
+    fn secrets_are_never_printed() {
+        let v = Verifier::new(&["whsec_super_secret"]).unwrap();
+        let s = Signer::new(b"whsec_super_secret").unwrap();
+        assert!(!format!("{v:?}{s:?}").contains("super_secret"));
+    }
+
+    #[test]
+    fn display_names_the_code() {
+        assert!(SignatureError::MalformedSignature.to_string().starts_with("MALFORMED_SIGNATURE"));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+        #[test]
+        fn sign_then_verify_round_trips(key in proptest::collection::vec(proptest::num::u8::ANY, 1..64),
+                                        body in proptest::collection::vec(proptest::num::u8::ANY, 0..256)) {
+            let sig = sign(&key, &body).unwrap();
+            proptest::prop_assert!(verify(&[&key], &body, Some(&sig)).is_ok());
+        }
+
+        #[test]
+        fn any_bit_flip_fails(body in proptest::collection::vec(proptest::num::u8::ANY, 1..128), bit in 0usize..1024, in_sig: bool) {
+            let sig = sign(b"k", &body).unwrap();
+            let mut raw = hex::decode(&sig).unwrap();
+            let mut body = body;
+            if in_sig {
+                let i = bit % (raw.len() * 8);
+                raw[i / 8] ^= 1 << (i % 8);
+            } else {
+                let i = bit % (body.len() * 8);
+                body[i / 8] ^= 1 << (i % 8);
+            }
+            let r = verify(&[b"k"], &body, Some(&hex::encode(raw)));
+            proptest::prop_assert_eq!(r, Err(SignatureError::SignatureMismatch));
+        }
+    }
+}
