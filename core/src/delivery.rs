@@ -41,7 +41,9 @@ impl StoreError {
     /// let _ = xborder_core::delivery::StoreError::new("timeout");
     /// ```
     pub fn new(message: impl Into<String>) -> Self {
-        StoreError { message: message.into() }
+        StoreError {
+            message: message.into(),
+        }
     }
 
     /// Stable code: `STORE_UNAVAILABLE`.
@@ -139,7 +141,12 @@ pub struct MemoryWindow {
 
 impl fmt::Debug for MemoryWindow {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "MemoryWindow {{ capacity: {}, len: {} }}", self.capacity, self.ring.len())
+        write!(
+            f,
+            "MemoryWindow {{ capacity: {}, len: {} }}",
+            self.capacity,
+            self.ring.len()
+        )
     }
 }
 
@@ -151,7 +158,11 @@ impl MemoryWindow {
     /// assert_eq!(xborder_core::delivery::MemoryWindow::new(10).capacity(), 10);
     /// ```
     pub fn new(capacity: usize) -> Self {
-        MemoryWindow { capacity, ring: VecDeque::new(), set: HashSet::default() }
+        MemoryWindow {
+            capacity,
+            ring: VecDeque::new(),
+            set: HashSet::default(),
+        }
     }
 
     /// The most ids it remembers.
@@ -373,7 +384,9 @@ pub struct Receiver<S: DedupeStore = MemoryWindow> {
 
 impl<S: DedupeStore> fmt::Debug for Receiver<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Receiver").field("verifier", &self.verifier).finish_non_exhaustive()
+        f.debug_struct("Receiver")
+            .field("verifier", &self.verifier)
+            .finish_non_exhaustive()
     }
 }
 
@@ -398,7 +411,11 @@ impl<S: DedupeStore> Receiver<S> {
     /// assert_eq!(rx.store().capacity(), 5);
     /// ```
     pub fn with_store<K: AsRef<[u8]>>(secrets: &[K], store: S) -> Result<Self, SignatureError> {
-        Ok(Receiver { verifier: Verifier::new(secrets)?, catalog: Catalog::builtin(), store })
+        Ok(Receiver {
+            verifier: Verifier::new(secrets)?,
+            catalog: Catalog::builtin(),
+            store,
+        })
     }
 
     /// Replaces the catalog (to classify names the provider added before this release).
@@ -542,7 +559,10 @@ impl DeliveryAttempts {
     /// assert_eq!(a.record(false), DeliveryState::DeadLettered { attempts: 1 });
     /// ```
     pub fn with_max(max: u32) -> Self {
-        DeliveryAttempts { state: DeliveryState::Retry { next_attempt: 1 }, max: max.max(1) }
+        DeliveryAttempts {
+            state: DeliveryState::Retry { next_attempt: 1 },
+            max: max.max(1),
+        }
     }
 
     /// Where the event stands.
@@ -576,11 +596,17 @@ impl DeliveryAttempts {
     pub fn record(&mut self, acknowledged: bool) -> DeliveryState {
         if let DeliveryState::Retry { next_attempt } = self.state {
             self.state = if acknowledged {
-                DeliveryState::Delivered { attempts: next_attempt }
+                DeliveryState::Delivered {
+                    attempts: next_attempt,
+                }
             } else if next_attempt >= self.max {
-                DeliveryState::DeadLettered { attempts: next_attempt }
+                DeliveryState::DeadLettered {
+                    attempts: next_attempt,
+                }
             } else {
-                DeliveryState::Retry { next_attempt: next_attempt + 1 }
+                DeliveryState::Retry {
+                    next_attempt: next_attempt + 1,
+                }
             };
         }
         self.state
@@ -633,10 +659,18 @@ mod tests {
                 attempts.record(ack);
             }
             if failures < MAX_DELIVERY_ATTEMPTS {
-                assert_eq!(attempts.state(), DeliveryState::Delivered { attempts: failures + 1 });
+                assert_eq!(
+                    attempts.state(),
+                    DeliveryState::Delivered {
+                        attempts: failures + 1
+                    }
+                );
                 assert_eq!(persisted, 1);
             } else {
-                assert_eq!(attempts.state(), DeliveryState::DeadLettered { attempts: 5 });
+                assert_eq!(
+                    attempts.state(),
+                    DeliveryState::DeadLettered { attempts: 5 }
+                );
                 assert_eq!(persisted, 0);
             }
         }

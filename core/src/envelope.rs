@@ -72,11 +72,20 @@ impl fmt::Display for EnvelopeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             EnvelopeError::MalformedJson => {
-                write!(f, "{}: the body is not a JSON object (or repeats an envelope field)", self.code())
+                write!(
+                    f,
+                    "{}: the body is not a JSON object (or repeats an envelope field)",
+                    self.code()
+                )
             }
             EnvelopeError::MissingField(x) => write!(f, "{}: `{x}` is absent or null", self.code()),
-            EnvelopeError::InvalidField(x) => write!(f, "{}: `{x}` has the wrong type or is empty", self.code()),
-            EnvelopeError::EntityMismatch { family, entity_type } => write!(
+            EnvelopeError::InvalidField(x) => {
+                write!(f, "{}: `{x}` has the wrong type or is empty", self.code())
+            }
+            EnvelopeError::EntityMismatch {
+                family,
+                entity_type,
+            } => write!(
                 f,
                 "{}: a `{family}` event carries an entity of type `{entity_type}`",
                 self.code()
@@ -119,13 +128,19 @@ fn is_object(raw: &RawValue) -> bool {
 fn object<'a, T: Deserialize<'a>>(text: &'a str, field: &'static str) -> Result<T, EnvelopeError> {
     let first = text.trim_start_matches([' ', '\t', '\n', '\r']);
     if !first.starts_with('{') {
-        return Err(if field.is_empty() { EnvelopeError::MalformedJson } else { EnvelopeError::InvalidField(field) });
+        return Err(if field.is_empty() {
+            EnvelopeError::MalformedJson
+        } else {
+            EnvelopeError::InvalidField(field)
+        });
     }
     serde_json::from_str(text).map_err(|_| EnvelopeError::MalformedJson)
 }
 
 fn string(raw: Option<&RawValue>, field: &'static str) -> Result<String, EnvelopeError> {
-    let raw = raw.filter(|r| r.get() != "null").ok_or(EnvelopeError::MissingField(field))?;
+    let raw = raw
+        .filter(|r| r.get() != "null")
+        .ok_or(EnvelopeError::MissingField(field))?;
     match serde_json::from_str::<String>(raw.get()) {
         Ok(s) if !s.is_empty() => Ok(s),
         _ => Err(EnvelopeError::InvalidField(field)),
@@ -190,7 +205,10 @@ impl Envelope {
         let raw: RawEnvelope<'_> = object(text, "")?;
         let id = string(raw.id, "id")?;
         let event = string(raw.event, "event")?;
-        let entity_raw = raw.entity.filter(|r| r.get() != "null").ok_or(EnvelopeError::MissingField("entity"))?;
+        let entity_raw = raw
+            .entity
+            .filter(|r| r.get() != "null")
+            .ok_or(EnvelopeError::MissingField("entity"))?;
         let entity: RawEntity<'_> = object(entity_raw.get(), "entity")?;
         let entity_id = string(entity.id, "entity.id")?;
         let entity_type = string(entity.kind, "entity.type")?;
@@ -203,13 +221,25 @@ impl Envelope {
         let Some(parts) = class.parts else {
             return Err(EnvelopeError::InvalidField("event"));
         };
-        if matches!(class.kind, EventKind::Live | EventKind::Planned) && parts.entity() != entity_type {
-            return Err(EnvelopeError::EntityMismatch { family: parts.entity().to_owned(), entity_type });
+        if matches!(class.kind, EventKind::Live | EventKind::Planned)
+            && parts.entity() != entity_type
+        {
+            return Err(EnvelopeError::EntityMismatch {
+                family: parts.entity().to_owned(),
+                entity_type,
+            });
         }
         if parts.is_wildcard() {
             return Err(EnvelopeError::InvalidField("event"));
         }
-        Ok(Envelope { id, kind: class.kind, event, entity_id, entity_type, data })
+        Ok(Envelope {
+            id,
+            kind: class.kind,
+            event,
+            entity_id,
+            entity_type,
+            data,
+        })
     }
 
     /// The event id: stable across redeliveries, the idempotency key.
@@ -302,7 +332,9 @@ impl Envelope {
     /// assert_eq!(env.data_value(), serde_json::json!({}));
     /// ```
     pub fn data_value(&self) -> serde_json::Value {
-        self.data_as().and_then(Result::ok).unwrap_or_else(|| serde_json::Value::Object(Default::default()))
+        self.data_as()
+            .and_then(Result::ok)
+            .unwrap_or_else(|| serde_json::Value::Object(Default::default()))
     }
 
     /// A top-level string of `entity.data` (`status`, `amount`, ...), parsed on demand.
@@ -333,17 +365,35 @@ mod tests {
     fn data_is_kept_byte_for_byte() {
         let body = r#"{"id":"e","event":"order:created","entity":{"id":"o","type":"order","data":{"b":1.0e2,"a":"\u00e9","z":[1, 2]}}}"#;
         let env = decode(body).unwrap();
-        assert_eq!(env.raw_data(), Some(r#"{"b":1.0e2,"a":"\u00e9","z":[1, 2]}"#));
+        assert_eq!(
+            env.raw_data(),
+            Some(r#"{"b":1.0e2,"a":"\u00e9","z":[1, 2]}"#)
+        );
     }
 
     #[test]
     fn order_of_checks_names_the_first_bad_field() {
         assert_eq!(decode("[]"), Err(EnvelopeError::MalformedJson));
-        assert_eq!(decode(r#"{"id":1}"#), Err(EnvelopeError::InvalidField("id")));
-        assert_eq!(decode(r#"{"id":null,"event":1}"#), Err(EnvelopeError::MissingField("id")));
-        assert_eq!(decode(r#"{"id":"e","event":""}"#), Err(EnvelopeError::InvalidField("event")));
-        assert_eq!(decode(r#"{"id":"e","event":"x:y","entity":[]}"#), Err(EnvelopeError::InvalidField("entity")));
-        assert_eq!(decode(r#"{"id":"e","event":"x:y","entity":{"type":"x"}}"#), Err(EnvelopeError::MissingField("entity.id")));
+        assert_eq!(
+            decode(r#"{"id":1}"#),
+            Err(EnvelopeError::InvalidField("id"))
+        );
+        assert_eq!(
+            decode(r#"{"id":null,"event":1}"#),
+            Err(EnvelopeError::MissingField("id"))
+        );
+        assert_eq!(
+            decode(r#"{"id":"e","event":""}"#),
+            Err(EnvelopeError::InvalidField("event"))
+        );
+        assert_eq!(
+            decode(r#"{"id":"e","event":"x:y","entity":[]}"#),
+            Err(EnvelopeError::InvalidField("entity"))
+        );
+        assert_eq!(
+            decode(r#"{"id":"e","event":"x:y","entity":{"type":"x"}}"#),
+            Err(EnvelopeError::MissingField("entity.id"))
+        );
         assert_eq!(
             decode(r#"{"id":"e","event":"x:y","entity":{"id":"i","type":"x","data":null}}"#),
             Err(EnvelopeError::InvalidField("entity.data"))
@@ -353,7 +403,9 @@ mod tests {
             Err(EnvelopeError::InvalidField("event"))
         );
         assert_eq!(
-            decode(r#"{"id":"e","event":"order:created","entity":{"id":"i","type":"sender"}}"#).unwrap_err().code(),
+            decode(r#"{"id":"e","event":"order:created","entity":{"id":"i","type":"sender"}}"#)
+                .unwrap_err()
+                .code(),
             "ENTITY_MISMATCH"
         );
     }
@@ -361,11 +413,15 @@ mod tests {
     #[test]
     fn duplicate_envelope_fields_are_refused() {
         assert_eq!(
-            decode(r#"{"id":"a","id":"b","event":"order:created","entity":{"id":"i","type":"order"}}"#),
+            decode(
+                r#"{"id":"a","id":"b","event":"order:created","entity":{"id":"i","type":"order"}}"#
+            ),
             Err(EnvelopeError::MalformedJson)
         );
         assert_eq!(
-            decode(r#"{"id":"a","event":"order:created","entity":{"id":"i","type":"order","type":"sender"}}"#),
+            decode(
+                r#"{"id":"a","event":"order:created","entity":{"id":"i","type":"order","type":"sender"}}"#
+            ),
             Err(EnvelopeError::MalformedJson)
         );
     }

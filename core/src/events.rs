@@ -238,7 +238,9 @@ impl CatalogError {
 impl fmt::Display for CatalogError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CatalogError::InvalidName(n) => write!(f, "{}: not a usable event name: {n:?}", self.code()),
+            CatalogError::InvalidName(n) => {
+                write!(f, "{}: not a usable event name: {n:?}", self.code())
+            }
         }
     }
 }
@@ -319,7 +321,10 @@ impl Catalog {
     /// ```
     pub fn classify_name<'a>(&self, name: &'a str) -> Classification<'a> {
         let Some(parts) = EventName::parse(name) else {
-            return Classification { kind: EventKind::Invalid, parts: None };
+            return Classification {
+                kind: EventKind::Invalid,
+                parts: None,
+            };
         };
         let kind = if parts.is_wildcard() {
             if WILDCARDS.contains(&name) || self.extra_wildcards.contains(name) {
@@ -334,7 +339,10 @@ impl Catalog {
         } else {
             EventKind::Unknown
         };
-        Classification { kind, parts: Some(parts) }
+        Classification {
+            kind,
+            parts: Some(parts),
+        }
     }
 
     /// The server's verdict on a Create Webhook call, given before the call is made.
@@ -361,7 +369,9 @@ impl Catalog {
         existing_webhooks: u32,
     ) -> Result<Registration, RegistrationError> {
         if existing_webhooks >= MAX_WEBHOOKS {
-            return Err(RegistrationError::WebhookLimitReached { existing: existing_webhooks });
+            return Err(RegistrationError::WebhookLimitReached {
+                existing: existing_webhooks,
+            });
         }
         let mut accepted: Vec<String> = Vec::new();
         let mut rejected: Vec<RejectedEvent> = Vec::new();
@@ -375,7 +385,10 @@ impl Catalog {
                 }
                 reason => {
                     if !rejected.iter().any(|r| r.event == name) {
-                        rejected.push(RejectedEvent { event: name.to_owned(), reason });
+                        rejected.push(RejectedEvent {
+                            event: name.to_owned(),
+                            reason,
+                        });
                     }
                 }
             }
@@ -398,15 +411,19 @@ impl Catalog {
     /// assert!(!c.matches(&["order:created"], "order:failed"));
     /// ```
     pub fn matches<S: AsRef<str>>(&self, subscriptions: &[S], event: &str) -> bool {
-        let Some(ev) = EventName::parse(event) else { return false };
+        let Some(ev) = EventName::parse(event) else {
+            return false;
+        };
         if ev.is_wildcard() {
             return false;
         }
-        subscriptions.iter().any(|s| match EventName::parse(s.as_ref()) {
-            Some(sub) if sub.is_wildcard() => sub.entity == ev.entity,
-            Some(_) => s.as_ref() == event,
-            None => false,
-        })
+        subscriptions
+            .iter()
+            .any(|s| match EventName::parse(s.as_ref()) {
+                Some(sub) if sub.is_wildcard() => sub.entity == ev.entity,
+                Some(_) => s.as_ref() == event,
+                None => false,
+            })
     }
 }
 
@@ -552,16 +569,28 @@ mod tests {
     }
 
     fn backticked(section: &str) -> Vec<String> {
-        section.split('`').skip(1).step_by(2).filter(|n| n.contains(':')).map(str::to_owned).collect()
+        section
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .filter(|n| n.contains(':'))
+            .map(str::to_owned)
+            .collect()
     }
 
     #[test]
     fn vendored_spec_is_current() {
         // The spec is vendored so the crate builds alone; when the shared folder is beside the
         // checkout, the copy must still equal it.
-        let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/spec/payments-api.md");
+        let shared = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../shared/spec/payments-api.md"
+        );
         if let Ok(text) = std::fs::read_to_string(shared) {
-            assert_eq!(text, SPEC, "core/spec/payments-api.md is stale: copy {shared}");
+            assert_eq!(
+                text, SPEC,
+                "core/spec/payments-api.md is stale: copy {shared}"
+            );
         }
     }
 
@@ -573,8 +602,14 @@ mod tests {
 
     #[test]
     fn wildcards_match_spec() {
-        let line = SPEC.lines().find(|l| l.starts_with("Event names have the form")).unwrap();
-        let listed: Vec<String> = backticked(line).into_iter().filter(|n| n.ends_with(":*") && !n.starts_with('<')).collect();
+        let line = SPEC
+            .lines()
+            .find(|l| l.starts_with("Event names have the form"))
+            .unwrap();
+        let listed: Vec<String> = backticked(line)
+            .into_iter()
+            .filter(|n| n.ends_with(":*") && !n.starts_with('<'))
+            .collect();
         assert_eq!(listed, WILDCARDS.to_vec());
     }
 
@@ -606,13 +641,20 @@ mod tests {
 
     #[test]
     fn empty_registration_is_rejected() {
-        let err = Catalog::builtin().check_registration::<&str>(&[], 0).unwrap_err();
-        assert_eq!(err, RegistrationError::ValidationFailed { rejected: vec![] });
+        let err = Catalog::builtin()
+            .check_registration::<&str>(&[], 0)
+            .unwrap_err();
+        assert_eq!(
+            err,
+            RegistrationError::ValidationFailed { rejected: vec![] }
+        );
     }
 
     #[test]
     fn body_is_json_with_escaping() {
-        let reg = Catalog::builtin().check_registration(&["order:created"], 4).unwrap();
+        let reg = Catalog::builtin()
+            .check_registration(&["order:created"], 4)
+            .unwrap();
         let body: serde_json::Value =
             serde_json::from_str(&reg.create_webhook_body("https://x.test/a\"b")).unwrap();
         assert_eq!(body["url"], "https://x.test/a\"b");

@@ -19,7 +19,10 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod beneficiary;
+mod countries;
 pub mod delivery;
 pub mod envelope;
 pub mod events;
+pub mod pagination;
 pub mod signature;

@@ -98,7 +98,9 @@ impl Signer {
     /// assert!(xborder_core::signature::Signer::new(b"").is_err());
     /// ```
     pub fn new(secret: &[u8]) -> Result<Self, SignatureError> {
-        Ok(Signer { mac: keyed(secret)? })
+        Ok(Signer {
+            mac: keyed(secret)?,
+        })
     }
 
     /// The lowercase hex HMAC-SHA256 of `body`.
@@ -144,7 +146,11 @@ pub struct Verifier {
 
 impl fmt::Debug for Verifier {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Verifier {{ keys: {}, secrets: <redacted> }}", self.keys.len())
+        write!(
+            f,
+            "Verifier {{ keys: {}, secrets: <redacted> }}",
+            self.keys.len()
+        )
     }
 }
 
@@ -158,7 +164,9 @@ impl fmt::Debug for Verifier {
 /// assert_eq!(parse_signature(Some("sha256=00")), Err(SignatureError::MalformedSignature));
 /// ```
 pub fn parse_signature(header: Option<&str>) -> Result<[u8; 32], SignatureError> {
-    let text = header.map(|h| h.trim_matches(|c: char| c.is_ascii_whitespace())).unwrap_or("");
+    let text = header
+        .map(|h| h.trim_matches(|c: char| c.is_ascii_whitespace()))
+        .unwrap_or("");
     if text.is_empty() {
         return Err(SignatureError::MissingSignature);
     }
@@ -183,7 +191,10 @@ impl Verifier {
         if secrets.is_empty() {
             return Err(SignatureError::EmptySecret);
         }
-        let keys = secrets.iter().map(|s| keyed(s.as_ref())).collect::<Result<Vec<_>, _>>()?;
+        let keys = secrets
+            .iter()
+            .map(|s| keyed(s.as_ref()))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Verifier { keys })
     }
 
@@ -250,9 +261,15 @@ mod tests {
         }
         // Same length, only a prefix right: a mismatch, not a pass.
         let partial = format!("{}{}", &SIG[..32], "0".repeat(32));
-        assert_eq!(v.verify(BODY, Some(&partial)), Err(SignatureError::SignatureMismatch));
+        assert_eq!(
+            v.verify(BODY, Some(&partial)),
+            Err(SignatureError::SignatureMismatch)
+        );
         let longer = format!("{SIG}00");
-        assert_eq!(v.verify(BODY, Some(&longer)), Err(SignatureError::MalformedSignature));
+        assert_eq!(
+            v.verify(BODY, Some(&longer)),
+            Err(SignatureError::MalformedSignature)
+        );
     }
 
     #[test]
@@ -264,7 +281,9 @@ mod tests {
 
     #[test]
     fn display_names_the_code() {
-        assert!(SignatureError::MalformedSignature.to_string().starts_with("MALFORMED_SIGNATURE"));
+        assert!(SignatureError::MalformedSignature
+            .to_string()
+            .starts_with("MALFORMED_SIGNATURE"));
     }
 
     proptest::proptest! {

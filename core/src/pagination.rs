@@ -1,0 +1,682 @@
+//! List parameters, the paginated envelope, page facts and an all-pages walker.
+//!
+//! Every list endpoint takes `page` (0-based), `pageSize`, `sortBy`, `sortOrder` and `search`
+//! and answers `{data, total, page, pageSize}` (some answer `{data, total, hasNext}`). Arithmetic
+//! is exact up to 2^53 − 1, the largest integer every runtime holds exactly, and errors beyond.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+use serde_json::Value;
+
+/// 2^53 − 1.
+pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// Everything but RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`) is encoded.
+const QUERY_VALUE: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// Why list parameters or a response are not usable.
+///
+/// ```
+/// use xborder_core::pagination::PaginationError;
+/// assert_eq!(PaginationError::InvalidPageSize.code(), "INVALID_PAGE_SIZE");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum PaginationError {
+    /// `page` negative, not an integer, or above 2^53 − 1.
+    InvalidPage,
+    /// `pageSize` below 1, not an integer, or above 2^53 − 1.
+    InvalidPageSize,
+    /// `sortOrder` not exactly `ASC` or `DESC`.
+    InvalidSortOrder,
+    /// `sortBy` not a non-empty string (xborder's own code).
+    InvalidSortBy,
+    /// `search` not a string (xborder's own code).
+    InvalidSearch,
+    /// The response is not a paginated envelope.
+    MalformedResponse,
+    /// The arithmetic would pass 2^53 − 1.
+    OutOfRange,
+}
+
+impl PaginationError {
+    /// The stable code.
+    ///
+    /// ```
+    /// assert_eq!(xborder_core::pagination::PaginationError::OutOfRange.code(), "OUT_OF_RANGE");
+    /// ```
+    pub fn code(self) -> &'static str {
+        match self {
+            PaginationError::InvalidPage => "INVALID_PAGE",
+            PaginationError::InvalidPageSize => "INVALID_PAGE_SIZE",
+            PaginationError::InvalidSortOrder => "INVALID_SORT_ORDER",
+            PaginationError::InvalidSortBy => "INVALID_SORT_BY",
+            PaginationError::InvalidSearch => "INVALID_SEARCH",
+            PaginationError::MalformedResponse => "MALFORMED_RESPONSE",
+            PaginationError::OutOfRange => "OUT_OF_RANGE",
+        }
+    }
+}
+
+impl fmt::Display for PaginationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let why = match self {
+            PaginationError::InvalidPage => "page must be an integer from 0 to 2^53-1",
+            PaginationError::InvalidPageSize => "pageSize must be an integer from 1 to 2^53-1",
+            PaginationError::InvalidSortOrder => "sortOrder must be ASC or DESC",
+            PaginationError::InvalidSortBy => "sortBy must be a non-empty string",
+            PaginationError::InvalidSearch => "search must be a string",
+            PaginationError::MalformedResponse => "the response is not a paginated envelope",
+            PaginationError::OutOfRange => "the page arithmetic passes 2^53-1",
+        };
+        write!(f, "{}: {why}", self.code())
+    }
+}
+
+impl std::error::Error for PaginationError {}
+
+/// `ASC` or `DESC`.
+///
+/// ```
+/// assert_eq!(xborder_core::pagination::SortOrder::Desc.as_str(), "DESC");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum SortOrder {
+    /// Ascending.
+    Asc,
+    /// Descending (the default).
+    #[default]
+    Desc,
+}
+
+impl SortOrder {
+    /// The wire value.
+    ///
+    /// ```
+    /// assert_eq!(xborder_core::pagination::SortOrder::Asc.as_str(), "ASC");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SortOrder::Asc => "ASC",
+            SortOrder::Desc => "DESC",
+        }
+    }
+
+    /// Parses exactly `ASC` or `DESC`.
+    ///
+    /// ```
+    /// use xborder_core::pagination::SortOrder;
+    /// assert_eq!(SortOrder::parse("ASC"), Ok(SortOrder::Asc));
+    /// assert!(SortOrder::parse("asc").is_err());
+    /// ```
+    pub fn parse(s: &str) -> Result<Self, PaginationError> {
+        match s {
+            "ASC" => Ok(SortOrder::Asc),
+            "DESC" => Ok(SortOrder::Desc),
+            _ => Err(PaginationError::InvalidSortOrder),
+        }
+    }
+}
+
+/// Reads a JSON number as an integer in 0..=2^53−1 (`2.0` counts as 2, as JavaScript reads it).
+/// `Err(true)` when it is an integer above the range, `Err(false)` when it is not an integer.
+fn safe_uint(v: &Value) -> Result<u64, bool> {
+    if let Some(n) = v.as_u64() {
+        return if n <= MAX_SAFE_INTEGER {
+            Ok(n)
+        } else {
+            Err(true)
+        };
+    }
+    match v.as_f64() {
+        Some(f) if f.is_finite() && f.fract() == 0.0 && f >= 0.0 => {
+            if f <= MAX_SAFE_INTEGER as f64 {
+                // Exact: an integral f64 at or below 2^53 − 1.
+                Ok(f as u64)
+            } else {
+                Err(true)
+            }
+        }
+        _ => Err(false),
+    }
+}
+
+/// Query parameters of a list endpoint, with the spec's defaults.
+///
+/// ```
+/// use xborder_core::pagination::ListParams;
+/// assert_eq!(ListParams::default().to_query(), "page=0&pageSize=10&sortBy=createdAt&sortOrder=DESC");
+/// let p = ListParams { page: 2, search: Some("a b&c".into()), ..Default::default() };
+/// assert_eq!(p.to_query(), "page=2&pageSize=10&sortBy=createdAt&sortOrder=DESC&search=a%20b%26c");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ListParams {
+    /// 0-based page number.
+    pub page: u64,
+    /// Records per page (at least 1).
+    pub page_size: u64,
+    /// Field to sort by.
+    pub sort_by: String,
+    /// Sort direction.
+    pub sort_order: SortOrder,
+    /// Free-text search; omitted when `None` or empty.
+    pub search: Option<String>,
+}
+
+impl Default for ListParams {
+    fn default() -> Self {
+        ListParams {
+            page: 0,
+            page_size: 10,
+            sort_by: "createdAt".to_owned(),
+            sort_order: SortOrder::Desc,
+            search: None,
+        }
+    }
+}
+
+impl ListParams {
+    /// Reads parameters from a JSON object (`page`, `pageSize`, `sortBy`, `sortOrder`,
+    /// `search`); absent or `null` keys take the defaults. Checked strictly.
+    ///
+    /// ```
+    /// use xborder_core::pagination::{ListParams, PaginationError};
+    /// let p = ListParams::from_value(&serde_json::json!({"page": 3, "sortOrder": "ASC"})).unwrap();
+    /// assert_eq!((p.page, p.page_size), (3, 10));
+    /// assert_eq!(ListParams::from_value(&serde_json::json!({"page": -1})), Err(PaginationError::InvalidPage));
+    /// ```
+    pub fn from_value(v: &Value) -> Result<Self, PaginationError> {
+        let get = |k: &str| v.get(k).filter(|x| !x.is_null());
+        let mut p = ListParams::default();
+        if let Some(page) = get("page") {
+            p.page = safe_uint(page).map_err(|_| PaginationError::InvalidPage)?;
+        }
+        if let Some(size) = get("pageSize") {
+            p.page_size = safe_uint(size).map_err(|_| PaginationError::InvalidPageSize)?;
+        }
+        if let Some(sort_by) = get("sortBy") {
+            p.sort_by = sort_by
+                .as_str()
+                .ok_or(PaginationError::InvalidSortBy)?
+                .to_owned();
+        }
+        if let Some(order) = get("sortOrder") {
+            p.sort_order =
+                SortOrder::parse(order.as_str().ok_or(PaginationError::InvalidSortOrder)?)?;
+        }
+        if let Some(search) = get("search") {
+            p.search = Some(
+                search
+                    .as_str()
+                    .ok_or(PaginationError::InvalidSearch)?
+                    .to_owned(),
+            );
+        }
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// Checks the typed values: page and pageSize within 2^53 − 1, pageSize at least 1, sortBy
+    /// not empty.
+    ///
+    /// ```
+    /// use xborder_core::pagination::{ListParams, PaginationError};
+    /// let p = ListParams { page_size: 0, ..Default::default() };
+    /// assert_eq!(p.validate(), Err(PaginationError::InvalidPageSize));
+    /// ```
+    pub fn validate(&self) -> Result<(), PaginationError> {
+        if self.page > MAX_SAFE_INTEGER {
+            return Err(PaginationError::InvalidPage);
+        }
+        if self.page_size == 0 || self.page_size > MAX_SAFE_INTEGER {
+            return Err(PaginationError::InvalidPageSize);
+        }
+        if self.sort_by.is_empty() {
+            return Err(PaginationError::InvalidSortBy);
+        }
+        Ok(())
+    }
+
+    /// The query string (without `?`): `page`, `pageSize`, `sortBy`, `sortOrder`, then `search`
+    /// when not empty; values percent-encoded as UTF-8, only unreserved characters left as they are.
+    ///
+    /// ```
+    /// let p = xborder_core::pagination::ListParams { search: Some("café ~".into()), ..Default::default() };
+    /// assert!(p.to_query().ends_with("&search=caf%C3%A9%20~"));
+    /// ```
+    pub fn to_query(&self) -> String {
+        let enc = |s: &str| utf8_percent_encode(s, QUERY_VALUE).to_string();
+        let mut q = format!(
+            "page={}&pageSize={}&sortBy={}&sortOrder={}",
+            self.page,
+            self.page_size,
+            enc(&self.sort_by),
+            self.sort_order.as_str()
+        );
+        if let Some(s) = self.search.as_deref().filter(|s| !s.is_empty()) {
+            q.push_str("&search=");
+            q.push_str(&enc(s));
+        }
+        q
+    }
+}
+
+/// The facts of one page.
+///
+/// ```
+/// use xborder_core::pagination::page_info;
+/// let r = serde_json::json!({"data": [{}, {}, {}, {}, {}], "total": 95, "page": 9, "pageSize": 10});
+/// let info = page_info(&r, None).unwrap();
+/// assert_eq!((info.total_pages, info.has_next, info.first_item, info.last_item), (10, false, 91, 95));
+/// assert_eq!(info.next_page, None);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PageInfo {
+    /// Records matching the query.
+    pub total: u64,
+    /// This page's number (0-based).
+    pub page: u64,
+    /// Records per page.
+    pub page_size: u64,
+    /// `ceil(total / pageSize)`.
+    pub total_pages: u64,
+    /// Whether a later page has records (the response's `hasNext` when it sends one).
+    pub has_next: bool,
+    /// Whether this is not the first page.
+    pub has_previous: bool,
+    /// 1-based position of this page's first record (0 when the page is empty or past the end).
+    pub first_item: u64,
+    /// 1-based position of this page's last record (0 when the page is empty or past the end).
+    pub last_item: u64,
+    /// The page to ask for next, when there is one.
+    pub next_page: Option<u64>,
+}
+
+fn response_uint(v: Option<&Value>) -> Result<Option<u64>, PaginationError> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(x) => match safe_uint(x) {
+            Ok(n) => Ok(Some(n)),
+            Err(true) => Err(PaginationError::OutOfRange),
+            Err(false) => Err(PaginationError::MalformedResponse),
+        },
+    }
+}
+
+/// Computes the page facts of a response. `request` (`page`, `pageSize`) supplies what a
+/// `{data, total, hasNext}` response leaves out; the response's own values win.
+///
+/// ```
+/// use xborder_core::pagination::{page_info, PaginationError};
+/// let r = serde_json::json!({"data": [{}, {}, {}], "total": 3, "hasNext": false});
+/// let info = page_info(&r, Some((0, 10))).unwrap();
+/// assert_eq!((info.first_item, info.last_item, info.total_pages), (1, 3, 1));
+/// assert_eq!(page_info(&r, None), Err(PaginationError::MalformedResponse));
+/// ```
+pub fn page_info(
+    response: &Value,
+    request: Option<(u64, u64)>,
+) -> Result<PageInfo, PaginationError> {
+    let obj = response
+        .as_object()
+        .ok_or(PaginationError::MalformedResponse)?;
+    let len = obj
+        .get("data")
+        .and_then(Value::as_array)
+        .ok_or(PaginationError::MalformedResponse)?
+        .len() as u64;
+    let total = response_uint(obj.get("total"))?.ok_or(PaginationError::MalformedResponse)?;
+    let page = response_uint(obj.get("page"))?
+        .or(request.map(|r| r.0))
+        .ok_or(PaginationError::MalformedResponse)?;
+    let page_size = response_uint(obj.get("pageSize"))?
+        .or(request.map(|r| r.1))
+        .ok_or(PaginationError::MalformedResponse)?;
+    if page_size == 0 {
+        return Err(PaginationError::InvalidPageSize);
+    }
+    if page > MAX_SAFE_INTEGER || page_size > MAX_SAFE_INTEGER {
+        return Err(PaginationError::OutOfRange);
+    }
+    let end = page
+        .checked_add(1)
+        .and_then(|p| p.checked_mul(page_size))
+        .filter(|e| *e <= MAX_SAFE_INTEGER)
+        .ok_or(PaginationError::OutOfRange)?;
+    let start = end - page_size;
+    let total_pages = total.div_ceil(page_size);
+    let has_next = obj
+        .get("hasNext")
+        .and_then(Value::as_bool)
+        .unwrap_or(end < total);
+    let (first_item, last_item) = if len > 0 && start < total {
+        (start + 1, (start + len.min(page_size)).min(total))
+    } else {
+        (0, 0)
+    };
+    Ok(PageInfo {
+        total,
+        page,
+        page_size,
+        total_pages,
+        has_next,
+        has_previous: page > 0,
+        first_item,
+        last_item,
+        next_page: has_next.then_some(page + 1),
+    })
+}
+
+/// Something that changed under the walker's feet.
+///
+/// ```
+/// use xborder_core::pagination::Drift;
+/// let d = Drift::TotalChanged { from: 10, to: 12 };
+/// assert_eq!(d.code(), "TOTAL_CHANGED");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Drift {
+    /// `total` differs from the previous page's.
+    TotalChanged {
+        /// The earlier total.
+        from: u64,
+        /// The new total.
+        to: u64,
+    },
+    /// Records seen on an earlier page came again (new records pushed them down).
+    RepeatedRecords {
+        /// How many.
+        count: u64,
+    },
+    /// Records may have been skipped: the total shrank between pages (records removed before
+    /// the current position move the rest up), or the walk ended with fewer unique records than
+    /// it paged over.
+    PossiblySkipped {
+        /// How many positions are unaccounted for.
+        count: u64,
+    },
+}
+
+impl Drift {
+    /// `TOTAL_CHANGED`, `REPEATED_RECORDS` or `POSSIBLY_SKIPPED`.
+    ///
+    /// ```
+    /// assert_eq!(xborder_core::pagination::Drift::RepeatedRecords { count: 1 }.code(), "REPEATED_RECORDS");
+    /// ```
+    pub fn code(&self) -> &'static str {
+        match self {
+            Drift::TotalChanged { .. } => "TOTAL_CHANGED",
+            Drift::RepeatedRecords { .. } => "REPEATED_RECORDS",
+            Drift::PossiblySkipped { .. } => "POSSIBLY_SKIPPED",
+        }
+    }
+}
+
+/// What one page gave the walker.
+///
+/// ```
+/// # use xborder_core::pagination::{PageWalker, ListParams};
+/// let mut w = PageWalker::new(ListParams::default());
+/// let step = w.feed(&serde_json::json!({"data": [{"id": "a"}], "total": 1, "page": 0, "pageSize": 10})).unwrap();
+/// assert_eq!(step.records.len(), 1);
+/// assert!(step.drift.is_empty());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct WalkStep {
+    /// The page's records not seen before (records without an `id` are always passed on).
+    pub records: Vec<Value>,
+    /// The page's facts.
+    pub info: PageInfo,
+    /// What drifted since the previous page.
+    pub drift: Vec<Drift>,
+}
+
+/// Walks every page: says which page to request next, stops at the end, passes each record on
+/// once (by `id`), and flags drift.
+///
+/// ```
+/// use serde_json::json;
+/// use xborder_core::pagination::{ListParams, PageWalker, Drift};
+/// let mut w = PageWalker::new(ListParams { page_size: 2, ..Default::default() });
+/// assert_eq!(w.next_request().unwrap().page, 0);
+/// w.feed(&json!({"data": [{"id": "c"}, {"id": "b"}], "total": 3, "page": 0, "pageSize": 2})).unwrap();
+/// // A new record "d" arrived: "b" is pushed onto page 1 again.
+/// let step = w.feed(&json!({"data": [{"id": "b"}, {"id": "a"}], "total": 4, "page": 1, "pageSize": 2})).unwrap();
+/// assert_eq!(step.records, vec![json!({"id": "a"})]);
+/// assert!(step.drift.contains(&Drift::TotalChanged { from: 3, to: 4 }));
+/// assert!(step.drift.contains(&Drift::RepeatedRecords { count: 1 }));
+/// assert!(w.is_done()); // positions 3-4 were the last of 4
+/// ```
+#[derive(Debug, Clone)]
+pub struct PageWalker {
+    params: ListParams,
+    seen: HashSet<String>,
+    last_total: Option<u64>,
+    unique: u64,
+    start_page: u64,
+    done: bool,
+}
+
+fn record_key(r: &Value) -> Option<String> {
+    match r.get("id")? {
+        Value::String(s) => Some(format!("s:{s}")),
+        Value::Number(n) => Some(format!("n:{n}")),
+        _ => None,
+    }
+}
+
+impl PageWalker {
+    /// Starts at `params.page` with those parameters.
+    ///
+    /// ```
+    /// let w = xborder_core::pagination::PageWalker::new(Default::default());
+    /// assert!(!w.is_done());
+    /// ```
+    pub fn new(params: ListParams) -> Self {
+        PageWalker {
+            start_page: params.page,
+            params,
+            seen: HashSet::new(),
+            last_total: None,
+            unique: 0,
+            done: false,
+        }
+    }
+
+    /// The parameters of the next request, `None` when the walk is over.
+    ///
+    /// ```
+    /// let w = xborder_core::pagination::PageWalker::new(Default::default());
+    /// assert_eq!(w.next_request().unwrap().to_query(), "page=0&pageSize=10&sortBy=createdAt&sortOrder=DESC");
+    /// ```
+    pub fn next_request(&self) -> Option<ListParams> {
+        (!self.done).then(|| self.params.clone())
+    }
+
+    /// Whether the last page was fed.
+    ///
+    /// ```
+    /// let mut w = xborder_core::pagination::PageWalker::new(Default::default());
+    /// w.feed(&serde_json::json!({"data": [], "total": 0, "page": 0, "pageSize": 10})).unwrap();
+    /// assert!(w.is_done());
+    /// ```
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// Feeds the response to the request [`PageWalker::next_request`] gave. An empty page ends
+    /// the walk even when the response claims more (it cannot loop forever).
+    ///
+    /// ```
+    /// let mut w = xborder_core::pagination::PageWalker::new(Default::default());
+    /// assert!(w.feed(&serde_json::json!({"total": 1})).is_err());
+    /// assert!(!w.is_done()); // a bad response can be retried
+    /// ```
+    pub fn feed(&mut self, response: &Value) -> Result<WalkStep, PaginationError> {
+        let info = page_info(response, Some((self.params.page, self.params.page_size)))?;
+        let data = response
+            .get("data")
+            .and_then(Value::as_array)
+            .ok_or(PaginationError::MalformedResponse)?;
+        let mut drift = Vec::new();
+        if let Some(from) = self.last_total.filter(|t| *t != info.total) {
+            drift.push(Drift::TotalChanged {
+                from,
+                to: info.total,
+            });
+        }
+        self.last_total = Some(info.total);
+        let mut records = Vec::new();
+        let mut repeated = 0;
+        for r in data {
+            let fresh = record_key(r).is_none_or(|k| self.seen.insert(k));
+            if fresh {
+                self.unique += 1;
+                records.push(r.clone());
+            } else {
+                repeated += 1;
+            }
+        }
+        if repeated > 0 {
+            drift.push(Drift::RepeatedRecords { count: repeated });
+        }
+        if let Some(Drift::TotalChanged { from, to }) = drift.first() {
+            if to < from {
+                drift.push(Drift::PossiblySkipped { count: from - to });
+            }
+        }
+        match info.next_page {
+            Some(next) if !data.is_empty() => self.params.page = next,
+            _ => {
+                self.done = true;
+                // A walk from the first page should have met `total` records by its end.
+                let flagged = drift
+                    .iter()
+                    .any(|d| matches!(d, Drift::PossiblySkipped { .. }));
+                if self.start_page == 0 && self.unique < info.total && !flagged {
+                    drift.push(Drift::PossiblySkipped {
+                        count: info.total - self.unique,
+                    });
+                }
+            }
+        }
+        Ok(WalkStep {
+            records,
+            info,
+            drift,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn page_facts_partition_the_records(total in 0u64..500, size in 1u64..40) {
+            let mut covered = 0;
+            let pages = total.div_ceil(size);
+            for page in 0..pages + 2 {
+                let len = total.saturating_sub(page * size).min(size) as usize;
+                let r = json!({"data": vec![json!({}); len], "total": total, "page": page, "pageSize": size});
+                let info = page_info(&r, None).unwrap();
+                prop_assert!(info.first_item <= info.last_item && info.last_item <= total);
+                prop_assert_eq!(info.total_pages, pages);
+                if info.last_item > 0 {
+                    prop_assert_eq!(info.first_item, covered + 1);
+                    covered = info.last_item;
+                }
+                prop_assert_eq!(info.has_next, page + 1 < pages);
+            }
+            prop_assert_eq!(covered, total);
+        }
+
+        #[test]
+        fn facts_never_exceed_bounds(total: u64, page: u64, size: u64, len in 0usize..5) {
+            let r = json!({"data": vec![json!({}); len], "total": total, "page": page, "pageSize": size});
+            if let Ok(info) = page_info(&r, None) {
+                prop_assert!(info.first_item <= info.last_item && info.last_item <= info.total);
+                prop_assert!(info.total <= MAX_SAFE_INTEGER);
+            }
+        }
+
+        #[test]
+        fn query_parses_back(page in 0u64..=MAX_SAFE_INTEGER, size in 1u64..=MAX_SAFE_INTEGER,
+                             sort_by in "\\PC{1,12}", asc: bool, search in proptest::option::of("\\PC{0,16}")) {
+            let p = ListParams { page, page_size: size, sort_by, sort_order: if asc { SortOrder::Asc } else { SortOrder::Desc }, search };
+            let q = p.to_query();
+            let url = url::Url::parse(&format!("https://x.test/v1/orders?{q}")).unwrap();
+            let pairs: Vec<(String, String)> = url.query_pairs().into_owned().collect();
+            prop_assert_eq!(&pairs[0], &("page".to_owned(), page.to_string()));
+            prop_assert_eq!(&pairs[1], &("pageSize".to_owned(), size.to_string()));
+            prop_assert_eq!(&pairs[2], &("sortBy".to_owned(), p.sort_by.clone()));
+            prop_assert_eq!(&pairs[3].1, p.sort_order.as_str());
+            match p.search.as_deref().filter(|s| !s.is_empty()) {
+                Some(s) => prop_assert_eq!(&pairs[4], &("search".to_owned(), s.to_owned())),
+                None => prop_assert_eq!(pairs.len(), 4),
+            }
+            prop_assert!(q.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~%&=".contains(&b)));
+        }
+    }
+
+    #[test]
+    fn walker_stops_and_dedupes() {
+        let mut w = PageWalker::new(ListParams {
+            page_size: 2,
+            ..Default::default()
+        });
+        let pages = [
+            json!([{"id": 1}, {"id": 2}]),
+            json!([{"id": 3}, {"id": 4}]),
+            json!([{"id": 5}]),
+        ];
+        let mut all = vec![];
+        while let Some(req) = w.next_request() {
+            let data = pages[req.page as usize].clone();
+            let step = w
+                .feed(&json!({"data": data, "total": 5, "page": req.page, "pageSize": 2}))
+                .unwrap();
+            assert!(step.drift.is_empty(), "{:?}", step.drift);
+            all.extend(step.records);
+        }
+        assert_eq!(all.len(), 5);
+    }
+
+    #[test]
+    fn walker_flags_skips_when_records_vanish() {
+        let mut w = PageWalker::new(ListParams {
+            page_size: 2,
+            ..Default::default()
+        });
+        w.feed(&json!({"data": [{"id": 1}, {"id": 2}], "total": 5, "page": 0, "pageSize": 2}))
+            .unwrap();
+        // Record 1 was deleted: the rest moved up, page 1 now shows 4 and 5, and 3 was skipped.
+        let step = w
+            .feed(&json!({"data": [{"id": 4}, {"id": 5}], "total": 4, "page": 1, "pageSize": 2}))
+            .unwrap();
+        assert!(step.drift.contains(&Drift::TotalChanged { from: 5, to: 4 }));
+        assert!(step.drift.contains(&Drift::PossiblySkipped { count: 1 }));
+        assert!(w.is_done()); // positions 3-4 were the last
+    }
+
+    #[test]
+    fn walker_flags_a_short_walk() {
+        let mut w = PageWalker::new(ListParams::default());
+        let step = w
+            .feed(&json!({"data": [{"id": 1}], "total": 3, "hasNext": false}))
+            .unwrap();
+        assert!(w.is_done());
+        assert_eq!(step.drift, vec![Drift::PossiblySkipped { count: 2 }]);
+    }
+}
