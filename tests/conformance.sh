@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# One entry point for the conformance vectors: tests/conformance.sh [rust|node|browser|kotlin|python|swift ...]
+# (all runtimes when none is named). Builds what each runtime needs once, runs its runner, and
+# exits non-zero when any runner failed. See tests/runners/CONTRACT.md.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+ALL=(rust node browser kotlin python swift)
+[ $# -gt 0 ] && RUNTIMES=("$@") || RUNTIMES=("${ALL[@]}")
+
+dirs="$ROOT/tests/vectors"
+[ -d "$ROOT/../shared/conformance" ] && dirs="$dirs:$(cd "$ROOT/../shared/conformance" && pwd)"
+[ -n "${XBORDER_VECTORS_DIR:-}" ] && dirs="$dirs:$XBORDER_VECTORS_DIR"
+export XBORDER_VECTOR_DIRS="$dirs"
+
+status=0
+summary=()
+for rt in "${RUNTIMES[@]}"; do
+  case " ${ALL[*]} " in *" $rt "*) ;; *) echo "conformance.sh: unknown runtime '$rt' (one of: ${ALL[*]})" >&2; exit 2 ;; esac
+  echo "== conformance: $rt"
+  log=$(mktemp)
+  if [ "$rt" = rust ]; then
+    cargo run -q --release -p xborder-conformance 2>&1 | tee "$log"
+  elif [ -x "$ROOT/tests/runners/$rt/run.sh" ] || [ -f "$ROOT/tests/runners/$rt/run.sh" ]; then
+    bash "$ROOT/tests/runners/$rt/run.sh" 2>&1 | tee "$log"
+  else
+    echo "conformance: 0 passed, 1 failed"
+    echo "FAIL no runner for $rt (tests/runners/$rt/run.sh)" | tee "$log"
+    false
+  fi
+  rc=${PIPESTATUS[0]}
+  line=$(grep -E '^conformance: [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+  rm -f "$log"
+  [ -n "$line" ] || { line="no closing line"; rc=1; }
+  [ "$rc" -eq 0 ] || status=1
+  summary+=("$rt: ${line#conformance: }$([ "$rc" -eq 0 ] || echo ' (FAILED)')")
+done
+echo "== conformance summary"
+printf '  %s\n' "${summary[@]}"
+exit $status

@@ -1,0 +1,416 @@
+//! The Rust runner of the conformance vectors (see `../shared/conformance/FORMAT.md` and
+//! `tests/runners/CONTRACT.md`): every case is fed to xborder-core's public API and the result
+//! compared with `expect`.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use base64::Engine;
+use serde_json::{json, Map, Value};
+use xborder_core::beneficiary::{validate, BankList, ValidationRules};
+use xborder_core::delivery::{Decision, Receiver, DEFAULT_WINDOW};
+use xborder_core::envelope::Envelope;
+use xborder_core::events::{Catalog, RegistrationError};
+use xborder_core::pagination::{page_info, ListParams};
+use xborder_core::signature::{sign, verify};
+
+/// A case that cannot be run (bad input shape): a failure with a reason.
+type Outcome = Result<Value, String>;
+
+/// One op's implementation in this runtime.
+type OpFn = fn(&Value) -> Outcome;
+
+fn body(input: &Value) -> Result<Vec<u8>, String> {
+    if let Some(b) = input.get("body").and_then(Value::as_str) {
+        return Ok(b.as_bytes().to_vec());
+    }
+    if let Some(b) = input.get("bodyBase64").and_then(Value::as_str) {
+        return base64::engine::general_purpose::STANDARD
+            .decode(b)
+            .map_err(|e| format!("bodyBase64: {e}"));
+    }
+    Err("input has neither body nor bodyBase64".into())
+}
+
+fn strs(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn secrets(input: &Value) -> Vec<String> {
+    match (
+        input.get("secrets"),
+        input.get("secret").and_then(Value::as_str),
+    ) {
+        (Some(list), _) => strs(Some(list)),
+        (None, Some(s)) => vec![s.to_owned()],
+        (None, None) => vec![],
+    }
+}
+
+fn event_classify(input: &Value) -> Outcome {
+    let name = input
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or("name must be a string")?;
+    let c = Catalog::builtin().classify_name(name);
+    let mut out = json!({ "kind": c.kind.as_str() });
+    if let Some(p) = c.parts {
+        out["entity"] = json!(p.entity());
+        out["action"] = json!(p.action());
+    }
+    Ok(out)
+}
+
+fn event_check_registration(input: &Value) -> Outcome {
+    let events = strs(input.get("events"));
+    let existing = match input.get("existingWebhooks") {
+        None => 0,
+        Some(v) => v
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or("existingWebhooks must be a count")?,
+    };
+    Ok(
+        match Catalog::builtin().check_registration(&events, existing) {
+            Ok(reg) => json!({ "ok": true, "events": reg.events() }),
+            Err(e @ RegistrationError::ValidationFailed { .. }) => {
+                let RegistrationError::ValidationFailed { rejected } = &e else {
+                    unreachable!()
+                };
+                let rejected: Vec<Value> = rejected
+                    .iter()
+                    .map(|r| json!({ "event": r.event, "reason": r.reason.as_str() }))
+                    .collect();
+                json!({ "ok": false, "code": e.code(), "rejected": rejected })
+            }
+            Err(e) => json!({ "ok": false, "code": e.code() }),
+        },
+    )
+}
+
+fn event_matches(input: &Value) -> Outcome {
+    let subs = strs(input.get("subscriptions"));
+    let event = input
+        .get("event")
+        .and_then(Value::as_str)
+        .ok_or("event must be a string")?;
+    Ok(json!({ "matches": Catalog::builtin().matches(&subs, event) }))
+}
+
+fn signature_sign(input: &Value) -> Outcome {
+    let secret = input.get("secret").and_then(Value::as_str).unwrap_or("");
+    Ok(match sign(secret.as_bytes(), &body(input)?) {
+        Ok(s) => json!({ "signature": s }),
+        Err(e) => json!({ "ok": false, "error": e.code() }),
+    })
+}
+
+fn signature_verify(input: &Value) -> Outcome {
+    let header = input.get("signature").and_then(Value::as_str);
+    Ok(match verify(&secrets(input), &body(input)?, header) {
+        Ok(()) => json!({ "ok": true }),
+        Err(e) => json!({ "ok": false, "error": e.code() }),
+    })
+}
+
+fn envelope_json(env: &Envelope) -> Value {
+    let mut out = json!({
+        "ok": true, "id": env.id(), "event": env.event(), "kind": env.kind().as_str(),
+        "entityId": env.entity_id(), "entityType": env.entity_type(),
+    });
+    if let Some(Ok(data)) = env.data_as::<Value>() {
+        out["data"] = data;
+    }
+    out
+}
+
+fn envelope_decode(input: &Value) -> Outcome {
+    Ok(match Envelope::decode(&body(input)?) {
+        Ok(env) => envelope_json(&env),
+        Err(e) => {
+            let mut out = json!({ "ok": false, "error": e.code() });
+            if let Some(f) = e.field() {
+                out["field"] = json!(f);
+            }
+            out
+        }
+    })
+}
+
+fn webhook_receive(input: &Value) -> Outcome {
+    let window = match input.get("window") {
+        None => DEFAULT_WINDOW,
+        Some(w) => w
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or("window must be a count")?,
+    };
+    let deliveries = input
+        .get("deliveries")
+        .and_then(Value::as_array)
+        .ok_or("deliveries must be a list")?;
+    let mut rx = match Receiver::new(&secrets(input), window) {
+        Ok(rx) => Some(rx),
+        Err(e) => {
+            let decisions: Vec<Value> = deliveries
+                .iter()
+                .map(|_| json!({ "action": "reject", "error": e.code() }))
+                .collect();
+            return Ok(json!({ "decisions": decisions }));
+        }
+    };
+    let mut decisions = Vec::new();
+    for d in deliveries {
+        let Some(rx) = rx.as_mut() else { break };
+        let b = body(d)?;
+        let decision = rx.receive(&b, d.get("signature").and_then(Value::as_str));
+        let mut out = json!({ "action": decision.action() });
+        if let Some(e) = decision.error() {
+            out["error"] = json!(e.code());
+        }
+        let commit = d.get("commit").and_then(Value::as_bool).unwrap_or(true);
+        if let (true, Decision::Process(env) | Decision::Ignore(env)) = (commit, &decision) {
+            rx.commit(env.id()).map_err(|e| e.to_string())?;
+        }
+        decisions.push(out);
+    }
+    Ok(json!({ "decisions": decisions }))
+}
+
+fn beneficiary_validate(input: &Value) -> Outcome {
+    let draft = input.get("draft").unwrap_or(&Value::Null);
+    let rules = input.get("rules").map(ValidationRules::from_value);
+    let banks = input.get("banks").and_then(|b| {
+        BankList::from_value(
+            b.get("country").and_then(Value::as_str).unwrap_or(""),
+            b.get("response")?,
+        )
+    });
+    let v = validate(draft, rules.as_ref(), banks.as_ref());
+    let issues: Vec<Value> = v
+        .issues
+        .iter()
+        .map(|i| json!({ "path": i.path, "code": i.code.as_str() }))
+        .collect();
+    Ok(json!({ "valid": v.valid(), "issues": issues }))
+}
+
+fn pagination_query(input: &Value) -> Outcome {
+    Ok(match ListParams::from_value(input) {
+        Ok(p) => json!({ "query": p.to_query() }),
+        Err(e) => json!({ "ok": false, "error": e.code() }),
+    })
+}
+
+fn pagination_info(input: &Value) -> Outcome {
+    let request = match input.get("request") {
+        None | Some(Value::Null) => None,
+        Some(r) => {
+            let n = |k: &str| r.get(k).and_then(Value::as_u64);
+            match (n("page"), n("pageSize")) {
+                (Some(p), Some(s)) => Some((p, s)),
+                _ => return Ok(json!({ "ok": false, "error": "MALFORMED_RESPONSE" })),
+            }
+        }
+    };
+    let response = input.get("response").unwrap_or(&Value::Null);
+    Ok(match page_info(response, request) {
+        Ok(i) => json!({
+            "total": i.total, "page": i.page, "pageSize": i.page_size, "totalPages": i.total_pages,
+            "hasNext": i.has_next, "hasPrevious": i.has_previous, "firstItem": i.first_item,
+            "lastItem": i.last_item, "nextPage": i.next_page,
+        }),
+        Err(e) => json!({ "ok": false, "error": e.code() }),
+    })
+}
+
+/// Every op FORMAT.md defines, with this runtime's implementation (`None`: not implemented yet).
+fn op(name: &str) -> Option<Option<OpFn>> {
+    let f: OpFn = match name {
+        "event.classify" => event_classify,
+        "event.check_registration" => event_check_registration,
+        "event.matches" => event_matches,
+        "signature.sign" => signature_sign,
+        "signature.verify" => signature_verify,
+        "envelope.decode" => envelope_decode,
+        "webhook.receive" => webhook_receive,
+        "beneficiary.validate" => beneficiary_validate,
+        "pagination.query" => pagination_query,
+        "pagination.info" => pagination_info,
+        _ => return None,
+    };
+    Some(Some(f))
+}
+
+fn num_eq(a: &Value, b: &Value) -> bool {
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => a.as_u64().zip(b.as_u64()).map_or(x == y, |(p, q)| p == q),
+        _ => false,
+    }
+}
+
+/// Deep equality with numbers compared by value.
+fn deep_eq(expected: &Value, actual: &Value) -> bool {
+    match (expected, actual) {
+        (Value::Number(_), Value::Number(_)) => num_eq(expected, actual),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| deep_eq(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| deep_eq(v, w)))
+        }
+        _ => expected == actual,
+    }
+}
+
+/// Same elements, order ignored, counted with multiplicity.
+fn multiset_eq(expected: &Value, actual: &Value) -> bool {
+    let (Some(x), Some(y)) = (expected.as_array(), actual.as_array()) else {
+        return false;
+    };
+    let mut left: Vec<&Value> = y.iter().collect();
+    x.len() == y.len()
+        && x.iter()
+            .all(|e| match left.iter().position(|a| deep_eq(e, a)) {
+                Some(i) => {
+                    left.swap_remove(i);
+                    true
+                }
+                None => false,
+            })
+}
+
+/// Partial match: every key of `expect` equals the same key of `actual`.
+fn check(expect: &Map<String, Value>, actual: &Value) -> Result<(), String> {
+    for (k, want) in expect {
+        let got = actual.get(k).unwrap_or(&Value::Null);
+        let same = if matches!(k.as_str(), "issues" | "rejected") {
+            multiset_eq(want, got)
+        } else if actual.get(k).is_none() && !want.is_null() {
+            false
+        } else {
+            deep_eq(want, got)
+        };
+        if !same {
+            return Err(format!(
+                "{k}: expected {want}, got {}",
+                if actual.get(k).is_some() {
+                    got.to_string()
+                } else {
+                    "nothing".into()
+                }
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn vector_files() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = match std::env::var("XBORDER_VECTOR_DIRS") {
+        Ok(v) if !v.is_empty() => v
+            .split(':')
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+            .collect(),
+        _ => {
+            let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+            let mut d = vec![root.join("vectors"), root.join("../../shared/conformance")];
+            if let Ok(extra) = std::env::var("XBORDER_VECTORS_DIR") {
+                d.extend(
+                    extra
+                        .split(':')
+                        .filter(|s| !s.is_empty())
+                        .map(PathBuf::from),
+                );
+            }
+            d
+        }
+    };
+    dirs.retain(|d| d.is_dir());
+    let mut files: Vec<PathBuf> = dirs
+        .iter()
+        .filter_map(|d| std::fs::read_dir(d).ok())
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn main() -> ExitCode {
+    let (mut passed, mut failed, mut skipped) = (0u64, 0u64, 0u64);
+    let mut skipped_ops = std::collections::BTreeSet::new();
+    let files = vector_files();
+    for file in &files {
+        let shown = file.display();
+        let doc: Value = match std::fs::read_to_string(file)
+            .map_err(|e| e.to_string())
+            .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
+        {
+            Ok(d) => d,
+            Err(e) => {
+                println!("FAIL {shown}: unreadable vector file: {e}");
+                failed += 1;
+                continue;
+            }
+        };
+        for case in doc
+            .get("cases")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let name = case.get("name").and_then(Value::as_str).unwrap_or("?");
+            let op_name = case.get("op").and_then(Value::as_str).unwrap_or("");
+            let input = case.get("input").unwrap_or(&Value::Null);
+            let result = match op(op_name) {
+                None => Err(format!("op {op_name:?} is not defined by FORMAT.md")),
+                Some(None) => {
+                    skipped += 1;
+                    skipped_ops.insert(op_name.to_owned());
+                    continue;
+                }
+                Some(Some(f)) => f(input).and_then(|actual| {
+                    match case.get("expect").and_then(Value::as_object) {
+                        Some(expect) => check(expect, &actual),
+                        None => Err("case has no expect object".into()),
+                    }
+                }),
+            };
+            match result {
+                Ok(()) => passed += 1,
+                Err(why) => {
+                    failed += 1;
+                    println!("FAIL {shown} :: {name}: {why}");
+                }
+            }
+        }
+    }
+    for op in &skipped_ops {
+        println!("SKIP {op}");
+    }
+    if files.is_empty() {
+        println!("FAIL no vector files found");
+        failed += 1;
+    }
+    if skipped > 0 {
+        println!("conformance: {passed} passed, {failed} failed, {skipped} skipped");
+    } else {
+        println!("conformance: {passed} passed, {failed} failed");
+    }
+    if failed > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
