@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# xborder's entry point.
+#   bash xborder.sh demo   the main job: receive a signed batch of webhooks, validate drafts, page
+#                          (Rust, then the same scenario through the npm package in Node and
+#                          through the Kotlin bindings, when those are built)
+#   bash xborder.sh test   every test: fmt, clippy, unit, doc, property, conformance in every
+#                          runtime, package and budget checks. Installs what it needs (idempotent).
+set -euo pipefail
+cd "$(dirname "$0")"
+cmd=${1:-help}
+
+passed=0; failed=0; failures=()
+step() {
+  local name=$1; shift
+  echo; echo "=== $name"
+  local t0=$SECONDS
+  if "$@"; then passed=$((passed + 1)); echo "=== $name: ok ($((SECONDS - t0)) s)"
+  else failed=$((failed + 1)); failures+=("$name"); echo "=== $name: FAILED ($((SECONDS - t0)) s)"; fi
+}
+
+case "$cmd" in
+  demo)
+    step "rust demo" cargo run -q -p xborder-core --example demo
+    [ -f bindings-wasm/demo.sh ] && step "node demo (npm package)" bash bindings-wasm/demo.sh
+    [ -f bindings-uniffi/demo.sh ] && step "kotlin demo (uniffi)" bash bindings-uniffi/demo.sh
+    ;;
+  test)
+    step "toolchains" bash tests/tools/setup.sh wasm browser kotlin swift python
+    step "cargo fmt --check" cargo fmt --all -- --check
+    step "cargo clippy (no-panic lints)" cargo clippy --workspace --all-targets -- -D warnings
+    step "cargo test (unit, doc, property, snapshots)" cargo test --workspace
+    step "conformance (every runtime)" bash tests/conformance.sh
+    [ -f bindings-wasm/test.sh ] && step "npm package (tarball, types, size, e2e)" bash bindings-wasm/test.sh
+    ;;
+  *) sed -n '2,7p' "$0"; exit 2 ;;
+esac
+
+echo
+[ ${#failures[@]} -eq 0 ] || printf 'failed step: %s\n' "${failures[@]}"
+echo "xborder $cmd: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
