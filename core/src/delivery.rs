@@ -12,7 +12,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use sha2::{Digest, Sha256};
 
-use crate::envelope::{Envelope, EnvelopeError};
+use crate::envelope::{Envelope, EnvelopeError, Limits};
 use crate::events::{Catalog, EventKind};
 use crate::signature::{SignatureError, Verifier};
 
@@ -379,6 +379,7 @@ impl Decision {
 pub struct Receiver<S: DedupeStore = MemoryWindow> {
     verifier: Verifier,
     catalog: Catalog,
+    limits: Limits,
     store: S,
 }
 
@@ -414,6 +415,7 @@ impl<S: DedupeStore> Receiver<S> {
         Ok(Receiver {
             verifier: Verifier::new(secrets)?,
             catalog: Catalog::builtin(),
+            limits: Limits::default(),
             store,
         })
     }
@@ -429,6 +431,20 @@ impl<S: DedupeStore> Receiver<S> {
     /// ```
     pub fn with_catalog(mut self, catalog: Catalog) -> Self {
         self.catalog = catalog;
+        self
+    }
+
+    /// Replaces the decoding [`Limits`] (body size, nesting depth).
+    ///
+    /// ```
+    /// use xborder_core::{delivery::Receiver, envelope::Limits, signature::sign};
+    /// let rx = Receiver::new(&["k"], 5).unwrap().with_limits(Limits { max_body_bytes: 8, ..Limits::default() });
+    /// let body = br#"{"id":"evt_1"}"#;
+    /// let d = rx.receive(body, Some(&sign(b"k", body).unwrap()));
+    /// assert_eq!(d.error().unwrap().code(), "BODY_TOO_LARGE");
+    /// ```
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
         self
     }
 
@@ -464,7 +480,7 @@ impl<S: DedupeStore> Receiver<S> {
         if let Err(e) = self.verifier.verify(body, signature) {
             return Decision::Reject(ReceiveError::Signature(e));
         }
-        let env = match Envelope::decode_with(body, &self.catalog) {
+        let env = match Envelope::decode_with_limits(body, &self.catalog, &self.limits) {
             Ok(env) => env,
             Err(e) => return Decision::Reject(ReceiveError::Envelope(e)),
         };

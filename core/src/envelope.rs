@@ -24,6 +24,16 @@ use crate::events::{Catalog, EventKind};
 pub enum EnvelopeError {
     /// Not UTF-8, not JSON, not an object, or an envelope field given twice.
     MalformedJson,
+    /// The body is longer than [`Limits::max_body_bytes`].
+    BodyTooLarge {
+        /// The limit in force.
+        limit: usize,
+    },
+    /// Arrays and objects nest deeper than [`Limits::max_depth`].
+    NestingTooDeep {
+        /// The limit in force.
+        limit: usize,
+    },
     /// A required field is absent or `null`.
     MissingField(&'static str),
     /// A field has the wrong type, is an empty string, or (`event`) is not a well-formed name.
@@ -46,6 +56,8 @@ impl EnvelopeError {
     pub fn code(&self) -> &'static str {
         match self {
             EnvelopeError::MalformedJson => "MALFORMED_JSON",
+            EnvelopeError::BodyTooLarge { .. } => "BODY_TOO_LARGE",
+            EnvelopeError::NestingTooDeep { .. } => "NESTING_TOO_DEEP",
             EnvelopeError::MissingField(_) => "MISSING_FIELD",
             EnvelopeError::InvalidField(_) => "INVALID_FIELD",
             EnvelopeError::EntityMismatch { .. } => "ENTITY_MISMATCH",
@@ -63,7 +75,9 @@ impl EnvelopeError {
         match self {
             EnvelopeError::MissingField(f) | EnvelopeError::InvalidField(f) => Some(f),
             EnvelopeError::EntityMismatch { .. } => Some("entity.type"),
-            EnvelopeError::MalformedJson => None,
+            EnvelopeError::MalformedJson
+            | EnvelopeError::BodyTooLarge { .. }
+            | EnvelopeError::NestingTooDeep { .. } => None,
         }
     }
 }
@@ -71,6 +85,16 @@ impl EnvelopeError {
 impl fmt::Display for EnvelopeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            EnvelopeError::BodyTooLarge { limit } => {
+                write!(f, "{}: the body is over {limit} bytes", self.code())
+            }
+            EnvelopeError::NestingTooDeep { limit } => {
+                write!(
+                    f,
+                    "{}: the body nests arrays and objects over {limit} deep",
+                    self.code()
+                )
+            }
             EnvelopeError::MalformedJson => {
                 write!(
                     f,
@@ -147,6 +171,62 @@ fn string(raw: Option<&RawValue>, field: &'static str) -> Result<String, Envelop
     }
 }
 
+/// What a body may cost to decode: a hostile sender cannot make a consumer allocate or recurse
+/// without bound. The defaults suit webhook envelopes (a few KB, shallow) with a wide margin.
+///
+/// ```
+/// use xborder_core::envelope::{Envelope, EnvelopeError, Limits};
+/// let limits = Limits { max_body_bytes: 16, ..Limits::default() };
+/// let err = Envelope::decode_with_limits(br#"{"id":"a long body"}"#, &Default::default(), &limits).unwrap_err();
+/// assert_eq!(err, EnvelopeError::BodyTooLarge { limit: 16 });
+/// assert_eq!(Limits::default().max_depth, 64);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Limits {
+    /// The longest body accepted, in bytes (default 1 MiB). Checked before anything else.
+    pub max_body_bytes: usize,
+    /// The deepest nesting of arrays and objects accepted, the envelope's own two levels
+    /// included (default 64). Checked by one pass over the bytes before parsing.
+    pub max_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_body_bytes: 1 << 20,
+            max_depth: 64,
+        }
+    }
+}
+
+/// The deepest nesting of `[`/`{` outside strings, stopping as soon as it passes `limit`.
+fn nesting_exceeds(body: &[u8], limit: usize) -> bool {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in body {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
 /// A decoded webhook delivery.
 ///
 /// ```
@@ -201,6 +281,32 @@ impl Envelope {
     /// assert_eq!(env.kind(), EventKind::Live);
     /// ```
     pub fn decode_with(body: &[u8], catalog: &Catalog) -> Result<Self, EnvelopeError> {
+        Self::decode_with_limits(body, catalog, &Limits::default())
+    }
+
+    /// Decodes under explicit [`Limits`] (size first, then depth, then the envelope).
+    ///
+    /// ```
+    /// use xborder_core::envelope::{Envelope, EnvelopeError, Limits};
+    /// let deep = format!(r#"{{"id":"e","event":"ubo:created","entity":{{"id":"u","type":"ubo","data":{{"x":{}}}}}}}"#, "[".repeat(70));
+    /// let err = Envelope::decode_with_limits(deep.as_bytes(), &Default::default(), &Limits::default()).unwrap_err();
+    /// assert_eq!(err.code(), "NESTING_TOO_DEEP");
+    /// ```
+    pub fn decode_with_limits(
+        body: &[u8],
+        catalog: &Catalog,
+        limits: &Limits,
+    ) -> Result<Self, EnvelopeError> {
+        if body.len() > limits.max_body_bytes {
+            return Err(EnvelopeError::BodyTooLarge {
+                limit: limits.max_body_bytes,
+            });
+        }
+        if nesting_exceeds(body, limits.max_depth) {
+            return Err(EnvelopeError::NestingTooDeep {
+                limit: limits.max_depth,
+            });
+        }
         let text = std::str::from_utf8(body).map_err(|_| EnvelopeError::MalformedJson)?;
         let raw: RawEnvelope<'_> = object(text, "")?;
         let id = string(raw.id, "id")?;
@@ -433,11 +539,34 @@ mod tests {
             "[".repeat(100_000),
             "]".repeat(100_000)
         );
-        // The raw data is kept as sent (skipping it is not recursive); parsing it on demand
-        // meets serde_json's recursion limit and errors instead of overflowing the stack.
-        let env = decode(&deep).unwrap();
+        assert_eq!(
+            decode(&deep),
+            Err(EnvelopeError::NestingTooDeep { limit: 64 })
+        );
+        // Without the depth limit the raw data is kept as sent (skipping it is not recursive),
+        // and parsing it on demand meets serde_json's recursion limit instead of the stack's.
+        let unlimited = Limits {
+            max_depth: usize::MAX,
+            ..Limits::default()
+        };
+        let env =
+            Envelope::decode_with_limits(deep.as_bytes(), &Catalog::builtin(), &unlimited).unwrap();
         assert_eq!(env.raw_data().map(str::len), Some(200_006));
         assert!(env.data_as::<serde_json::Value>().unwrap().is_err());
+    }
+
+    #[test]
+    fn depth_scan_ignores_brackets_in_strings() {
+        let body = format!(
+            r#"{{"id":"e","event":"ubo:created","entity":{{"id":"u","type":"ubo","data":{{"s":"{}\"[["}}}}}}"#,
+            "[{".repeat(100)
+        );
+        assert!(decode(&body).is_ok());
+        assert_eq!(
+            decode(&"[".repeat(65)),
+            Err(EnvelopeError::NestingTooDeep { limit: 64 })
+        );
+        assert_eq!(decode(&"[".repeat(64)), Err(EnvelopeError::MalformedJson));
     }
 
     proptest::proptest! {
