@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Builds the npm package xborder-wasm, once:
+#   bindings-wasm/pkg/                       the package directory (what `npm pack` packs)
+#   target/wasm-npm/xborder-wasm.tgz          the packed tarball every test installs
+# Steps: toolchain setup, cargo (wasm32, profile wasm-release from wasm-release.toml),
+# wasm-bindgen (nodejs + web targets, the CLI pinned to the crate's =0.2.130), wasm-opt -Oz
+# (binaryen from npm), package files, npm pack. Idempotent: when nothing that goes into the
+# package changed, it says so and stops. Set XBORDER_BUILT_WASM=1 to skip it entirely.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+cd "$ROOT"
+say() { echo "build-wasm: $*"; }
+
+PKG=$HERE/pkg
+OUT=$ROOT/target/wasm-npm
+TARBALL=$OUT/xborder-wasm.tgz
+if [ "${XBORDER_BUILT_WASM:-0}" = 1 ] && [ -f "$TARBALL" ]; then
+  say "XBORDER_BUILT_WASM=1: reusing $TARBALL"
+  exit 0
+fi
+
+say "toolchain: tests/tools/setup.sh wasm"
+bash tests/tools/setup.sh wasm | sed 's/^/  /'
+# shellcheck disable=SC1091
+. "${XBORDER_CACHE:-$HOME/.cache/xborder}/env.sh"
+
+CRATE_WB=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' "$HERE/Cargo.toml")
+CLI_WB=$(wasm-bindgen --version | awk '{print $2}')
+[ "$CRATE_WB" = "$CLI_WB" ] || { echo "build-wasm: ERROR: crate pins wasm-bindgen $CRATE_WB, CLI is $CLI_WB" >&2; exit 1; }
+
+say "cargo build -p xborder-wasm --target wasm32-unknown-unknown --profile wasm-release"
+cargo build -p xborder-wasm --target wasm32-unknown-unknown --profile wasm-release \
+  --config "$HERE/wasm-release.toml" 2>&1 | sed 's/^/  /'
+WASM=$ROOT/target/wasm32-unknown-unknown/wasm-release/xborder_wasm.wasm
+
+VERSION=$(cargo metadata --format-version 1 --no-deps 2>/dev/null \
+  | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const p=JSON.parse(s).packages.find(p=>p.name==="xborder-wasm");console.log(p.version)})')
+
+# Everything the package is made of: skip the rest when it is unchanged.
+INPUTS=$( { sha256sum "$WASM" "$HERE"/npm/* "$HERE/js/glue.js" "$HERE/README.md" "$HERE/build.sh" "$HERE/wasm-release.toml";
+            echo "$VERSION $CLI_WB $(wasm-opt --version)"; } | sha256sum | cut -c1-16)
+if [ -f "$TARBALL" ] && [ "$(cat "$PKG/.inputs" 2>/dev/null)" = "$INPUTS" ]; then
+  say "package up to date ($INPUTS): $TARBALL"
+  exit 0
+fi
+
+rm -rf "$PKG"
+mkdir -p "$PKG" "$OUT"
+WASM_OPT_FLAGS=(-Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
+  --enable-mutable-globals --enable-multivalue --enable-reference-types
+  --low-memory-unused --zero-filled-memory --strip-debug --strip-producers --strip-target-features)
+for target in nodejs web; do
+  dir=$PKG/$([ $target = nodejs ] && echo node || echo web)
+  say "wasm-bindgen --target $target -> ${dir#"$ROOT"/}"
+  wasm-bindgen --target "$target" --out-dir "$dir" --out-name xborder_wasm "$WASM" 2>&1 \
+    | grep -v 'target_features' | sed 's/^/  /' || true
+  say "wasm-opt -Oz ${dir#"$ROOT"/}/xborder_wasm_bg.wasm"
+  wasm-opt "${WASM_OPT_FLAGS[@]}" "$dir/xborder_wasm_bg.wasm" -o "$dir/xborder_wasm_bg.wasm.opt"
+  mv "$dir/xborder_wasm_bg.wasm.opt" "$dir/xborder_wasm_bg.wasm"
+  rm -f "$dir/.gitignore" "$dir/package.json"
+done
+
+# The JS snippet (XborderError, the envelope view): ESM as written; CommonJS for the Node build.
+GLUE=$(cd "$PKG/web" && ls snippets/*/js/glue.js)
+[ "$(cd "$PKG/node" && ls snippets/*/js/glue.js)" = "$GLUE" ] || { echo "build-wasm: ERROR: snippet paths differ" >&2; exit 1; }
+sed -i 's/^export { \(.*\) };$/module.exports = { \1 };/' "$PKG/node/$GLUE"
+grep -q '^module.exports = {' "$PKG/node/$GLUE" || { echo "build-wasm: ERROR: glue.js export line not found" >&2; exit 1; }
+echo '{ "type": "commonjs" }' > "$PKG/node/package.json"
+
+say "package files -> ${PKG#"$ROOT"/}"
+for f in index.cjs index.mjs web.js index.d.ts; do
+  sed "s|@GLUE@|$GLUE|g" "$HERE/npm/$f" > "$PKG/$f"
+done
+cp "$PKG/index.d.ts" "$PKG/index.d.cts"
+sed "s|@VERSION@|$VERSION|" "$HERE/npm/package.json" > "$PKG/package.json"
+cp "$HERE/README.md" "$PKG/README.md"
+
+for dir in node web; do
+  raw=$(stat -c%s "$PKG/$dir/xborder_wasm_bg.wasm")
+  gz=$(gzip -9c "$PKG/$dir/xborder_wasm_bg.wasm" | wc -c)
+  say "$dir/xborder_wasm_bg.wasm: $raw bytes, $gz gzipped"
+done
+
+say "npm pack -> ${TARBALL#"$ROOT"/}"
+rm -f "$OUT"/xborder-wasm-*.tgz
+(cd "$PKG" && npm pack --silent --pack-destination "$OUT" >/dev/null)
+mv "$OUT/xborder-wasm-$VERSION.tgz" "$TARBALL"
+echo "$INPUTS" > "$PKG/.inputs"
+say "done: $TARBALL ($(stat -c%s "$TARBALL") bytes)"

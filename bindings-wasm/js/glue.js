@@ -1,0 +1,78 @@
+// Conversion helpers imported by the Rust side (wasm-bindgen snippet). build.sh turns the
+// last line into `module.exports = {...};` for the CommonJS (Node) build. No rule lives here:
+// the error class every xborder function throws, and the envelope view whose `data` is parsed
+// from the raw JSON text (kept by the core) on first access.
+
+/** The error every xborder function throws: `code` is a FORMAT.md code. */
+class XborderError extends Error {
+  constructor(code, message, field, rejected) {
+    super(message);
+    this.name = 'XborderError';
+    this.code = code;
+    if (field !== undefined) this.field = field;
+    if (rejected !== undefined) this.rejected = rejected;
+  }
+}
+
+function xbError(code, message, field, rejected) {
+  return new XborderError(code, message, field, rejected);
+}
+
+const RAW = Symbol('rawData');
+const DATA = Symbol('data');
+
+/** A decoded webhook envelope; `data` is `entity.data`, parsed once, when first read. */
+class Envelope {
+  constructor(id, event, kind, entityId, entityType, rawData) {
+    this.id = id;
+    this.event = event;
+    this.kind = kind;
+    this.entityId = entityId;
+    this.entityType = entityType;
+    this[RAW] = rawData;
+  }
+  get rawData() {
+    return this[RAW];
+  }
+  get data() {
+    if (this[RAW] === undefined) return undefined;
+    if (!(DATA in this)) this[DATA] = JSON.parse(this[RAW]);
+    return this[DATA];
+  }
+  toJSON() {
+    const out = { id: this.id, event: this.event, kind: this.kind, entityId: this.entityId, entityType: this.entityType };
+    if (this[RAW] !== undefined) out.data = this.data;
+    return out;
+  }
+}
+
+function makeEnvelope(id, event, kind, entityId, entityType, rawData) {
+  return new Envelope(id, event, kind, entityId, entityType, rawData);
+}
+
+const FUNCTIONS = ['classifyEvent', 'checkRegistration', 'createWebhookBody', 'eventMatches', 'sign', 'verify',
+  'decodeEnvelope', 'validateBeneficiary', 'requiredFields', 'listQuery', 'pageInfo', '__panicForTests'];
+
+/**
+ * The public API over the wasm-bindgen module `raw`. Each call is passed through, except after
+ * an INTERNAL_ERROR (a Rust panic): the Rust side then asked for a fresh instance, which
+ * wasm-bindgen creates at the next call; that call is made here at once, with no argument
+ * (wasm-bindgen 0.2.130 copies a call's arguments into the old instance before switching).
+ */
+function wrapApi(raw) {
+  const guard = (f) => function (...args) {
+    try {
+      return f.apply(this, args);
+    } catch (e) {
+      if (e instanceof XborderError && e.code === 'INTERNAL_ERROR') raw.__xborderReset();
+      throw e;
+    }
+  };
+  const api = {};
+  for (const name of FUNCTIONS) api[name] = guard(raw[name]);
+  for (const name of ['receive', 'commit']) raw.Receiver.prototype[name] = guard(raw.Receiver.prototype[name]);
+  api.Receiver = raw.Receiver;
+  return api;
+}
+
+export { XborderError, Envelope, xbError, makeEnvelope, wrapApi };

@@ -1,0 +1,25 @@
+'use strict';
+// Node, CommonJS entry: the WebAssembly module is loaded synchronously on first require.
+const raw = require('./node/xborder_wasm.js');
+const { XborderError, wrapApi } = require('./node/@GLUE@');
+
+const api = wrapApi(raw);
+
+module.exports = {
+  XborderError,
+  /** Nothing to wait for in Node; kept so the same code runs in browsers. */
+  init: () => Promise.resolve(),
+  classifyEvent: api.classifyEvent,
+  checkRegistration: api.checkRegistration,
+  createWebhookBody: api.createWebhookBody,
+  eventMatches: api.eventMatches,
+  sign: api.sign,
+  verify: api.verify,
+  decodeEnvelope: api.decodeEnvelope,
+  Receiver: api.Receiver,
+  validateBeneficiary: api.validateBeneficiary,
+  requiredFields: api.requiredFields,
+  listQuery: api.listQuery,
+  pageInfo: api.pageInfo,
+  __panicForTests: api.__panicForTests,
+};

@@ -1,0 +1,302 @@
+// Types of xborder-wasm. The same declarations serve `import` and `require` (index.d.cts is a copy).
+
+// ---------------------------------------------------------------------------------------------
+// JSON
+
+/** A JSON value. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+/** A JSON object. */
+export type JsonObject = { [key: string]: JsonValue };
+
+/** A raw webhook body: the bytes exactly as received (a string is taken as its UTF-8 bytes). */
+export type Body = string | Uint8Array;
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+/** Why a signature was not accepted. */
+export type SignatureErrorCode = "MISSING_SIGNATURE" | "MALFORMED_SIGNATURE" | "EMPTY_SECRET" | "SIGNATURE_MISMATCH";
+/** Why a body is not a usable envelope. */
+export type EnvelopeErrorCode = "MALFORMED_JSON" | "MISSING_FIELD" | "INVALID_FIELD" | "ENTITY_MISMATCH";
+/** The envelope field an envelope error is about. */
+export type EnvelopeField = "id" | "event" | "entity" | "entity.id" | "entity.type" | "entity.data";
+/** Why a webhook registration would fail. */
+export type RegistrationErrorCode = "VALIDATION_FAILED" | "WEBHOOK_LIMIT_REACHED";
+/** Why list parameters or a paginated response are not usable. */
+export type PaginationErrorCode =
+  | "INVALID_PAGE"
+  | "INVALID_PAGE_SIZE"
+  | "INVALID_SORT_ORDER"
+  | "INVALID_SORT_BY"
+  | "INVALID_SEARCH"
+  | "MALFORMED_RESPONSE"
+  | "OUT_OF_RANGE";
+/** Why a delivery was rejected. */
+export type ReceiveErrorCode = SignatureErrorCode | EnvelopeErrorCode | "STORE_UNAVAILABLE";
+/**
+ * Every code an `XborderError` carries. `MALFORMED_JSON` is also thrown for a JS value that
+ * cannot be written as JSON (a BigInt, a cycle); `INTERNAL_ERROR` is a bug of xborder (a panic),
+ * after which the module is reset.
+ */
+export type ErrorCode =
+  | SignatureErrorCode
+  | EnvelopeErrorCode
+  | RegistrationErrorCode
+  | PaginationErrorCode
+  | "STORE_UNAVAILABLE"
+  | "INTERNAL_ERROR";
+
+/** The error every xborder function throws. Wrong argument types throw a plain `TypeError`. */
+export class XborderError extends Error {
+  constructor(code: ErrorCode, message: string, field?: EnvelopeField, rejected?: RejectedEvent[]);
+  readonly name: "XborderError";
+  /** The stable code (the same in every xborder runtime). */
+  readonly code: ErrorCode;
+  /** The envelope field concerned (`MISSING_FIELD`, `INVALID_FIELD`). */
+  readonly field?: EnvelopeField;
+  /** The refused names (`VALIDATION_FAILED` from `createWebhookBody`). */
+  readonly rejected?: RejectedEvent[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events
+
+/** What an event name is. */
+export type EventKind = "live" | "planned" | "wildcard" | "unknown" | "invalid";
+
+/** The result of `classifyEvent`. `entity` and `action` are there when the name is well formed. */
+export interface Classification {
+  kind: EventKind;
+  entity?: string;
+  /** The action, `*` for a wildcard. */
+  action?: string;
+}
+
+/** A name refused by the registration pre-check, with its kind as the reason. */
+export interface RejectedEvent {
+  event: string;
+  reason: "planned" | "unknown" | "invalid";
+}
+
+/** The server's verdict on a Create Webhook call, given before the call is made. */
+export type RegistrationCheck =
+  | { ok: true; /** The accepted names, each once, in first-seen order. */ events: string[] }
+  | { ok: false; code: "VALIDATION_FAILED"; rejected: RejectedEvent[] }
+  | { ok: false; code: "WEBHOOK_LIMIT_REACHED" };
+
+/** Classifies an event name against the built-in catalog. */
+export function classifyEvent(name: string): Classification;
+
+/**
+ * Pre-checks a webhook registration: every name must be live or a listed wildcard, and fewer
+ * than 5 webhooks may exist already (`existingWebhooks`, 0 by default). A plain result, never thrown.
+ */
+export function checkRegistration(events: readonly string[], existingWebhooks?: number): RegistrationCheck;
+
+/**
+ * The JSON body of `POST /v1/webhooks` (`{"events": [...], "url": "..."}`).
+ * @throws {XborderError} `VALIDATION_FAILED` (with `rejected`) or `WEBHOOK_LIMIT_REACHED`.
+ */
+export function createWebhookBody(events: readonly string[], url: string, existingWebhooks?: number): string;
+
+/** Whether a delivered event is covered by the subscriptions (an identical name or a `family:*`). */
+export function eventMatches(subscriptions: readonly string[], event: string): boolean;
+
+// ---------------------------------------------------------------------------------------------
+// Signatures and envelopes
+
+/**
+ * The `X-Webhook-Signature` of a body: lowercase hex HMAC-SHA256.
+ * @throws {XborderError} `EMPTY_SECRET`.
+ */
+export function sign(secret: string, body: Body): string;
+
+/**
+ * Checks a signature header against the raw body, with one secret or several (a key rotation).
+ * Returns when it verifies.
+ * @throws {XborderError} `EMPTY_SECRET`, `MISSING_SIGNATURE`, `MALFORMED_SIGNATURE`, `SIGNATURE_MISMATCH`.
+ */
+export function verify(secretOrSecrets: string | readonly string[], body: Body, signature: string | null | undefined): void;
+
+/** A decoded webhook envelope. */
+export interface Envelope {
+  /** The event id: stable across redeliveries, the idempotency key. */
+  readonly id: string;
+  /** The event name as sent. */
+  readonly event: string;
+  /** `live`, `planned` or `unknown` (a name this release does not know: ignore it, don't fail). */
+  readonly kind: "live" | "planned" | "unknown";
+  /** `entity.id`. */
+  readonly entityId: string;
+  /** `entity.type` as sent. */
+  readonly entityType: string;
+  /** `entity.data` exactly as sent (JSON text), `undefined` when absent. */
+  readonly rawData: string | undefined;
+  /** `entity.data` parsed (once, on first access), `undefined` when absent. */
+  readonly data: JsonObject | undefined;
+  /** `{id, event, kind, entityId, entityType, data?}`. */
+  toJSON(): JsonObject;
+}
+
+/**
+ * Decodes a webhook body (verify it first, or use a `Receiver`).
+ * @throws {XborderError} `MALFORMED_JSON`, `MISSING_FIELD` / `INVALID_FIELD` (with `field`), `ENTITY_MISMATCH`.
+ */
+export function decodeEnvelope(body: Body): Envelope;
+
+/** What to do with one delivery. */
+export type Decision =
+  /** Verified, decoded, new, live: persist it, `commit(envelope.id)`, answer 2xx. */
+  | { action: "process"; envelope: Envelope }
+  /** Verified, decoded, new, but unknown or planned: answer 2xx, do nothing else. */
+  | { action: "ignore"; envelope: Envelope }
+  /** Its id was committed already: answer 2xx, do nothing. */
+  | { action: "duplicate"; envelope: Envelope }
+  /** Not verified or not decodable: answer non-2xx so the service retries. */
+  | { action: "reject"; error: XborderError & { code: ReceiveErrorCode } };
+
+/** Verifies, decodes, classifies and dedupes webhook deliveries. */
+export class Receiver {
+  /**
+   * @param secrets one signing secret, or several during a key rotation.
+   * @param window how many committed ids are remembered (10,000 by default; oldest forgotten first).
+   * @throws {XborderError} `EMPTY_SECRET`.
+   */
+  constructor(secrets: string | readonly string[], window?: number);
+  /** Decides one delivery from the raw body and the `X-Webhook-Signature` header. Remembers nothing. */
+  receive(body: Body, signature: string | null | undefined): Decision;
+  /** Records an event id as processed: call it once the event is persisted. */
+  commit(id: string): void;
+  /** Releases the receiver's WebAssembly memory now (otherwise done when it is garbage-collected). */
+  free(): void;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Beneficiaries
+
+/** Issue codes of `validateBeneficiary`. */
+export type IssueCode =
+  | "REQUIRED"
+  | "INVALID_VALUE"
+  | "INVALID_ROUTING_NUMBER"
+  | "UNKNOWN_BANK"
+  | "RULES_MISMATCH"
+  | "BANKS_MISMATCH"
+  | "UNSUPPORTED_PAYMENT_TYPE";
+
+/** One problem: the dotted payload path (`paymentInfo.bankId`, `""` for the draft itself) and its code. */
+export interface Issue {
+  path: string;
+  code: IssueCode;
+}
+
+/** The result of a validation: every issue, not just the first. */
+export interface Validation {
+  valid: boolean;
+  issues: Issue[];
+}
+
+/** The fields xborder knows by name in a beneficiary draft; any other field is kept as sent. */
+export interface BeneficiaryDraft {
+  ownerType?: "individual" | "business" | string;
+  /** ISO 3166-1 alpha-2, upper case. */
+  country?: string;
+  paymentType?: "bank_account" | string;
+  paymentInfo?: {
+    bankId?: string;
+    routingNumber?: string;
+    accountNumber?: string;
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+}
+
+/** A bank list with the country it was requested for. */
+export interface BankListInput {
+  country: string;
+  /** The raw response of `GET /v1/beneficiaries/banks?countryCode=<country>`. */
+  response: JsonValue;
+}
+
+/**
+ * Validates a beneficiary draft (the JSON payload of `POST /v1/beneficiaries`). `rules` is the raw
+ * response of `GET /v1/validation-rules/beneficiaries`. A plain result, never thrown.
+ * @throws {XborderError} `MALFORMED_JSON` only for a value that cannot be written as JSON.
+ */
+export function validateBeneficiary(
+  draft: BeneficiaryDraft | JsonValue,
+  rules?: JsonValue | null,
+  banks?: BankListInput | null,
+): Validation;
+
+/** A field a form must ask for. */
+export interface RequiredField {
+  /** Dotted payload path. */
+  path: string;
+  /** What to show beside it. */
+  description: string;
+  /** `fixed` (the API's own rules) or `rules` (the rules document). */
+  source: "fixed" | "rules";
+}
+
+/** The fields a form must ask for, for a payment type and country, parents before children. */
+export function requiredFields(rules: JsonValue | null | undefined, paymentType: string, country: string): RequiredField[];
+
+// ---------------------------------------------------------------------------------------------
+// Pagination
+
+/** Query parameters of a list endpoint; absent or `null` takes the default. */
+export interface ListParams {
+  /** 0-based (default 0). */
+  page?: number | null;
+  /** At least 1 (default 10). */
+  pageSize?: number | null;
+  /** Default `createdAt`. */
+  sortBy?: string | null;
+  /** Default `DESC`. */
+  sortOrder?: "ASC" | "DESC" | null;
+  /** Omitted when empty. */
+  search?: string | null;
+}
+
+/**
+ * The query string of a list call, without `?`: `page`, `pageSize`, `sortBy`, `sortOrder`, then
+ * `search` when not empty, percent-encoded.
+ * @throws {XborderError} `INVALID_PAGE`, `INVALID_PAGE_SIZE`, `INVALID_SORT_ORDER`, `INVALID_SORT_BY`, `INVALID_SEARCH`.
+ */
+export function listQuery(params?: ListParams): string;
+
+/** The facts of one page. */
+export interface PageInfo {
+  total: number;
+  /** 0-based. */
+  page: number;
+  pageSize: number;
+  totalPages: number;
+  hasNext: boolean;
+  hasPrevious: boolean;
+  /** 1-based position of the page's first record (0 when the page is empty or past the end). */
+  firstItem: number;
+  /** 1-based position of the page's last record (0 when the page is empty or past the end). */
+  lastItem: number;
+  /** The page to ask for next, `null` when there is none. */
+  nextPage: number | null;
+}
+
+/**
+ * The facts of a paginated response `{data, total, page, pageSize}`; `request` (the list
+ * parameters sent) supplies what a `{data, total, hasNext}` response leaves out.
+ * @throws {XborderError} `MALFORMED_RESPONSE`, `INVALID_PAGE_SIZE`, `OUT_OF_RANGE` (or the request's `INVALID_*`).
+ */
+export function pageInfo(response: JsonValue, request?: ListParams | null): PageInfo;
+
+// ---------------------------------------------------------------------------------------------
+// Loading
+
+/**
+ * Browsers: loads the WebAssembly module; await it once before the first call (later calls
+ * return the same promise). `source` replaces the default location of the `.wasm` file: a URL
+ * or string, a `Response`, the bytes, or a compiled `WebAssembly.Module`.
+ * Node: the module is loaded on import; this resolves at once.
+ */
+export function init(source?: unknown): Promise<void>;

@@ -1,0 +1,20 @@
+// Node, ES module entry: the same instance as the CommonJS entry (no dual-package hazard).
+import xborder from './index.cjs';
+
+export const {
+  XborderError,
+  init,
+  classifyEvent,
+  checkRegistration,
+  createWebhookBody,
+  eventMatches,
+  sign,
+  verify,
+  decodeEnvelope,
+  Receiver,
+  validateBeneficiary,
+  requiredFields,
+  listQuery,
+  pageInfo,
+  __panicForTests,
+} = xborder;

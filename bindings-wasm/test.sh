@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The npm package's own tests (the conformance runners are tests/runners/{node,browser}):
+# tarball (import + require, exports = index.d.ts, no `any`), types (tsc --strict), size budget,
+# panic recovery, demo end-to-end in headless Chromium (screenshot under target/wasm-npm/).
+# Uses the artefact of bindings-wasm/build.sh (built here when missing or stale).
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+cd "$ROOT"
+bash "$HERE/build.sh" || exit 1
+if [ -z "${XBORDER_CHROMIUM:-}" ] || [ -z "${XBORDER_NODE_TOOLS:-}" ]; then
+  XBORDER_SKIP_VERIFY=${XBORDER_SKIP_VERIFY:-1} bash tests/tools/setup.sh browser >/dev/null || exit 1
+fi
+# shellcheck disable=SC1091
+. "${XBORDER_CACHE:-$HOME/.cache/xborder}/env.sh"
+
+SCRATCH=$ROOT/target/wasm-npm
+failed=()
+run() {
+  local name=$1; shift
+  echo "== $name"
+  if "$@"; then echo "== $name: ok"; else echo "== $name: FAILED"; failed+=("$name"); fi
+}
+tarball() {
+  bash "$HERE/scripts/consumer.sh" "$SCRATCH/consumer-tarball" &&
+    cp "$HERE/tests/tarball.cjs" "$HERE/tests/tarball.mjs" "$HERE/tests/panic.mjs" "$SCRATCH/consumer-tarball/" &&
+    node "$SCRATCH/consumer-tarball/tarball.cjs" && node "$SCRATCH/consumer-tarball/tarball.mjs"
+}
+panic() { bash "$HERE/scripts/consumer.sh" "$SCRATCH/consumer-tarball" && node "$SCRATCH/consumer-tarball/panic.mjs"; }
+e2e() {
+  bash "$HERE/scripts/consumer.sh" "$SCRATCH/consumer-tarball" &&
+    node "$HERE/tests/e2e.mjs" "$SCRATCH/consumer-tarball" "$SCRATCH/demo-e2e.png"
+}
+run tarball tarball
+run types bash "$HERE/tests/types.sh" "$SCRATCH/consumer-types"
+run size bash "$HERE/tests/size.sh"
+run panic panic
+run e2e e2e
+if [ ${#failed[@]} -gt 0 ]; then echo "wasm tests: FAILED: ${failed[*]}"; exit 1; fi
+echo "wasm tests: all passed (tarball, types, size, panic, e2e)"

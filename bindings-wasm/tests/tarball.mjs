@@ -1,0 +1,31 @@
+// The packed package used through `import`, as an ES-module user would; and both ways at once
+// give the same module (one WebAssembly instance, one XborderError class).
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import * as xb from 'xborder-wasm';
+import { XborderError, classifyEvent, createWebhookBody, pageInfo } from 'xborder-wasm';
+
+const require = createRequire(import.meta.url);
+const cjs = require('./tarball.cjs');
+assert.equal(cjs.sign, xb.sign);
+assert.equal(cjs.XborderError, XborderError);
+assert.equal(cjs.Receiver, xb.Receiver);
+
+await xb.init(); // resolves at once in Node
+assert.deepEqual(classifyEvent('order:created'), { kind: 'live', entity: 'order', action: 'created' });
+assert.equal(createWebhookBody(['order:*'], 'https://x.test/h'), '{"events":["order:*"],"url":"https://x.test/h"}');
+assert.throws(() => createWebhookBody(['order:refunded'], 'https://x.test/h'),
+  (e) => e instanceof XborderError && e.code === 'VALIDATION_FAILED' && e.rejected[0].reason === 'planned');
+assert.throws(() => pageInfo({ data: [] }), (e) => e.code === 'MALFORMED_RESPONSE');
+assert.throws(() => xb.sign('k', 42), TypeError);
+
+// The runtime exports are exactly the documented ones (index.d.ts), plus the test hook.
+const dts = readFileSync(require.resolve('xborder-wasm/package.json').replace('package.json', 'index.d.ts'), 'utf8');
+const declared = [...dts.matchAll(/^export (?:function|class) (\w+)/gm)].map((m) => m[1]).sort();
+const runtime = Object.keys(xb).filter((k) => k !== '__panicForTests' && k !== 'default').sort();
+assert.deepEqual(runtime, declared);
+assert.deepEqual(Object.keys(require('xborder-wasm')).filter((k) => k !== '__panicForTests').sort(), declared);
+const code = dts.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+assert.doesNotMatch(code, /\bany\b/, 'index.d.ts must not use any');
+console.log(`tarball (import + require): ok, ${declared.length} exports: ${declared.join(', ')}`);

@@ -1,0 +1,154 @@
+// The conformance cases of FORMAT.md run against the public API of xborder-wasm. Shared by the
+// Node runner and the browser runner (this file runs in both: no Node or DOM API besides atob).
+//
+// runVectors(xb, files) → { lines, passed, failed, skipped }, where `files` is
+// [{ name, doc }] (doc: the parsed vector file) and `xb` the package's exports.
+
+const OPS = [
+  'event.classify',
+  'event.check_registration',
+  'event.matches',
+  'signature.sign',
+  'signature.verify',
+  'envelope.decode',
+  'webhook.receive',
+  'beneficiary.validate',
+  'pagination.query',
+  'pagination.info',
+];
+
+/** `body` as given, or `bodyBase64` as bytes (Uint8Array). */
+function body(input) {
+  if (typeof input.bodyBase64 === 'string') {
+    const bin = atob(input.bodyBase64);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    return bytes;
+  }
+  return input.body ?? '';
+}
+
+/** A thrown XborderError as FORMAT.md's `{ok: false, error, field?}`; anything else rethrown. */
+function failure(xb, e) {
+  if (!(e instanceof xb.XborderError)) throw e;
+  const out = { ok: false, error: e.code };
+  if (e.field !== undefined) out.field = e.field;
+  return out;
+}
+
+function attempt(xb, f) {
+  try {
+    return f();
+  } catch (e) {
+    return failure(xb, e);
+  }
+}
+
+const handlers = {
+  'event.classify': (xb, i) => xb.classifyEvent(i.name),
+  'event.check_registration': (xb, i) => xb.checkRegistration(i.events, i.existingWebhooks ?? undefined),
+  'event.matches': (xb, i) => ({ matches: xb.eventMatches(i.subscriptions, i.event) }),
+  'signature.sign': (xb, i) => attempt(xb, () => ({ signature: xb.sign(i.secret, body(i)) })),
+  'signature.verify': (xb, i) =>
+    attempt(xb, () => {
+      xb.verify(i.secrets ?? (i.secret === undefined ? [] : i.secret), body(i), i.signature);
+      return { ok: true };
+    }),
+  'envelope.decode': (xb, i) =>
+    attempt(xb, () => {
+      const env = xb.decodeEnvelope(body(i));
+      const out = { ok: true, id: env.id, event: env.event, kind: env.kind, entityId: env.entityId, entityType: env.entityType };
+      if (env.rawData !== undefined) out.data = env.data;
+      return out;
+    }),
+  'webhook.receive': (xb, i) => {
+    let receiver;
+    try {
+      receiver = new xb.Receiver(i.secret, i.window ?? undefined);
+    } catch (e) {
+      const { error } = failure(xb, e); // a misconfigured receiver rejects every delivery
+      return { decisions: i.deliveries.map(() => ({ action: 'reject', error })) };
+    }
+    try {
+      const decisions = i.deliveries.map((d) => {
+        const decision = receiver.receive(body(d), d.signature);
+        if (decision.action === 'reject') return { action: 'reject', error: decision.error.code };
+        // The consumer commits after persisting (process) or acknowledging (ignore), unless
+        // the delivery stands for a crash before that.
+        if ((decision.action === 'process' || decision.action === 'ignore') && d.commit !== false) {
+          receiver.commit(decision.envelope.id);
+        }
+        return { action: decision.action };
+      });
+      return { decisions };
+    } finally {
+      receiver.free();
+    }
+  },
+  'beneficiary.validate': (xb, i) => xb.validateBeneficiary(i.draft, i.rules, i.banks),
+  'pagination.query': (xb, i) => attempt(xb, () => ({ query: xb.listQuery(i) })),
+  'pagination.info': (xb, i) => attempt(xb, () => xb.pageInfo(i.response, i.request)),
+};
+
+function deepEqual(a, b) {
+  if (a === b) return true;
+  if (typeof a === 'number' && typeof b === 'number') return a === b;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === b.length && a.every((x, k) => deepEqual(x, b[k]));
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual(a[k], b[k]));
+}
+
+/** Same length and each expected item matched by a distinct actual item. */
+function multisetEqual(expected, actual) {
+  if (!Array.isArray(expected) || !Array.isArray(actual) || expected.length !== actual.length) return false;
+  const left = [...actual];
+  return expected.every((e) => {
+    const k = left.findIndex((a) => deepEqual(e, a));
+    if (k < 0) return false;
+    left.splice(k, 1);
+    return true;
+  });
+}
+
+/** Partial match: every key of `expect` equals the actual's; `issues` and `rejected` as multisets. */
+function mismatch(expect, actual) {
+  if (actual === null || typeof actual !== 'object') return `result ${JSON.stringify(actual)} is not an object`;
+  for (const [key, want] of Object.entries(expect)) {
+    const got = actual[key];
+    const same = key === 'issues' || key === 'rejected' ? multisetEqual(want, got) : deepEqual(want, got);
+    if (!same) return `${key}: expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}`;
+  }
+  return null;
+}
+
+export function runVectors(xb, files) {
+  const lines = [];
+  let passed = 0;
+  let failed = 0;
+  for (const { name: file, doc } of files) {
+    for (const c of doc.cases ?? []) {
+      const handler = Object.prototype.hasOwnProperty.call(handlers, c.op) ? handlers[c.op] : undefined;
+      let why;
+      if (!OPS.includes(c.op) || handler === undefined) {
+        why = `op ${JSON.stringify(c.op)} is not defined by FORMAT.md`;
+      } else {
+        try {
+          why = mismatch(c.expect, JSON.parse(JSON.stringify(handler(xb, c.input))));
+        } catch (e) {
+          why = `threw ${e && e.name}: ${e && e.message}`;
+        }
+      }
+      if (why) {
+        failed++;
+        lines.push(`FAIL ${file} :: ${c.name}: ${why}`);
+      } else {
+        passed++;
+      }
+    }
+  }
+  lines.push(`conformance: ${passed} passed, ${failed} failed`);
+  return { lines, passed, failed, skipped: 0 };
+}
