@@ -13,6 +13,19 @@ dirs="$ROOT/tests/vectors"
 [ -n "${XBORDER_VECTORS_DIR:-}" ] && dirs="$dirs:$XBORDER_VECTORS_DIR"
 export XBORDER_VECTOR_DIRS="$dirs"
 
+# Release artefacts are built once here and reused by every runner that needs them.
+wants() { local r; for r in "${RUNTIMES[@]}"; do case " $* " in *" $r "*) return 0 ;; esac; done; return 1; }
+if wants node browser; then
+  echo "== build: npm package (bindings-wasm/build.sh)"
+  bash "$ROOT/bindings-wasm/build.sh" || { echo "conformance.sh: the npm package did not build" >&2; exit 1; }
+  export XBORDER_BUILT_WASM=1
+fi
+if wants kotlin swift python; then
+  echo "== build: uniffi library and bindings (bindings-uniffi/build.sh)"
+  bash "$ROOT/bindings-uniffi/build.sh" || { echo "conformance.sh: the uniffi bindings did not build" >&2; exit 1; }
+  export XBORDER_BUILT_UNIFFI=1
+fi
+
 status=0
 summary=()
 for rt in "${RUNTIMES[@]}"; do

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# One command for the mobile bindings: builds the host library once (release cdylib, unwinding,
+# never stripped: uniffi reads its metadata) and generates the Kotlin, Swift and Python
+# bindings beside it in bindings-uniffi/dist/:
+#
+#   dist/lib/libxborder_ffi.so                         the host library
+#   dist/kotlin/dev/xborder/xborder.kt                 package dev.xborder (JNA)
+#   dist/swift/{Xborder.swift,XborderFFI.h,module.modulemap}
+#   dist/python/{xborder.py,libxborder_ffi.so}         the module beside its library
+#
+# Usage: bash bindings-uniffi/build.sh        (incremental: cargo rebuilds only what changed)
+# Needs only the Rust toolchain; the runners under tests/runners/ set up their own tools.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+cd "$ROOT"
+DIST=$HERE/dist
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+CACHE=${XBORDER_CACHE:-$HOME/.cache/xborder}
+say() { echo "build.sh: $*"; }
+die() { echo "build.sh: ERROR: $*" >&2; exit 1; }
+# shellcheck disable=SC1091
+[ -f "$CACHE/env.sh" ] && . "$CACHE/env.sh"
+start=$SECONDS
+
+case "$(uname -s)" in
+  Darwin) LIBFILE=libxborder_ffi.dylib ;;
+  *) LIBFILE=libxborder_ffi.so ;;
+esac
+
+# The profile must keep unwinding (a Rust panic becomes a foreign exception, not an abort) and
+# symbols (uniffi reads its metadata from the library).
+profile=$(awk '/^\[profile\.release\]/ {on=1; next} /^\[/ {on=0} on' Cargo.toml)
+if grep -Eq '^[[:space:]]*panic[[:space:]]*=[[:space:]]*"abort"' <<<"$profile"; then
+  die "[profile.release] sets panic = \"abort\": a panic would kill the app instead of throwing"
+fi
+if grep -Eq '^[[:space:]]*strip[[:space:]]*=[[:space:]]*("symbols"|true)' <<<"$profile"; then
+  die "[profile.release] strips symbols: uniffi-bindgen could not read the library's metadata"
+fi
+
+say "cargo build --release -p xborder-ffi --lib   (host cdylib)"
+cargo build --release -p xborder-ffi --lib
+LIB=$TARGET/release/$LIBFILE
+[ -f "$LIB" ] || die "no $LIB after the build"
+
+say "cargo build -p xborder-ffi --features uniffi/cli --bin uniffi-bindgen   (the crate's own bindgen)"
+cargo build -p xborder-ffi --features uniffi/cli --bin uniffi-bindgen
+BINDGEN=$TARGET/debug/uniffi-bindgen
+
+GEN=$(mktemp -d)
+trap 'rm -rf "$GEN"' EXIT
+say "uniffi-bindgen generate --library $LIB -l kotlin -l swift -l python"
+"$BINDGEN" generate --no-format --library "$LIB" -l kotlin -l swift -l python -o "$GEN" >/dev/null
+for f in dev/xborder/xborder.kt Xborder.swift XborderFFI.h XborderFFI.modulemap xborder.py; do
+  [ -f "$GEN/$f" ] || die "uniffi-bindgen did not write $f"
+done
+
+say "assembling $DIST"
+rm -rf "$DIST.new"
+mkdir -p "$DIST.new/lib" "$DIST.new/kotlin/dev/xborder" "$DIST.new/swift" "$DIST.new/python"
+cp "$LIB" "$DIST.new/lib/"
+cp "$GEN/dev/xborder/xborder.kt" "$DIST.new/kotlin/dev/xborder/"
+cp "$GEN/Xborder.swift" "$GEN/XborderFFI.h" "$DIST.new/swift/"
+cp "$GEN/XborderFFI.modulemap" "$DIST.new/swift/module.modulemap"
+cp "$GEN/xborder.py" "$LIB" "$DIST.new/python/"
+cp "$HERE/dist-readme/README.md" "$DIST.new/README.md"
+for lang in kotlin swift python; do cp "$HERE/dist-readme/$lang.md" "$DIST.new/$lang/README.md"; done
+rm -rf "$DIST"
+mv "$DIST.new" "$DIST"
+
+say "wrote $DIST ($(du -sh "$DIST" | cut -f1); library $(du -h "$LIB" | cut -f1)) in $((SECONDS - start))s"

@@ -1,0 +1,70 @@
+// A small scenario through the Kotlin binding: a receiver takes a signed batch of deliveries
+// (valid, tampered, duplicate, crash before commit, unknown event) and beneficiary drafts are
+// validated against the server's rules and bank list. Run: bash bindings-uniffi/demo.sh
+import dev.xborder.*
+import java.io.File
+
+const val SECRET = "whsec_demo"
+
+fun envelope(id: String, event: String, type: String, data: String) =
+    """{"id":"$id","event":"$event","entity":{"id":"${type}_1","type":"$type","data":$data}}"""
+
+class Delivery(val label: String, val body: ByteArray, val signature: String?, val crashBeforeCommit: Boolean = false)
+
+fun main(args: Array<String>) {
+    val fixtures = File(args.getOrElse(0) { "core/examples/fixtures" })
+
+    println("== webhooks: one receiver, a batch of deliveries")
+    val created = envelope("evt_1", "order:created", "order", """{"amount":"125.00","currency":"USD"}""").toByteArray()
+    val success = envelope("evt_2", "order:success", "order", """{"status":"success"}""").toByteArray()
+    val unknown = envelope("evt_3", "order:teleported", "order", "{}").toByteArray()
+    val tampered = created.copyOf().also { it[it.size - 5] = '9'.code.toByte() }
+    val batch = listOf(
+        Delivery("valid order:created", created, sign(SECRET, created)),
+        Delivery("tampered body (signature of the original)", tampered, sign(SECRET, created)),
+        Delivery("redelivery of evt_1 (duplicate)", created, sign(SECRET, created)),
+        Delivery("order:success, consumer crashes before commit", success, sign(SECRET, success), crashBeforeCommit = true),
+        Delivery("redelivery of evt_2 after the crash", success, sign(SECRET, success)),
+        Delivery("unknown event order:teleported", unknown, sign(SECRET, unknown)),
+        Delivery("no signature header", created, null),
+    )
+    Receiver(listOf(SECRET), 10_000UL).use { rx ->
+        for (d in batch) {
+            val decision = rx.receive(d.body, d.signature)
+            val http = if (decision.acknowledges) "2xx" else "non-2xx (retried)"
+            val detail = decision.envelope?.let { "${it.id} ${it.event} (${it.kind})" }
+                ?: "error ${decision.errorCode}${decision.errorField?.let { f -> " at $f" } ?: ""}"
+            println(String.format("  %-48s -> %-9s %-18s %s", d.label, decision.action, http, detail))
+            when (decision.action) {
+                Action.PROCESS, Action.IGNORE ->
+                    if (d.crashBeforeCommit) println("      (crashed before persisting: not committed)")
+                    else rx.commit(decision.envelope!!.id)
+                Action.DUPLICATE, Action.REJECT -> {}
+            }
+        }
+    }
+    try {
+        Receiver(listOf(""), 10UL)
+    } catch (e: XborderException.Signature) {
+        println("  a receiver keyed with an empty secret throws ${e.code}")
+    }
+
+    println()
+    println("== beneficiaries: every issue, at its field")
+    fun text(name: String) = File(fixtures, name).readText()
+    val drafts = listOf(
+        Triple("CO individual (draft-co.json)", text("draft-co.json"), Pair(text("rules-co-individual.json"), "CO" to text("banks-co.json"))),
+        Triple("US business (draft-us.json)", text("draft-us.json"), Pair(text("rules-us-business.json"), null)),
+    )
+    for ((label, draft, extra) in drafts) {
+        val (rules, banks) = extra
+        val v = validateBeneficiary(draft, rules, banks?.first, banks?.second)
+        println("  $label: ${if (v.valid) "valid" else "${v.issues.size} issue(s)"}")
+        for (issue in v.issues) println(String.format("      %-28s %s", issue.path.ifEmpty { "(root)" }, issue.code))
+    }
+    println()
+    println("== the form for a CO bank account asks for:")
+    for (f in requiredFields(text("rules-co-individual.json"), "bank_account", "CO")) {
+        println(String.format("      %-28s %-6s %s", f.path, f.source, f.description))
+    }
+}

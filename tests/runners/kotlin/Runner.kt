@@ -1,0 +1,217 @@
+// Conformance runner for the Kotlin binding (uniffi's generated package dev.xborder, over JNA).
+// Feeds every vector of every folder in XBORDER_VECTOR_DIRS to the public API and compares per
+// tests/runners/CONTRACT.md. Vectors are read with Gson as JsonElement trees, so numbers keep
+// their exact text when a JSON input is serialised back for the binding.
+import com.google.gson.GsonBuilder
+import com.google.gson.JsonArray
+import com.google.gson.JsonElement
+import com.google.gson.JsonNull
+import com.google.gson.JsonObject
+import com.google.gson.JsonParser
+import com.google.gson.JsonPrimitive
+import dev.xborder.*
+import java.io.File
+import java.math.BigDecimal
+import java.math.BigInteger
+import java.util.Base64
+import kotlin.system.exitProcess
+
+val gson = GsonBuilder().serializeNulls().disableHtmlEscaping().create()
+
+fun json(v: JsonElement): String = gson.toJson(v)
+
+fun obj(vararg pairs: Pair<String, Any?>): JsonObject {
+    val o = JsonObject()
+    for ((k, v) in pairs) o.add(k, el(v))
+    return o
+}
+
+fun el(v: Any?): JsonElement = when (v) {
+    null -> JsonNull.INSTANCE
+    is JsonElement -> v
+    is String -> JsonPrimitive(v)
+    is Boolean -> JsonPrimitive(v)
+    is ULong -> JsonPrimitive(BigInteger(v.toString()))
+    is Number -> JsonPrimitive(v)
+    is List<*> -> JsonArray().also { a -> v.forEach { a.add(el(it)) } }
+    else -> error("cannot convert ${v::class}")
+}
+
+fun JsonObject.str(key: String): String? = get(key)?.takeUnless { it.isJsonNull }?.asString
+
+fun strings(e: JsonElement): List<String> = e.asJsonArray.map { it.asString }
+
+fun bodyBytes(o: JsonObject): ByteArray =
+    if (o.has("bodyBase64")) Base64.getDecoder().decode(o.str("bodyBase64"))
+    else (o.str("body") ?: "").toByteArray(Charsets.UTF_8)
+
+fun err(e: XborderException): JsonObject = obj("ok" to false, "error" to e.errorCode())
+
+fun classify(i: JsonObject): JsonObject {
+    val c = classifyEvent(i.str("name")!!)
+    val o = obj("kind" to c.kind.toString())
+    c.entity?.let { o.addProperty("entity", it) }
+    c.action?.let { o.addProperty("action", it) }
+    return o
+}
+
+fun checkRegistration(i: JsonObject): JsonObject {
+    val existing = i.get("existingWebhooks")?.takeUnless { it.isJsonNull }?.asInt ?: 0
+    val r = checkRegistration(strings(i.get("events")), existing.toUInt())
+    if (r.ok) return obj("ok" to true, "events" to r.events)
+    return obj("ok" to false, "code" to r.code,
+        "rejected" to r.rejected.map { obj("event" to it.event, "reason" to it.reason.toString()) })
+}
+
+fun signOp(i: JsonObject): JsonObject = try {
+    obj("signature" to sign(i.str("secret")!!, bodyBytes(i)))
+} catch (e: XborderException) { err(e) }
+
+fun verifyOp(i: JsonObject): JsonObject {
+    val secrets = when {
+        i.has("secrets") -> strings(i.get("secrets"))
+        i.str("secret") != null -> listOf(i.str("secret")!!)
+        else -> emptyList()
+    }
+    return try {
+        verify(secrets, bodyBytes(i), i.str("signature"))
+        obj("ok" to true)
+    } catch (e: XborderException) { err(e) }
+}
+
+fun decode(i: JsonObject): JsonObject = try {
+    val e = decodeEnvelope(bodyBytes(i))
+    val o = obj("ok" to true, "id" to e.id, "event" to e.event, "kind" to e.kind.toString(),
+        "entityId" to e.entityId, "entityType" to e.entityType)
+    e.dataJson?.let { o.add("data", JsonParser.parseString(it)) }
+    o
+} catch (e: XborderException.Envelope) {
+    err(e).also { o -> e.field?.let { o.addProperty("field", it) } }
+}
+
+fun receive(i: JsonObject): JsonObject {
+    val deliveries = i.getAsJsonArray("deliveries").map { it.asJsonObject }
+    val window = i.get("window")?.takeUnless { it.isJsonNull }?.asLong ?: 10_000L
+    val rx = try {
+        Receiver(listOf(i.str("secret")!!), window.toULong())
+    } catch (e: XborderException) {
+        return obj("decisions" to deliveries.map { obj("action" to "reject", "error" to e.errorCode()) })
+    }
+    rx.use {
+        val decisions = deliveries.map { d ->
+            val dec = rx.receive(bodyBytes(d), d.str("signature"))
+            val o = obj("action" to dec.action.toString())
+            dec.errorCode?.let { o.addProperty("error", it) }
+            val commit = d.get("commit")?.takeUnless { it.isJsonNull }?.asBoolean ?: true
+            if ((dec.action == Action.PROCESS || dec.action == Action.IGNORE) && commit) {
+                rx.commit(dec.envelope!!.id)
+            }
+            o
+        }
+        return obj("decisions" to decisions)
+    }
+}
+
+fun validate(i: JsonObject): JsonObject {
+    val banks = i.get("banks")?.takeUnless { it.isJsonNull }?.asJsonObject
+    val v = validateBeneficiary(
+        json(i.get("draft")),
+        i.get("rules")?.let { json(it) },
+        banks?.str("country"),
+        banks?.get("response")?.let { json(it) },
+    )
+    return obj("valid" to v.valid, "issues" to v.issues.map { obj("path" to it.path, "code" to it.code.toString()) })
+}
+
+fun query(i: JsonObject): JsonObject = try {
+    obj("ok" to true, "query" to listQuery(json(i)))
+} catch (e: XborderException) { err(e) }
+
+fun info(i: JsonObject): JsonObject {
+    val req = i.get("request")?.takeUnless { it.isJsonNull }?.asJsonObject
+    val request = req?.let {
+        PageRequest(it.get("page").asBigInteger.toLong().toULong(), it.get("pageSize").asBigInteger.toLong().toULong())
+    }
+    return try {
+        val p = pageInfo(json(i.get("response")), request)
+        obj("ok" to true, "total" to p.total, "page" to p.page, "pageSize" to p.pageSize,
+            "totalPages" to p.totalPages, "hasNext" to p.hasNext, "hasPrevious" to p.hasPrevious,
+            "firstItem" to p.firstItem, "lastItem" to p.lastItem, "nextPage" to p.nextPage)
+    } catch (e: XborderException) { err(e) }
+}
+
+val ops: Map<String, (JsonObject) -> JsonObject> = mapOf(
+    "event.classify" to ::classify,
+    "event.check_registration" to ::checkRegistration,
+    "event.matches" to { i -> obj("matches" to eventMatches(strings(i.get("subscriptions")), i.str("event")!!)) },
+    "signature.sign" to ::signOp,
+    "signature.verify" to ::verifyOp,
+    "envelope.decode" to ::decode,
+    "webhook.receive" to ::receive,
+    "beneficiary.validate" to ::validate,
+    "pagination.query" to ::query,
+    "pagination.info" to ::info,
+)
+
+// Deep equality: numbers by value, booleans apart from numbers; `issues`/`rejected` as multisets.
+fun equal(a: JsonElement, b: JsonElement, multiset: Boolean = false): Boolean = when {
+    a.isJsonNull || b.isJsonNull -> a.isJsonNull && b.isJsonNull
+    a.isJsonPrimitive && b.isJsonPrimitive -> {
+        val p = a.asJsonPrimitive; val q = b.asJsonPrimitive
+        when {
+            p.isNumber && q.isNumber -> BigDecimal(p.asString).compareTo(BigDecimal(q.asString)) == 0
+            p.isBoolean && q.isBoolean -> p.asBoolean == q.asBoolean
+            p.isString && q.isString -> p.asString == q.asString
+            else -> false
+        }
+    }
+    a.isJsonArray && b.isJsonArray -> {
+        val x = a.asJsonArray.toList(); val y = b.asJsonArray.toList()
+        if (x.size != y.size) false
+        else if (!multiset) x.indices.all { equal(x[it], y[it]) }
+        else {
+            val left = y.toMutableList()
+            x.all { item -> val k = left.indexOfFirst { equal(item, it) }; if (k < 0) false else { left.removeAt(k); true } }
+        }
+    }
+    a.isJsonObject && b.isJsonObject -> {
+        val x = a.asJsonObject; val y = b.asJsonObject
+        x.keySet() == y.keySet() && x.keySet().all { equal(x.get(it), y.get(it), it == "issues" || it == "rejected") }
+    }
+    else -> false
+}
+
+fun mismatch(expect: JsonObject, actual: JsonObject): String? {
+    for ((key, want) in expect.entrySet()) {
+        val got = actual.get(key) ?: return "`$key` missing (want ${json(want)}; got ${json(actual)})"
+        if (!equal(want, got, key == "issues" || key == "rejected")) return "`$key`: want ${json(want)}, got ${json(got)}"
+    }
+    return null
+}
+
+fun main() {
+    val dirs = (System.getenv("XBORDER_VECTOR_DIRS") ?: "").split(":").filter { it.isNotEmpty() }
+    var passed = 0
+    var failed = 0
+    for (dir in dirs) {
+        val files = File(dir).listFiles { f -> f.isFile && f.name.endsWith(".json") }?.sortedBy { it.name } ?: emptyList()
+        for (file in files) {
+            val doc = JsonParser.parseString(file.readText(Charsets.UTF_8)).asJsonObject
+            for (c in doc.getAsJsonArray("cases").map { it.asJsonObject }) {
+                val opName = c.str("op")!!
+                val op = ops[opName]
+                val why = if (op == null) "op `$opName` is not defined by FORMAT.md" else try {
+                    mismatch(c.getAsJsonObject("expect"), op(c.getAsJsonObject("input")))
+                } catch (t: Throwable) {
+                    "threw ${t::class.qualifiedName}: ${t.message}"
+                }
+                if (why == null) passed++ else {
+                    failed++
+                    println("FAIL ${file.path} :: ${c.str("name")}: $why")
+                }
+            }
+        }
+    }
+    println("conformance: $passed passed, $failed failed")
+    exitProcess(if (failed > 0) 1 else 0)
+}

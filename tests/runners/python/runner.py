@@ -1,0 +1,219 @@
+"""Conformance runner for the Python binding (uniffi's generated `xborder` module).
+
+Feeds every vector of every folder in XBORDER_VECTOR_DIRS to the module's public API and
+compares per tests/runners/CONTRACT.md.
+"""
+import base64
+import json
+import os
+import sys
+from collections import Counter
+
+import xborder as x
+
+
+def body_bytes(inp):
+    if "bodyBase64" in inp:
+        return base64.b64decode(inp["bodyBase64"])
+    return inp.get("body", "").encode("utf-8")
+
+
+def dumps(value):
+    return json.dumps(value, ensure_ascii=False)
+
+
+def err(e):
+    return {"ok": False, "error": e.code}
+
+
+def op_classify(inp):
+    c = x.classify_event(inp["name"])
+    out = {"kind": c.kind.name.lower()}
+    if c.entity is not None:
+        out["entity"] = c.entity
+    if c.action is not None:
+        out["action"] = c.action
+    return out
+
+
+def op_check_registration(inp):
+    r = x.check_registration(inp["events"], inp.get("existingWebhooks") or 0)
+    if r.ok:
+        return {"ok": True, "events": r.events}
+    return {"ok": False, "code": r.code,
+            "rejected": [{"event": j.event, "reason": j.reason.name.lower()} for j in r.rejected]}
+
+
+def op_matches(inp):
+    return {"matches": x.event_matches(inp["subscriptions"], inp["event"])}
+
+
+def op_sign(inp):
+    try:
+        return {"signature": x.sign(inp["secret"], body_bytes(inp))}
+    except x.XborderError as e:
+        return err(e)
+
+
+def op_verify(inp):
+    if "secrets" in inp:
+        secrets = inp["secrets"]
+    elif inp.get("secret") is not None:
+        secrets = [inp["secret"]]
+    else:
+        secrets = []
+    try:
+        x.verify(secrets, body_bytes(inp), inp.get("signature"))
+        return {"ok": True}
+    except x.XborderError as e:
+        return err(e)
+
+
+def envelope_out(env):
+    out = {"ok": True, "id": env.id, "event": env.event, "kind": env.kind.name.lower(),
+           "entityId": env.entity_id, "entityType": env.entity_type}
+    if env.data_json is not None:
+        out["data"] = json.loads(env.data_json)
+    return out
+
+
+def op_decode(inp):
+    try:
+        return envelope_out(x.decode_envelope(body_bytes(inp)))
+    except x.XborderError.Envelope as e:
+        out = err(e)
+        if e.field is not None:
+            out["field"] = e.field
+        return out
+
+
+def op_receive(inp):
+    try:
+        rx = x.Receiver([inp["secret"]], inp.get("window", 10000))
+    except x.XborderError as e:
+        return {"decisions": [{"action": "reject", "error": e.code} for _ in inp["deliveries"]]}
+    decisions = []
+    for d in inp["deliveries"]:
+        dec = rx.receive(body_bytes(d), d.get("signature"))
+        action = dec.action.name.lower()
+        out = {"action": action}
+        if dec.error_code is not None:
+            out["error"] = dec.error_code
+        if dec.action in (x.Action.PROCESS, x.Action.IGNORE) and d.get("commit", True) is not False:
+            rx.commit(dec.envelope.id)
+        decisions.append(out)
+    return {"decisions": decisions}
+
+
+def op_validate(inp):
+    rules = dumps(inp["rules"]) if "rules" in inp else None
+    banks = inp.get("banks")
+    v = x.validate_beneficiary(
+        dumps(inp["draft"]), rules,
+        banks["country"] if banks else None,
+        dumps(banks["response"]) if banks else None)
+    return {"valid": v.valid, "issues": [{"path": i.path, "code": i.code.name} for i in v.issues]}
+
+
+def op_query(inp):
+    try:
+        return {"ok": True, "query": x.list_query(dumps(inp))}
+    except x.XborderError as e:
+        return err(e)
+
+
+def op_info(inp):
+    req = inp.get("request")
+    request = x.PageRequest(page=req["page"], page_size=req["pageSize"]) if req else None
+    try:
+        i = x.page_info(dumps(inp["response"]), request)
+    except x.XborderError as e:
+        return err(e)
+    return {"ok": True, "total": i.total, "page": i.page, "pageSize": i.page_size,
+            "totalPages": i.total_pages, "hasNext": i.has_next, "hasPrevious": i.has_previous,
+            "firstItem": i.first_item, "lastItem": i.last_item, "nextPage": i.next_page}
+
+
+OPS = {
+    "event.classify": op_classify,
+    "event.check_registration": op_check_registration,
+    "event.matches": op_matches,
+    "signature.sign": op_sign,
+    "signature.verify": op_verify,
+    "envelope.decode": op_decode,
+    "webhook.receive": op_receive,
+    "beneficiary.validate": op_validate,
+    "pagination.query": op_query,
+    "pagination.info": op_info,
+}
+
+
+def canon(v):
+    """A hashable form for multiset comparison (numbers by value, bools apart from numbers)."""
+    if isinstance(v, bool) or v is None or isinstance(v, str):
+        return (type(v).__name__, v)
+    if isinstance(v, (int, float)):
+        return ("num", float(v) if isinstance(v, float) and not v.is_integer() else int(v))
+    if isinstance(v, list):
+        return ("list", tuple(canon(i) for i in v))
+    return ("obj", tuple(sorted((k, canon(i)) for k, i in v.items())))
+
+
+def equal(a, b, multiset=False):
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        if multiset:
+            return Counter(canon(i) for i in a) == Counter(canon(i) for i in b)
+        return len(a) == len(b) and all(equal(i, j) for i, j in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(equal(a[k], b[k], k in ("issues", "rejected")) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def mismatch(expect, actual):
+    for key, want in expect.items():
+        if key not in actual:
+            return f"`{key}` missing (want {dumps(want)}; got {dumps(actual)})"
+        if not equal(want, actual[key], key in ("issues", "rejected")):
+            return f"`{key}`: want {dumps(want)}, got {dumps(actual[key])}"
+    return None
+
+
+def main():
+    dirs = [d for d in os.environ.get("XBORDER_VECTOR_DIRS", "").split(":") if d]
+    passed = failed = 0
+    skipped = Counter()
+    for folder in dirs:
+        for name in sorted(os.listdir(folder)):
+            if not name.endswith(".json"):
+                continue
+            path = os.path.join(folder, name)
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+            for case in doc["cases"]:
+                op = OPS.get(case["op"])
+                why = None
+                if op is None:
+                    why = f"op `{case['op']}` is not defined by FORMAT.md"
+                else:
+                    try:
+                        why = mismatch(case["expect"], op(case["input"]))
+                    except Exception as e:  # noqa: BLE001 - a crash is a failure of that case
+                        why = f"raised {type(e).__name__}: {e}"
+                if why is None:
+                    passed += 1
+                else:
+                    failed += 1
+                    print(f"FAIL {path} :: {case['name']}: {why}")
+    for op, n in skipped.items():
+        print(f"SKIP {op} ({n})")
+    tail = f", {sum(skipped.values())} skipped" if skipped else ""
+    print(f"conformance: {passed} passed, {failed} failed{tail}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,214 @@
+// Conformance runner for the Swift binding (uniffi's generated module, compiled into this
+// program with swiftc). Vectors are read with Foundation's JSONSerialization. Arguments are
+// `folder=displayName` pairs: the vector folders as seen inside the Swift root, and the names to
+// print in failures. Compares per tests/runners/CONTRACT.md.
+import Foundation
+
+typealias Obj = [String: Any]
+
+func isBool(_ v: Any) -> Bool {
+    guard let n = v as? NSNumber else { return false }
+    return String(cString: n.objCType) == "c"  // JSONSerialization's true/false
+}
+
+func isNumber(_ v: Any) -> Bool { v is NSNumber && !isBool(v) }
+
+func jsonText(_ v: Any) -> String {
+    let data = try! JSONSerialization.data(withJSONObject: v, options: [.fragmentsAllowed, .sortedKeys])
+    return String(decoding: data, as: UTF8.self)
+}
+
+func parse(_ text: String) -> Any {
+    try! JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+}
+
+func str(_ o: Obj, _ k: String) -> String? { o[k] as? String }
+
+func bodyBytes(_ o: Obj) -> Data {
+    if let b64 = str(o, "bodyBase64") { return Data(base64Encoded: b64)! }
+    return Data((str(o, "body") ?? "").utf8)
+}
+
+func num(_ v: UInt64) -> NSNumber { NSNumber(value: v) }
+
+func fail(_ e: XborderError) -> Obj { ["ok": false, "error": e.errorCode()] }
+
+func classifyOp(_ i: Obj) -> Obj {
+    let c = classifyEvent(name: str(i, "name")!)
+    var o: Obj = ["kind": "\(c.kind)"]
+    if let e = c.entity { o["entity"] = e }
+    if let a = c.action { o["action"] = a }
+    return o
+}
+
+func checkRegistrationOp(_ i: Obj) -> Obj {
+    let existing = (i["existingWebhooks"] as? NSNumber)?.uint32Value ?? 0
+    let r = checkRegistration(events: i["events"] as! [String], existingWebhooks: existing)
+    if r.ok { return ["ok": true, "events": r.events] }
+    return ["ok": false, "code": r.code as Any,
+            "rejected": r.rejected.map { ["event": $0.event, "reason": "\($0.reason)"] as Obj }]
+}
+
+func signOp(_ i: Obj) -> Obj {
+    do { return ["signature": try sign(secret: str(i, "secret")!, body: bodyBytes(i))] }
+    catch let e as XborderError { return fail(e) } catch { return ["error": "\(error)"] }
+}
+
+func verifyOp(_ i: Obj) -> Obj {
+    let secrets = (i["secrets"] as? [String]) ?? (str(i, "secret").map { [$0] } ?? [])
+    do {
+        try verify(secrets: secrets, body: bodyBytes(i), signature: str(i, "signature"))
+        return ["ok": true]
+    } catch let e as XborderError { return fail(e) } catch { return ["error": "\(error)"] }
+}
+
+func decodeOp(_ i: Obj) -> Obj {
+    do {
+        let e = try decodeEnvelope(body: bodyBytes(i))
+        var o: Obj = ["ok": true, "id": e.id, "event": e.event, "kind": "\(e.kind)",
+                      "entityId": e.entityId, "entityType": e.entityType]
+        if let d = e.dataJson { o["data"] = parse(d) }
+        return o
+    } catch let e as XborderError {
+        var o = fail(e)
+        if let f = e.errorField() { o["field"] = f }
+        return o
+    } catch { return ["error": "\(error)"] }
+}
+
+func receiveOp(_ i: Obj) throws -> Obj {
+    let deliveries = i["deliveries"] as! [Obj]
+    let window = (i["window"] as? NSNumber)?.uint64Value ?? 10_000
+    let rx: Receiver
+    do {
+        rx = try Receiver(secrets: [str(i, "secret")!], window: window)
+    } catch let e as XborderError {
+        return ["decisions": deliveries.map { _ in ["action": "reject", "error": e.errorCode()] as Obj }]
+    }
+    var decisions: [Obj] = []
+    for d in deliveries {
+        let dec = rx.receive(body: bodyBytes(d), signature: str(d, "signature"))
+        var o: Obj = ["action": "\(dec.action)"]
+        if let c = dec.errorCode { o["error"] = c }
+        let commit = (d["commit"] as? NSNumber)?.boolValue ?? true
+        if (dec.action == .process || dec.action == .ignore) && commit {
+            try rx.commit(id: dec.envelope!.id)
+        }
+        decisions.append(o)
+    }
+    return ["decisions": decisions]
+}
+
+func validateOp(_ i: Obj) throws -> Obj {
+    let banks = i["banks"] as? Obj
+    let v = try validateBeneficiary(
+        draftJson: jsonText(i["draft"]!),
+        rulesJson: i["rules"].map(jsonText),
+        banksCountry: banks.flatMap { str($0, "country") },
+        banksJson: banks.flatMap { $0["response"] }.map(jsonText))
+    return ["valid": v.valid, "issues": v.issues.map { ["path": $0.path, "code": "\($0.code)"] as Obj }]
+}
+
+func queryOp(_ i: Obj) -> Obj {
+    do { return ["ok": true, "query": try listQuery(paramsJson: jsonText(i))] }
+    catch let e as XborderError { return fail(e) } catch { return ["error": "\(error)"] }
+}
+
+func infoOp(_ i: Obj) -> Obj {
+    let request = (i["request"] as? Obj).map {
+        PageRequest(page: ($0["page"] as! NSNumber).uint64Value, pageSize: ($0["pageSize"] as! NSNumber).uint64Value)
+    }
+    do {
+        let p = try pageInfo(responseJson: jsonText(i["response"]!), request: request)
+        return ["ok": true, "total": num(p.total), "page": num(p.page), "pageSize": num(p.pageSize),
+                "totalPages": num(p.totalPages), "hasNext": p.hasNext, "hasPrevious": p.hasPrevious,
+                "firstItem": num(p.firstItem), "lastItem": num(p.lastItem),
+                "nextPage": p.nextPage.map { num($0) as Any } ?? NSNull()]
+    } catch let e as XborderError { return fail(e) } catch { return ["error": "\(error)"] }
+}
+
+let ops: [String: (Obj) throws -> Obj] = [
+    "event.classify": classifyOp,
+    "event.check_registration": checkRegistrationOp,
+    "event.matches": { i in ["matches": eventMatches(subscriptions: i["subscriptions"] as! [String], event: str(i, "event")!)] },
+    "signature.sign": signOp,
+    "signature.verify": verifyOp,
+    "envelope.decode": decodeOp,
+    "webhook.receive": receiveOp,
+    "beneficiary.validate": validateOp,
+    "pagination.query": queryOp,
+    "pagination.info": infoOp,
+]
+
+// Deep equality: numbers by value, booleans apart from numbers; `issues`/`rejected` as multisets.
+func equal(_ a: Any, _ b: Any, multiset: Bool = false) -> Bool {
+    if a is NSNull || b is NSNull { return a is NSNull && b is NSNull }
+    if isBool(a) || isBool(b) {
+        guard let x = a as? NSNumber, let y = b as? NSNumber, isBool(a) && isBool(b) else {
+            if let x = a as? Bool, let y = b as? Bool, !isNumber(a), !isNumber(b) { return x == y }
+            return false
+        }
+        return x.boolValue == y.boolValue
+    }
+    if let x = a as? NSNumber, let y = b as? NSNumber {
+        return Decimal(string: x.stringValue) == Decimal(string: y.stringValue)
+    }
+    if let x = a as? String, let y = b as? String { return x == y }
+    if let x = a as? [Any], let y = b as? [Any] {
+        guard x.count == y.count else { return false }
+        if !multiset { return zip(x, y).allSatisfy { equal($0, $1) } }
+        var left = y
+        for item in x {
+            guard let k = left.firstIndex(where: { equal(item, $0) }) else { return false }
+            left.remove(at: k)
+        }
+        return true
+    }
+    if let x = a as? Obj, let y = b as? Obj {
+        return Set(x.keys) == Set(y.keys)
+            && x.keys.allSatisfy { equal(x[$0]!, y[$0]!, multiset: $0 == "issues" || $0 == "rejected") }
+    }
+    return false
+}
+
+func show(_ v: Any) -> String { jsonText(v) }
+
+func mismatch(_ expect: Obj, _ actual: Obj) -> String? {
+    for key in expect.keys.sorted() {
+        let want = expect[key]!
+        guard let got = actual[key] else { return "`\(key)` missing (want \(show(want)); got \(show(actual)))" }
+        if !equal(want, got, multiset: key == "issues" || key == "rejected") {
+            return "`\(key)`: want \(show(want)), got \(show(got))"
+        }
+    }
+    return nil
+}
+
+var passed = 0
+var failed = 0
+for arg in CommandLine.arguments.dropFirst() {
+    let parts = arg.split(separator: "=", maxSplits: 1).map(String.init)
+    let dir = parts[0], display = parts.count > 1 ? parts[1] : parts[0]
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+    for name in names.filter({ $0.hasSuffix(".json") }).sorted() {
+        let doc = parse(try! String(contentsOfFile: dir + "/" + name, encoding: .utf8)) as! Obj
+        for c in doc["cases"] as! [Obj] {
+            let opName = c["op"] as! String
+            var why: String?
+            if let op = ops[opName] {
+                do { why = mismatch(c["expect"] as! Obj, try op(c["input"] as! Obj)) }
+                catch { why = "threw \(error)" }
+            } else {
+                why = "op `\(opName)` is not defined by FORMAT.md"
+            }
+            if let why = why {
+                failed += 1
+                print("FAIL \(display)/\(name) :: \(c["name"] as? String ?? "?"): \(why)")
+            } else {
+                passed += 1
+            }
+        }
+    }
+}
+print("conformance: \(passed) passed, \(failed) failed")
+exit(failed > 0 ? 1 : 0)

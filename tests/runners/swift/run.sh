@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Swift conformance runner: uniffi's generated Xborder.swift (+ XborderFFI.h, module.modulemap)
+# and main.swift compiled with swiftc 6.0.3 inside the Debian trixie root of
+# tests/tools/setup.sh, linked against the host library, and run there. swiftc runs only when
+# the Swift sources, the header or the compiler changed.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
+cd "$ROOT"
+CACHE=${XBORDER_CACHE:-$HOME/.cache/xborder}
+# shellcheck disable=SC1091
+[ -f "$CACHE/env.sh" ] && . "$CACHE/env.sh"
+if [ -z "${XBORDER_SWIFT_ROOT:-}" ] || [ ! -f "$XBORDER_SWIFT_ROOT/.xborder-ready" ]; then
+  bash "$ROOT/tests/tools/setup.sh" swift
+  # shellcheck disable=SC1091
+  . "$CACHE/env.sh"
+fi
+DIST=$ROOT/bindings-uniffi/dist
+
+# The host library and bindings are built once per conformance.sh run (XBORDER_BUILT_UNIFFI=1).
+if [ "${XBORDER_BUILT_UNIFFI:-0}" != 1 ] || [ ! -f "$DIST/swift/Xborder.swift" ]; then
+  bash "$ROOT/bindings-uniffi/build.sh"
+fi
+
+if [ -z "${XBORDER_VECTOR_DIRS:-}" ]; then
+  XBORDER_VECTOR_DIRS=$ROOT/tests/vectors
+  [ -d "$ROOT/../shared/conformance" ] && XBORDER_VECTOR_DIRS+=:$(cd "$ROOT/../shared/conformance" && pwd)
+  [ -n "${XBORDER_VECTORS_DIR:-}" ] && XBORDER_VECTOR_DIRS+=:$XBORDER_VECTORS_DIR
+fi
+
+# The work folder is bind-mounted into the root: sources, library and vectors are copied in.
+WORK=${CARGO_TARGET_DIR:-$ROOT/target}/swift-runner
+mkdir -p "$WORK"
+rm -rf "$WORK/vectors"
+cp "$DIST/swift/Xborder.swift" "$DIST/swift/XborderFFI.h" "$DIST/swift/module.modulemap" \
+   "$HERE/main.swift" "$DIST/lib/libxborder_ffi.so" "$WORK/"
+args=()
+n=0
+IFS=: read -r -a dirs <<<"$XBORDER_VECTOR_DIRS"
+for d in "${dirs[@]}"; do
+  [ -n "$d" ] || continue
+  mkdir -p "$WORK/vectors/$n"
+  find "$d" -maxdepth 1 -name '*.json' -type f -exec cp {} "$WORK/vectors/$n/" \;
+  args+=("vectors/$n=$d")
+  n=$((n + 1))
+done
+
+hash=$(cat "$XBORDER_SWIFT_ROOT/.xborder-ready" "$WORK/Xborder.swift" "$WORK/XborderFFI.h" \
+  "$WORK/module.modulemap" "$WORK/main.swift" | sha256sum | cut -c1-16)
+bin=runner-$hash
+if [ -x "$WORK/$bin" ]; then
+  echo "swift: runner unchanged, reusing $WORK/$bin"
+else
+  echo "swift: swiftc -I . -L . -lxborder_ffi Xborder.swift main.swift (in $XBORDER_SWIFT_ROOT)"
+  start=$SECONDS
+  find "$WORK" -maxdepth 1 -name 'runner-*' -delete
+  bash "$ROOT/tests/tools/swift-run.sh" "$WORK" -- \
+    swiftc -O -I . -L . -lxborder_ffi Xborder.swift main.swift -o "$bin.tmp"
+  mv "$WORK/$bin.tmp" "$WORK/$bin"
+  echo "swift: compiled in $((SECONDS - start))s"
+fi
+echo "swift: $(cat "$XBORDER_SWIFT_ROOT/.xborder-ready"), library $DIST/lib/libxborder_ffi.so"
+exec bash "$ROOT/tests/tools/swift-run.sh" "$WORK" -- env LD_LIBRARY_PATH=. "./$bin" "${args[@]}"
