@@ -471,7 +471,12 @@ fn required_str<'a>(
 fn apply_rule(out: &mut Validation, obj: &Map<String, Value>, parent: &str, rule: &FieldRule) {
     let mut here = obj;
     let mut path = parent.to_owned();
-    let mut segments = rule.field.split('.').peekable();
+    // Empty segments (`.address.city`, `a..b`) carry no name: they are skipped, and a rule with
+    // no name at all is ignored (found by the `rules` fuzz target).
+    let mut segments = rule.field.split('.').filter(|s| !s.is_empty()).peekable();
+    if segments.peek().is_none() {
+        return;
+    }
     while let Some(seg) = segments.next() {
         path = join(&path, seg);
         let v = here.get(seg);
@@ -872,6 +877,22 @@ mod tests {
         }
         let expected: Vec<u32> = (0..=12).chain(21..=32).chain(61..=72).chain([80]).collect();
         assert_eq!(ok, expected);
+    }
+
+    #[test]
+    fn empty_path_segments_are_skipped() {
+        let rules = ValidationRules::from_value(&json!({"data": {"rules": {"requiredFields": [
+            {"field": ".address..city"}, {"field": "."}]}}}));
+        let draft = json!({"ownerType": "individual", "country": "CO", "paymentType": "pix", "paymentInfo": {},
+                           "address": {}});
+        let v = validate(&draft, Some(&rules), None);
+        assert_eq!(
+            v.issues,
+            vec![Issue {
+                path: "address.city".into(),
+                code: IssueCode::Required
+            }]
+        );
     }
 
     #[test]
