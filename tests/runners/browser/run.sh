@@ -6,11 +6,9 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 bash "$ROOT/bindings-wasm/build.sh" >&2          # no-op when XBORDER_BUILT_WASM=1 or up to date
-if [ -z "${XBORDER_CHROMIUM:-}" ] || [ -z "${XBORDER_NODE_TOOLS:-}" ]; then
-  XBORDER_SKIP_VERIFY=${XBORDER_SKIP_VERIFY:-1} bash "$ROOT/tests/tools/setup.sh" browser >&2
-  # shellcheck disable=SC1091
-  . "${XBORDER_CACHE:-$HOME/.cache/xborder}/env.sh"
-fi
+# shellcheck source=../lib.sh
+. "$ROOT/tests/runners/lib.sh"
+xb_tools browser '-n "${XBORDER_CHROMIUM:-}" -a -n "${XBORDER_NODE_TOOLS:-}"'
 SCRATCH=$ROOT/target/wasm-npm/consumer-browser
 bash "$ROOT/bindings-wasm/scripts/consumer.sh" "$SCRATCH" >&2
 # shellcheck source=../node/vectors.sh

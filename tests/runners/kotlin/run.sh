@@ -6,27 +6,12 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 cd "$ROOT"
-CACHE=${XBORDER_CACHE:-$HOME/.cache/xborder}
-# shellcheck disable=SC1091
-[ -f "$CACHE/env.sh" ] && . "$CACHE/env.sh"
-if [ -z "${XBORDER_KOTLINC:-}" ] || [ ! -x "$XBORDER_KOTLINC" ]; then
-  bash "$ROOT/tests/tools/setup.sh" kotlin
-  # shellcheck disable=SC1091
-  . "$CACHE/env.sh"
-fi
+# shellcheck source=../lib.sh
+. "$HERE/../lib.sh"
+xb_tools kotlin '-x "${XBORDER_KOTLINC:-}"'
 DIST=$ROOT/bindings-uniffi/dist
-
-# The host library and bindings are built once per conformance.sh run (XBORDER_BUILT_UNIFFI=1).
-if [ "${XBORDER_BUILT_UNIFFI:-0}" != 1 ] || [ ! -f "$DIST/kotlin/dev/xborder/xborder.kt" ]; then
-  bash "$ROOT/bindings-uniffi/build.sh"
-fi
-
-if [ -z "${XBORDER_VECTOR_DIRS:-}" ]; then
-  XBORDER_VECTOR_DIRS=$ROOT/tests/vectors
-  [ -d "$ROOT/../shared/conformance" ] && XBORDER_VECTOR_DIRS+=:$(cd "$ROOT/../shared/conformance" && pwd)
-  [ -n "${XBORDER_VECTORS_DIR:-}" ] && XBORDER_VECTOR_DIRS+=:$XBORDER_VECTORS_DIR
-  export XBORDER_VECTOR_DIRS
-fi
+xb_uniffi "$DIST/kotlin/dev/xborder/xborder.kt"
+xb_vector_dirs
 
 jar=$(bash "$HERE/compile.sh" conformance-kotlin "$DIST/kotlin/dev/xborder/xborder.kt" "$HERE/Runner.kt" | tail -1)
 echo "kotlin: $(java -version 2>&1 | head -1), library $DIST/lib"

@@ -7,26 +7,12 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 cd "$ROOT"
-CACHE=${XBORDER_CACHE:-$HOME/.cache/xborder}
-# shellcheck disable=SC1091
-[ -f "$CACHE/env.sh" ] && . "$CACHE/env.sh"
-if [ -z "${XBORDER_SWIFT_ROOT:-}" ] || [ ! -f "$XBORDER_SWIFT_ROOT/.xborder-ready" ]; then
-  bash "$ROOT/tests/tools/setup.sh" swift
-  # shellcheck disable=SC1091
-  . "$CACHE/env.sh"
-fi
+# shellcheck source=../lib.sh
+. "$HERE/../lib.sh"
+xb_tools swift '-f "${XBORDER_SWIFT_ROOT:-/nonexistent}/.xborder-ready"'
 DIST=$ROOT/bindings-uniffi/dist
-
-# The host library and bindings are built once per conformance.sh run (XBORDER_BUILT_UNIFFI=1).
-if [ "${XBORDER_BUILT_UNIFFI:-0}" != 1 ] || [ ! -f "$DIST/swift/Xborder.swift" ]; then
-  bash "$ROOT/bindings-uniffi/build.sh"
-fi
-
-if [ -z "${XBORDER_VECTOR_DIRS:-}" ]; then
-  XBORDER_VECTOR_DIRS=$ROOT/tests/vectors
-  [ -d "$ROOT/../shared/conformance" ] && XBORDER_VECTOR_DIRS+=:$(cd "$ROOT/../shared/conformance" && pwd)
-  [ -n "${XBORDER_VECTORS_DIR:-}" ] && XBORDER_VECTOR_DIRS+=:$XBORDER_VECTORS_DIR
-fi
+xb_uniffi "$DIST/swift/Xborder.swift"
+xb_vector_dirs
 
 # The work folder is bind-mounted into the root: sources, library and vectors are copied in.
 WORK=${CARGO_TARGET_DIR:-$ROOT/target}/swift-runner

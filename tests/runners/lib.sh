@@ -1,0 +1,37 @@
+# Sourced by the runners and demos of tests/runners/ and bindings-*/ (needs ROOT set to the
+# repository root). The shared preamble: toolchain environment, the uniffi artefact built once,
+# and the vector folders of CONTRACT.md.
+
+XBORDER_CACHE=${XBORDER_CACHE:-$HOME/.cache/xborder}
+
+# xb_tools PART 'CHECK': source the toolchain environment; when the shell test CHECK (evaluated
+# after sourcing) fails, run tests/tools/setup.sh PART and source it again.
+# Example: xb_tools kotlin '-x "${XBORDER_KOTLINC:-}"'
+xb_tools() {
+  local part=$1 check=$2
+  # shellcheck disable=SC1091
+  [ -f "$XBORDER_CACHE/env.sh" ] && . "$XBORDER_CACHE/env.sh"
+  if ! eval "test $check" 2>/dev/null; then
+    XBORDER_SKIP_VERIFY=${XBORDER_SKIP_VERIFY:-1} bash "$ROOT/tests/tools/setup.sh" "$part" >&2
+    # shellcheck disable=SC1091
+    . "$XBORDER_CACHE/env.sh"
+  fi
+}
+
+# xb_uniffi FILE: bindings-uniffi/build.sh unless conformance.sh built it already this run
+# (XBORDER_BUILT_UNIFFI=1) and FILE (a generated file the caller needs) exists.
+xb_uniffi() {
+  if [ "${XBORDER_BUILT_UNIFFI:-0}" != 1 ] || [ ! -f "$1" ]; then
+    bash "$ROOT/bindings-uniffi/build.sh" >&2
+  fi
+}
+
+# xb_vector_dirs: export XBORDER_VECTOR_DIRS as conformance.sh does, when it is not set.
+xb_vector_dirs() {
+  if [ -z "${XBORDER_VECTOR_DIRS:-}" ]; then
+    XBORDER_VECTOR_DIRS=$ROOT/tests/vectors
+    [ -d "$ROOT/../shared/conformance" ] && XBORDER_VECTOR_DIRS+=:$(cd "$ROOT/../shared/conformance" && pwd)
+    [ -n "${XBORDER_VECTORS_DIR:-}" ] && XBORDER_VECTOR_DIRS+=:$XBORDER_VECTORS_DIR
+  fi
+  export XBORDER_VECTOR_DIRS
+}
