@@ -191,21 +191,21 @@ pub enum EventKind {
     Invalid,
 }
 
-impl EventKind {
-    fn as_str(self) -> &'static str {
-        match self {
-            EventKind::Live => "live",
-            EventKind::Planned => "planned",
-            EventKind::Wildcard => "wildcard",
-            EventKind::Unknown => "unknown",
-            EventKind::Invalid => "invalid",
+impl From<EventKind> for events::EventKind {
+    fn from(k: EventKind) -> Self {
+        match k {
+            EventKind::Live => events::EventKind::Live,
+            EventKind::Planned => events::EventKind::Planned,
+            EventKind::Wildcard => events::EventKind::Wildcard,
+            EventKind::Unknown => events::EventKind::Unknown,
+            EventKind::Invalid => events::EventKind::Invalid,
         }
     }
 }
 
 impl fmt::Display for EventKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.write_str(events::EventKind::from(*self).as_str())
     }
 }
 
@@ -433,14 +433,20 @@ pub enum Action {
     Reject,
 }
 
+impl From<Action> for delivery::Action {
+    fn from(a: Action) -> Self {
+        match a {
+            Action::Process => delivery::Action::Process,
+            Action::Ignore => delivery::Action::Ignore,
+            Action::Duplicate => delivery::Action::Duplicate,
+            Action::Reject => delivery::Action::Reject,
+        }
+    }
+}
+
 impl fmt::Display for Action {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Action::Process => "process",
-            Action::Ignore => "ignore",
-            Action::Duplicate => "duplicate",
-            Action::Reject => "reject",
-        })
+        f.write_str(delivery::Action::from(*self).as_str())
     }
 }
 
@@ -461,11 +467,11 @@ pub struct Decision {
 
 impl From<&delivery::Decision> for Decision {
     fn from(d: &delivery::Decision) -> Self {
-        let action = match d {
-            delivery::Decision::Process(_) => Action::Process,
-            delivery::Decision::Ignore(_) => Action::Ignore,
-            delivery::Decision::Duplicate(_) => Action::Duplicate,
-            delivery::Decision::Reject(_) => Action::Reject,
+        let action = match d.kind() {
+            delivery::Action::Process => Action::Process,
+            delivery::Action::Ignore => Action::Ignore,
+            delivery::Action::Duplicate => Action::Duplicate,
+            delivery::Action::Reject => Action::Reject,
             // Non-exhaustive in the core: an unknown decision is not acknowledged.
             _ => Action::Reject,
         };
@@ -556,23 +562,24 @@ pub enum IssueCode {
     UnsupportedPaymentType,
 }
 
-impl IssueCode {
-    fn as_str(self) -> &'static str {
-        match self {
-            IssueCode::Required => "REQUIRED",
-            IssueCode::InvalidValue => "INVALID_VALUE",
-            IssueCode::InvalidRoutingNumber => "INVALID_ROUTING_NUMBER",
-            IssueCode::UnknownBank => "UNKNOWN_BANK",
-            IssueCode::RulesMismatch => "RULES_MISMATCH",
-            IssueCode::BanksMismatch => "BANKS_MISMATCH",
-            IssueCode::UnsupportedPaymentType => "UNSUPPORTED_PAYMENT_TYPE",
+impl From<IssueCode> for beneficiary::IssueCode {
+    fn from(c: IssueCode) -> Self {
+        use beneficiary::IssueCode as C;
+        match c {
+            IssueCode::Required => C::Required,
+            IssueCode::InvalidValue => C::InvalidValue,
+            IssueCode::InvalidRoutingNumber => C::InvalidRoutingNumber,
+            IssueCode::UnknownBank => C::UnknownBank,
+            IssueCode::RulesMismatch => C::RulesMismatch,
+            IssueCode::BanksMismatch => C::BanksMismatch,
+            IssueCode::UnsupportedPaymentType => C::UnsupportedPaymentType,
         }
     }
 }
 
 impl fmt::Display for IssueCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.write_str(beneficiary::IssueCode::from(*self).as_str())
     }
 }
 
@@ -659,10 +666,11 @@ pub enum FieldSource {
 
 impl fmt::Display for FieldSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            FieldSource::Fixed => "fixed",
-            FieldSource::Rules => "rules",
-        })
+        let core = match self {
+            FieldSource::Fixed => beneficiary::FieldSource::Fixed,
+            FieldSource::Rules => beneficiary::FieldSource::Rules,
+        };
+        f.write_str(core.as_str())
     }
 }
 

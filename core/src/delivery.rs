@@ -288,6 +288,47 @@ impl fmt::Display for ReceiveError {
 
 impl std::error::Error for ReceiveError {}
 
+/// The four answers to a delivery, without their payload.
+///
+/// ```
+/// use xborder_core::delivery::Action;
+/// assert_eq!(Action::Duplicate.as_str(), "duplicate");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Action {
+    /// See [`Decision::Process`].
+    Process,
+    /// See [`Decision::Ignore`].
+    Ignore,
+    /// See [`Decision::Duplicate`].
+    Duplicate,
+    /// See [`Decision::Reject`].
+    Reject,
+}
+
+impl Action {
+    /// `process`, `ignore`, `duplicate` or `reject` (FORMAT.md's names).
+    ///
+    /// ```
+    /// assert_eq!(xborder_core::delivery::Action::Reject.as_str(), "reject");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Process => "process",
+            Action::Ignore => "ignore",
+            Action::Duplicate => "duplicate",
+            Action::Reject => "reject",
+        }
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// What to do with one delivery.
 ///
 /// ```
@@ -323,11 +364,21 @@ impl Decision {
     /// assert_eq!(Decision::Reject(ReceiveError::Signature(SignatureError::EmptySecret)).action(), "reject");
     /// ```
     pub fn action(&self) -> &'static str {
+        self.kind().as_str()
+    }
+
+    /// The [`Action`] of this decision.
+    ///
+    /// ```
+    /// use xborder_core::{delivery::{Action, Decision, ReceiveError}, signature::SignatureError};
+    /// assert_eq!(Decision::Reject(ReceiveError::Signature(SignatureError::EmptySecret)).kind(), Action::Reject);
+    /// ```
+    pub fn kind(&self) -> Action {
         match self {
-            Decision::Process(_) => "process",
-            Decision::Ignore(_) => "ignore",
-            Decision::Duplicate(_) => "duplicate",
-            Decision::Reject(_) => "reject",
+            Decision::Process(_) => Action::Process,
+            Decision::Ignore(_) => Action::Ignore,
+            Decision::Duplicate(_) => Action::Duplicate,
+            Decision::Reject(_) => Action::Reject,
         }
     }
 
