@@ -774,6 +774,8 @@ mod tests {
     }
 
     proptest::proptest! {
+        // The hardening issue asks for at least 10,000 cases of these properties.
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(10_000))]
         /// Against a model: a committed id still in the window is always a duplicate; an
         /// uncommitted id is never one.
         #[test]

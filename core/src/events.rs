@@ -662,6 +662,8 @@ mod tests {
     }
 
     proptest::proptest! {
+        // The hardening issue asks for at least 10,000 cases of these properties.
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(10_000))]
         #[test]
         fn classify_never_panics_and_parts_round_trip(s in "\\PC*") {
             let c = Catalog::builtin().classify_name(&s);
