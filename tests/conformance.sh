@@ -8,7 +8,15 @@ cd "$ROOT"
 ALL=(rust node browser kotlin python swift)
 [ $# -gt 0 ] && RUNTIMES=("$@") || RUNTIMES=("${ALL[@]}")
 
-dirs="$ROOT/tests/vectors"
+# The hostile vectors: the small hand-written ones, and the big ones (multi-MB bodies, 100k-deep
+# nesting, huge arrays) written once per run by a deterministic generator (too big to commit).
+HOSTILE_GEN=${CARGO_TARGET_DIR:-$ROOT/target}/hostile-generated
+echo "== generate: hostile vectors (tests/vectors/hostile/generate.py -> $HOSTILE_GEN)"
+rm -rf "$HOSTILE_GEN"
+"${XBORDER_PYTHON:-python3}" "$ROOT/tests/vectors/hostile/generate.py" "$HOSTILE_GEN" | tail -1 ||
+  { echo "conformance.sh: tests/vectors/hostile/generate.py failed" >&2; exit 1; }
+
+dirs="$ROOT/tests/vectors:$ROOT/tests/vectors/hostile:$HOSTILE_GEN"
 [ -d "$ROOT/../shared/conformance" ] && dirs="$dirs:$(cd "$ROOT/../shared/conformance" && pwd)"
 [ -n "${XBORDER_VECTORS_DIR:-}" ] && dirs="$dirs:$XBORDER_VECTORS_DIR"
 export XBORDER_VECTOR_DIRS="$dirs"

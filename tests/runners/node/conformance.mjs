@@ -2,7 +2,8 @@
 // Node runner and the browser runner (this file runs in both: no Node or DOM API besides atob).
 //
 // runVectors(xb, files) → { lines, passed, failed, skipped }, where `files` is
-// [{ name, doc }] (doc: the parsed vector file) and `xb` the package's exports.
+// [{ name, doc }] (doc: the parsed vector file) and `xb` the package's exports. After each case
+// of a hostile file (path containing "hostile") one ordinary call must still succeed.
 
 const OPS = [
   'event.classify',
@@ -124,11 +125,26 @@ function mismatch(expect, actual) {
   return null;
 }
 
+/**
+ * After a hostile case (its file path contains "hostile"), one ordinary call that must still
+ * work: a hostile input may not leave the module unusable (a trap, a poisoned instance, an
+ * exhausted heap). Returns why it failed, or null.
+ */
+function stillWorks(xb) {
+  try {
+    const c = xb.classifyEvent('order:created');
+    return c && c.kind === 'live' ? null : `classifyEvent('order:created') gave ${JSON.stringify(c)}`;
+  } catch (e) {
+    return `classifyEvent('order:created') threw ${e && e.name}: ${e && e.message}`;
+  }
+}
+
 export function runVectors(xb, files) {
   const lines = [];
   let passed = 0;
   let failed = 0;
   for (const { name: file, doc } of files) {
+    const hostile = file.includes('hostile');
     for (const c of doc.cases ?? []) {
       const handler = Object.prototype.hasOwnProperty.call(handlers, c.op) ? handlers[c.op] : undefined;
       let why;
@@ -146,6 +162,12 @@ export function runVectors(xb, files) {
         lines.push(`FAIL ${file} :: ${c.name}: ${why}`);
       } else {
         passed++;
+      }
+      // Counted only when it fails, so every runtime reports the same number of cases.
+      const broken = hostile ? stillWorks(xb) : null;
+      if (broken) {
+        failed++;
+        lines.push(`FAIL ${file} :: ${c.name}: the module is unusable after this case: ${broken}`);
       }
     }
   }
