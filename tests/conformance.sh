@@ -16,10 +16,11 @@ rm -rf "$HOSTILE_GEN"
 "${XBORDER_PYTHON:-python3}" "$ROOT/tests/vectors/hostile/generate.py" "$HOSTILE_GEN" | tail -1 ||
   { echo "conformance.sh: tests/vectors/hostile/generate.py failed" >&2; exit 1; }
 
-dirs="$ROOT/tests/vectors:$ROOT/tests/vectors/hostile:$HOSTILE_GEN"
-[ -d "$ROOT/../shared/conformance" ] && dirs="$dirs:$(cd "$ROOT/../shared/conformance" && pwd)"
-[ -n "${XBORDER_VECTORS_DIR:-}" ] && dirs="$dirs:$XBORDER_VECTORS_DIR"
-export XBORDER_VECTOR_DIRS="$dirs"
+# shellcheck source=runners/lib.sh
+. "$ROOT/tests/runners/lib.sh"
+unset XBORDER_VECTOR_DIRS
+xb_vector_dirs
+export XBORDER_VECTOR_DIRS="$XBORDER_VECTOR_DIRS:$HOSTILE_GEN"
 
 # Release artefacts are built once here and reused by every runner that needs them.
 wants() { local r; for r in "${RUNTIMES[@]}"; do case " $* " in *" $r "*) return 0 ;; esac; done; return 1; }

@@ -322,7 +322,11 @@ fn vector_files() -> Vec<PathBuf> {
             .collect(),
         _ => {
             let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-            let mut d = vec![root.join("vectors"), root.join("../../shared/conformance")];
+            let mut d = vec![
+                root.join("vectors"),
+                root.join("vectors/hostile"),
+                root.join("../../shared/conformance"),
+            ];
             if let Ok(extra) = std::env::var("XBORDER_VECTORS_DIR") {
                 d.extend(
                     extra
