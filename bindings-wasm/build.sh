@@ -47,7 +47,7 @@ fi
 
 rm -rf "$PKG"
 mkdir -p "$PKG" "$OUT"
-WASM_OPT_FLAGS=(-Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
+WASM_OPT_FLAGS=(-Oz --converge --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
   --enable-mutable-globals --enable-multivalue --enable-reference-types
   --low-memory-unused --zero-filled-memory --strip-debug --strip-producers --strip-target-features)
 for target in nodejs web; do

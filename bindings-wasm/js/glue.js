@@ -75,4 +75,16 @@ function wrapApi(raw) {
   return api;
 }
 
-export { XborderError, Envelope, xbError, makeEnvelope, wrapApi };
+/**
+ * The JSON text of a JS value. JSON.stringify writes Infinity and NaN (and 1e400, which JS reads
+ * as Infinity) as null, which would change the input silently: they throw instead, and the
+ * binding reports MALFORMED_JSON, as the other runtimes do for such text.
+ */
+function jsonText(value) {
+  return JSON.stringify(value, (_key, x) => {
+    if (typeof x === 'number' && !Number.isFinite(x)) throw new RangeError('a non-finite number');
+    return x;
+  });
+}
+
+export { XborderError, Envelope, xbError, makeEnvelope, wrapApi, jsonText };

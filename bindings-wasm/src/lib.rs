@@ -15,7 +15,7 @@
 use std::fmt::Display;
 
 use js_sys::{Array, Uint8Array, JSON};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use xborder_core::beneficiary::{self, BankList, ValidationRules};
@@ -29,6 +29,9 @@ use xborder_core::signature::{self, SignatureError};
 extern "C" {
     #[wasm_bindgen(js_name = xbError)]
     fn xb_error(code: &str, message: &str, field: Option<String>, rejected: JsValue) -> JsValue;
+
+    #[wasm_bindgen(js_name = jsonText, catch)]
+    fn json_text(value: &JsValue) -> Result<JsValue, JsValue>;
 
     #[wasm_bindgen(js_name = makeEnvelope)]
     fn make_envelope(
@@ -111,7 +114,7 @@ fn json_in(v: &JsValue) -> Result<Value, JsValue> {
     if v.is_undefined() {
         return Ok(Value::Null);
     }
-    let text = JSON::stringify(v).map_err(|_| {
+    let text = json_text(v).map_err(|_| {
         error(
             "MALFORMED_JSON",
             "MALFORMED_JSON: the value cannot be written as JSON",
@@ -144,12 +147,28 @@ fn envelope_js(env: &Envelope) -> JsValue {
     )
 }
 
+/// A JSON object from `(key, value)` pairs. Built by hand rather than with `json!`, whose
+/// `to_value(..).unwrap()` per field pulls serde's value serializer and a panic path into the
+/// module.
+fn obj(pairs: Vec<(&str, Value)>) -> Value {
+    let mut out = Map::new();
+    for (k, v) in pairs {
+        out.insert(k.to_owned(), v);
+    }
+    Value::Object(out)
+}
+
 fn rejected_js(e: &RegistrationError) -> Option<Value> {
     match e {
         RegistrationError::ValidationFailed { rejected } => Some(Value::Array(
             rejected
                 .iter()
-                .map(|r| json!({ "event": r.event, "reason": r.reason.as_str() }))
+                .map(|r| {
+                    obj(vec![
+                        ("event", r.event.as_str().into()),
+                        ("reason", r.reason.as_str().into()),
+                    ])
+                })
                 .collect(),
         )),
         _ => None,
@@ -353,9 +372,17 @@ pub fn validate_beneficiary(
     let issues: Vec<Value> = v
         .issues
         .iter()
-        .map(|i| json!({ "path": i.path, "code": i.code.as_str() }))
+        .map(|i| {
+            obj(vec![
+                ("path", i.path.as_str().into()),
+                ("code", i.code.as_str().into()),
+            ])
+        })
         .collect();
-    Ok(json_out(&json!({ "valid": v.valid(), "issues": issues })))
+    Ok(json_out(&obj(vec![
+        ("valid", v.valid().into()),
+        ("issues", issues.into()),
+    ])))
 }
 
 /// The fields a form must ask for: `[{path, description, source}]`, parents before children.
@@ -368,7 +395,13 @@ pub fn required_fields(
     let rules = rules_in(&rules)?;
     let fields: Vec<Value> = beneficiary::required_fields(rules.as_ref(), payment_type, country)
         .iter()
-        .map(|f| json!({ "path": f.path, "description": f.description, "source": f.source.as_str() }))
+        .map(|f| {
+            obj(vec![
+                ("path", f.path.as_str().into()),
+                ("description", f.description.as_str().into()),
+                ("source", f.source.as_str().into()),
+            ])
+        })
         .collect();
     Ok(json_out(&Value::Array(fields)))
 }
@@ -396,15 +429,15 @@ pub fn page_info(response: JsValue, request: JsValue) -> Result<JsValue, JsValue
         Some((p.page, p.page_size))
     };
     let info = pagination::page_info(&json_in(&response)?, request).map_err(pagination_error)?;
-    Ok(json_out(&json!({
-        "total": info.total,
-        "page": info.page,
-        "pageSize": info.page_size,
-        "totalPages": info.total_pages,
-        "hasNext": info.has_next,
-        "hasPrevious": info.has_previous,
-        "firstItem": info.first_item,
-        "lastItem": info.last_item,
-        "nextPage": info.next_page,
-    })))
+    Ok(json_out(&obj(vec![
+        ("total", info.total.into()),
+        ("page", info.page.into()),
+        ("pageSize", info.page_size.into()),
+        ("totalPages", info.total_pages.into()),
+        ("hasNext", info.has_next.into()),
+        ("hasPrevious", info.has_previous.into()),
+        ("firstItem", info.first_item.into()),
+        ("lastItem", info.last_item.into()),
+        ("nextPage", info.next_page.into()),
+    ])))
 }

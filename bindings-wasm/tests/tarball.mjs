@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import * as xb from 'xborder-wasm';
-import { XborderError, classifyEvent, createWebhookBody, pageInfo } from 'xborder-wasm';
+import { XborderError, classifyEvent, createWebhookBody, listQuery, pageInfo, validateBeneficiary } from 'xborder-wasm';
 
 const require = createRequire(import.meta.url);
 const cjs = require('./tarball.cjs');
@@ -19,6 +19,10 @@ assert.throws(() => createWebhookBody(['order:refunded'], 'https://x.test/h'),
   (e) => e instanceof XborderError && e.code === 'VALIDATION_FAILED' && e.rejected[0].reason === 'planned');
 assert.throws(() => pageInfo({ data: [] }), (e) => e.code === 'MALFORMED_RESPONSE');
 assert.throws(() => xb.sign('k', 42), TypeError);
+// Numbers JSON cannot hold are refused, not turned into null (JSON.stringify's default).
+assert.throws(() => listQuery({ page: Infinity }), (e) => e instanceof XborderError && e.code === 'MALFORMED_JSON');
+assert.throws(() => validateBeneficiary({ country: 1e400 }), (e) => e.code === 'MALFORMED_JSON');
+assert.throws(() => pageInfo({ data: [], total: NaN, page: 0, pageSize: 10 }), (e) => e.code === 'MALFORMED_JSON');
 
 // The runtime exports are exactly the documented ones (index.d.ts), plus the test hook.
 const dts = readFileSync(require.resolve('xborder-wasm/package.json').replace('package.json', 'index.d.ts'), 'utf8');
