@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The benchmarks, in one command: xborder against what integrators write instead, in Rust
+# (criterion), Node (the npm package) and Kotlin (the uniffi binding), plus artifact sizes and
+# dedupe memory; then tests/bench/BENCHMARKS.md and tests/bench/ratios.svg are rewritten.
+#
+#   bash tests/bench/run.sh
+#
+# Builds what it needs (bindings-wasm/build.sh and bindings-uniffi/build.sh are idempotent).
+# About 6-10 minutes on 2 cores once things are built. Knobs (defaults in brackets):
+#   XBORDER_BENCH_MEASURE_MS [2000], XBORDER_BENCH_WARMUP_MS [300], XBORDER_BENCH_SAMPLES [20]
+#     criterion, per benchmark
+#   XBORDER_BENCH_ROUNDS [15], XBORDER_BENCH_BATCH_MS [20]   Node and Kotlin alternating batches
+#   XBORDER_BENCH_SKIP_BUILD=1   reuse the built package, bindings and jar as they are
+# Intermediate results: target/bench/ (node.json, kotlin.json, dedupe.json, sizes, load).
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+cd "$ROOT"
+OUT=$ROOT/target/bench
+CACHE=${XBORDER_CACHE:-$HOME/.cache/xborder}
+say() { echo "bench: $*"; }
+start=$SECONDS
+mkdir -p "$OUT"
+rm -f "$OUT"/{node,kotlin,dedupe}.json "$OUT/load.txt"
+load() { echo "$1 $(date +%s) $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/load.txt"; }
+load start
+
+# shellcheck disable=SC1091
+[ -f "$CACHE/env.sh" ] && . "$CACHE/env.sh"
+if [ -z "${XBORDER_KOTLINC:-}" ] || [ ! -x "$XBORDER_KOTLINC" ]; then
+  bash "$ROOT/tests/tools/setup.sh" kotlin
+  # shellcheck disable=SC1091
+  . "$CACHE/env.sh"
+fi
+
+say "fixtures"
+python3 "$HERE/fixtures.py"
+
+if [ "${XBORDER_BENCH_SKIP_BUILD:-0}" != 1 ]; then
+  say "build: bindings-wasm/build.sh"
+  bash bindings-wasm/build.sh 2>&1 | tail -2 | sed 's/^/  /'
+  say "build: bindings-uniffi/build.sh"
+  # Another build of the bindings running at the same time can race on dist.new/: retry once.
+  { bash bindings-uniffi/build.sh 2>&1 || { sleep 10; bash bindings-uniffi/build.sh 2>&1; }; } | tail -1 | sed 's/^/  /'
+  say "build: cargo bench --no-run"
+  cargo bench -p xborder-core --benches --no-run 2>&1 | grep -E '^(error|warning: unused)|Finished' | sed 's/^/  /' || true
+fi
+load built
+
+say "rust: criterion (core/benches/compare.rs)"
+rm -rf target/criterion/{verify,decode,receive,classify,validate,page}
+XBORDER_BENCH_MEASURE_MS=${XBORDER_BENCH_MEASURE_MS:-2000} XBORDER_BENCH_WARMUP_MS=${XBORDER_BENCH_WARMUP_MS:-300} \
+  cargo bench -q -p xborder-core --bench compare 2>&1 | grep -E '^[a-z_]+\/|time:' | sed 's/^/  /'
+load rust
+
+say "rust: dedupe memory at 1,000,000 ids (core/benches/dedupe_memory.rs)"
+XBORDER_BENCH_OUT=$OUT/dedupe.json cargo bench -q -p xborder-core --bench dedupe_memory 2>&1 | sed 's/^/  /'
+load dedupe
+
+say "node: the npm package against node:crypto and JSON.parse"
+bash bindings-wasm/scripts/consumer.sh "$OUT/node-consumer"
+node "$HERE/node/bench.cjs" "$OUT/node-consumer" "$HERE/fixtures" "$OUT/node.json" | sed 's/^/  /'
+load node
+
+say "kotlin: the uniffi binding against javax.crypto"
+jar=$(bash tests/runners/kotlin/compile.sh bench bindings-uniffi/dist/kotlin/dev/xborder/xborder.kt "$HERE/kotlin/Bench.kt" | tail -1)
+java -Djna.library.path="$ROOT/bindings-uniffi/dist/lib" -cp "$jar:$XBORDER_KOTLIN_CLASSPATH" BenchKt \
+  "$HERE/fixtures" "$OUT/kotlin.json" | sed 's/^/  /'
+load kotlin
+
+say "report: tests/bench/BENCHMARKS.md, tests/bench/ratios.svg"
+python3 "$HERE/report.py" --seconds $((SECONDS - start))
+say "done in $((SECONDS - start))s"
