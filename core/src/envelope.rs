@@ -431,16 +431,21 @@ impl Envelope {
         self.data.as_deref().map(|d| serde_json::from_str(d.get()))
     }
 
-    /// `entity.data` as a [`serde_json::Value`] (empty object when absent).
+    /// `entity.data` as a [`serde_json::Value`] (an empty object when it was absent). Decoding
+    /// keeps the data raw without parsing it, so data that is not representable (a lone
+    /// surrogate escape, a number like `1e400`, nesting past serde_json's limit) is an error here,
+    /// never silently an empty object.
     ///
     /// ```
-    /// # let env = xborder_core::envelope::Envelope::decode(br#"{"id":"e1","event":"ubo:created","entity":{"id":"u","type":"ubo"}}"#).unwrap();
-    /// assert_eq!(env.data_value(), serde_json::json!({}));
+    /// # use xborder_core::envelope::Envelope;
+    /// let env = Envelope::decode(br#"{"id":"e1","event":"ubo:created","entity":{"id":"u","type":"ubo"}}"#).unwrap();
+    /// assert_eq!(env.data_value().unwrap(), serde_json::json!({}));
+    /// let odd = Envelope::decode(br#"{"id":"e1","event":"ubo:created","entity":{"id":"u","type":"ubo","data":{"n":1e400}}}"#).unwrap();
+    /// assert!(odd.data_value().is_err());
     /// ```
-    pub fn data_value(&self) -> serde_json::Value {
+    pub fn data_value(&self) -> Result<serde_json::Value, serde_json::Error> {
         self.data_as()
-            .and_then(Result::ok)
-            .unwrap_or_else(|| serde_json::Value::Object(Default::default()))
+            .unwrap_or_else(|| Ok(serde_json::Value::Object(Default::default())))
     }
 
     /// A top-level string of `entity.data` (`status`, `amount`, ...), parsed on demand.
