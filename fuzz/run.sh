@@ -9,7 +9,9 @@
 #   FUZZ_CMIN=1   minimise each corpus afterwards (cargo fuzz cmin)
 #   FUZZ_KEEP_GOING=1  keep fuzzing after a finding (libFuzzer -fork=1 -ignore_crashes=1): every
 #                 crash is saved, the run lasts SECONDS whatever it finds
-#   FUZZ_ARGS     extra libFuzzer flags (e.g. "-max_len=65536")
+#   FUZZ_ARGS     extra libFuzzer flags (e.g. "-max_len=65536", "-runs=10000000")
+#   FUZZ_SANITIZER  address | none (default none: xborder-core is forbid(unsafe_code), so
+#                 AddressSanitizer finds nothing in it and costs 2-3x the executions)
 set -uo pipefail
 cd "$(dirname "$0")/.."                       # the workspace root: cargo fuzz finds fuzz/ there
 
@@ -29,7 +31,8 @@ mkdir -p "$logs"
 
 # Debug assertions (overflow checks) stay on: cargo fuzz's default build without -O.
 echo "building ${#targets[@]} target(s) (nightly, libFuzzer, sanitizer coverage) ..."
-cargo +nightly fuzz build --features libfuzzer >/dev/null 2>"$logs/build.err" ||
+san=(--sanitizer "${FUZZ_SANITIZER:-none}")
+cargo +nightly fuzz build "${san[@]}" --features libfuzzer >/dev/null 2>"$logs/build.err" ||
   { cat "$logs/build.err" >&2; exit 1; }
 
 fuzz_one() {
@@ -37,7 +40,7 @@ fuzz_one() {
   mkdir -p "fuzz/artifacts/$t" "fuzz/corpus/$t"
   ls "fuzz/artifacts/$t" > "$logs/$t.before"
   # shellcheck disable=SC2086
-  cargo +nightly fuzz run --features libfuzzer "$t" -- \
+  cargo +nightly fuzz run "${san[@]}" --features libfuzzer "$t" -- \
     -max_total_time="$seconds" -print_final_stats=1 -max_len=4096 -rss_limit_mb=2048 \
     -timeout=10 ${keep_going} ${FUZZ_ARGS:-} >"$logs/$t.log" 2>&1
   echo $? > "$logs/$t.rc"
@@ -79,7 +82,7 @@ for t in "${targets[@]}"; do
   fi
   rows+=("$t|$execs|$rate|$n")
   if [ "${FUZZ_CMIN:-0}" = 1 ]; then
-    cargo +nightly fuzz cmin --features libfuzzer "$t" -- -max_len=4096 >"$logs/$t.cmin.log" 2>&1 &&
+    cargo +nightly fuzz cmin "${san[@]}" --features libfuzzer "$t" -- -max_len=4096 >"$logs/$t.cmin.log" 2>&1 &&
       echo "   corpus minimised to $(ls "fuzz/corpus/$t" | wc -l) files"
   fi
 done
