@@ -114,16 +114,12 @@ fn json_in(v: &JsValue) -> Result<Value, JsValue> {
     if v.is_undefined() {
         return Ok(Value::Null);
     }
-    let text = json_text(v).map_err(|_| {
-        error(
-            "MALFORMED_JSON",
-            "MALFORMED_JSON: the value cannot be written as JSON",
-        )
-    })?;
+    let code = beneficiary::MalformedJson.code();
+    let text = json_text(v)
+        .map_err(|_| error(code, format!("{code}: the value cannot be written as JSON")))?;
     match text.as_string() {
         None => Ok(Value::Null),
-        Some(text) => serde_json::from_str(&text)
-            .map_err(|e| error("MALFORMED_JSON", format!("MALFORMED_JSON: {e}"))),
+        Some(text) => serde_json::from_str(&text).map_err(|e| error(code, format!("{code}: {e}"))),
     }
 }
 
