@@ -82,10 +82,9 @@ struct Lang {
 }
 
 fn strip_kotlin_mods(t: &str) -> &str {
-    let mut t = t;
-    loop {
-        let before = t;
-        for m in [
+    strip_mods(
+        t,
+        &[
             "public ",
             "open ",
             "data ",
@@ -94,20 +93,14 @@ fn strip_kotlin_mods(t: &str) -> &str {
             "override ",
             "inline ",
             "operator ",
-        ] {
-            t = t.strip_prefix(m).unwrap_or(t);
-        }
-        if t == before {
-            return t;
-        }
-    }
+        ],
+    )
 }
 
 fn strip_swift_mods(t: &str) -> &str {
-    let mut t = t;
-    loop {
-        let before = t;
-        for m in [
+    strip_mods(
+        t,
+        &[
             "public ",
             "open ",
             "final ",
@@ -115,7 +108,15 @@ fn strip_swift_mods(t: &str) -> &str {
             "convenience ",
             "static ",
             "indirect ",
-        ] {
+        ],
+    )
+}
+
+/// Strips leading modifiers, in any order, until none is left.
+fn strip_mods<'a>(mut t: &'a str, mods: &[&str]) -> &'a str {
+    loop {
+        let before = t;
+        for m in mods {
             t = t.strip_prefix(m).unwrap_or(t);
         }
         if t == before {
