@@ -264,12 +264,12 @@ fn public_api(source: &str, lang: &Lang) -> String {
 
 fn read_one(dir: &Path, ext: &str) -> String {
     let mut found = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
         for e in std::fs::read_dir(&d).unwrap() {
             let p = e.unwrap().path();
             if p.is_dir() {
-                todo.push(p);
+                pending.push(p);
             } else if p.extension().is_some_and(|x| x == ext) {
                 found.push(p);
             }
