@@ -6,10 +6,9 @@
 use std::fmt;
 
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
-use serde_json::value::RawValue;
 
 use crate::events::{Catalog, EventKind};
+use crate::scan::{self, Malformed, Scanner};
 
 /// Why a body is not a usable envelope. [`EnvelopeError::field`] names the field.
 ///
@@ -120,55 +119,98 @@ impl fmt::Display for EnvelopeError {
 
 impl std::error::Error for EnvelopeError {}
 
-/// Deserialises any present value (including `null`) as `Some(raw)`; absent stays `None`.
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
+/// The raw text of the envelope's fields, as one pass of the scanner found them.
+#[derive(Default)]
+struct Fields<'a> {
+    id: Option<&'a str>,
+    event: Option<&'a str>,
+    entity: Option<&'a str>,
+    entity_id: Option<&'a str>,
+    entity_type: Option<&'a str>,
+    data: Option<&'a str>,
+    /// `entity` repeats one of its fields or has a key that is not a Unicode string (reported
+    /// after `id` and `event` are checked, where a parse of `entity` alone would find it).
+    entity_malformed: bool,
 }
 
-#[derive(Deserialize)]
-struct RawEnvelope<'a> {
-    #[serde(default, borrow, deserialize_with = "present")]
-    id: Option<&'a RawValue>,
-    #[serde(default, borrow, deserialize_with = "present")]
-    event: Option<&'a RawValue>,
-    #[serde(default, borrow, deserialize_with = "present")]
-    entity: Option<&'a RawValue>,
+/// Whether a raw key names `name`, compared after decoding escapes (`"\u0069d"` is `id`). A key
+/// of an object the envelope reads must be a Unicode string: a lone surrogate escape there is
+/// malformed (in the objects it skips, and in `data`, keys are not decoded).
+fn key_is(raw: &str, name: &str) -> Result<bool, Malformed> {
+    if raw.contains('\\') {
+        scan::unescape(raw).map(|k| k == name).ok_or(Malformed)
+    } else {
+        Ok(raw == name)
+    }
 }
 
-#[derive(Deserialize)]
-struct RawEntity<'a> {
-    #[serde(default, borrow, deserialize_with = "present")]
-    id: Option<&'a RawValue>,
-    #[serde(default, borrow, rename = "type", deserialize_with = "present")]
-    kind: Option<&'a RawValue>,
-    #[serde(default, borrow, deserialize_with = "present")]
-    data: Option<&'a RawValue>,
+/// Fills `slot` with a member's value; `false` when it was already filled.
+fn fill<'a>(slot: &mut Option<&'a str>, s: &mut Scanner<'a>) -> Result<bool, Malformed> {
+    let value = s.value()?;
+    Ok(slot.replace(value).is_none())
 }
 
-fn is_object(raw: &RawValue) -> bool {
-    raw.get().starts_with('{')
-}
-
-fn object<'a, T: Deserialize<'a>>(text: &'a str, field: &'static str) -> Result<T, EnvelopeError> {
-    let first = text.trim_start_matches([' ', '\t', '\n', '\r']);
-    if !first.starts_with('{') {
-        return Err(if field.is_empty() {
-            EnvelopeError::MalformedJson
+/// One pass over the whole text: strict JSON, an object at the top, no repeated envelope field.
+fn scan_fields(text: &str) -> Result<Fields<'_>, Malformed> {
+    let mut f = Fields::default();
+    let mut s = Scanner::new(text);
+    s.ws();
+    s.object(|s, key| {
+        let first = if key_is(key, "id")? {
+            fill(&mut f.id, s)?
+        } else if key_is(key, "event")? {
+            fill(&mut f.event, s)?
+        } else if key_is(key, "entity")? {
+            if f.entity.is_some() {
+                return Err(Malformed);
+            }
+            let start = s.pos();
+            if s.peek() == Some(b'{') {
+                s.object(|s, key| {
+                    let first = match (key_is(key, "id"), key_is(key, "type"), key_is(key, "data"))
+                    {
+                        (Ok(true), _, _) => fill(&mut f.entity_id, s)?,
+                        (_, Ok(true), _) => fill(&mut f.entity_type, s)?,
+                        (_, _, Ok(true)) => fill(&mut f.data, s)?,
+                        (Err(Malformed), _, _) => s.value().map(|_| false)?,
+                        _ => s.value().map(|_| true)?,
+                    };
+                    f.entity_malformed |= !first;
+                    Ok(())
+                })?;
+            } else {
+                s.value()?;
+            }
+            f.entity = Some(s.since(start)?);
+            true
         } else {
-            EnvelopeError::InvalidField(field)
-        });
+            s.value().map(|_| true)?
+        };
+        if first {
+            Ok(())
+        } else {
+            Err(Malformed)
+        }
+    })?;
+    s.ws();
+    if s.at_end() {
+        Ok(f)
+    } else {
+        Err(Malformed)
     }
-    serde_json::from_str(text).map_err(|_| EnvelopeError::MalformedJson)
 }
 
-fn string(raw: Option<&RawValue>, field: &'static str) -> Result<String, EnvelopeError> {
+/// A required non-empty string field: absent or `null` is missing; another type, an empty
+/// string or a lone surrogate escape is invalid.
+fn string(raw: Option<&str>, field: &'static str) -> Result<String, EnvelopeError> {
     let raw = raw
-        .filter(|r| r.get() != "null")
+        .filter(|r| *r != "null")
         .ok_or(EnvelopeError::MissingField(field))?;
-    match serde_json::from_str::<String>(raw.get()) {
-        Ok(s) if !s.is_empty() => Ok(s),
-        _ => Err(EnvelopeError::InvalidField(field)),
-    }
+    raw.strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .and_then(scan::unescape)
+        .filter(|s| !s.is_empty())
+        .ok_or(EnvelopeError::InvalidField(field))
 }
 
 /// What a body may cost to decode: a hostile sender cannot make a consumer allocate or recurse
@@ -246,7 +288,8 @@ pub struct Envelope {
     kind: EventKind,
     entity_id: String,
     entity_type: String,
-    data: Option<Box<RawValue>>,
+    /// `entity.data`, the raw text of an object, exactly as sent.
+    data: Option<Box<str>>,
 }
 
 impl PartialEq for Envelope {
@@ -308,19 +351,24 @@ impl Envelope {
             });
         }
         let text = std::str::from_utf8(body).map_err(|_| EnvelopeError::MalformedJson)?;
-        let raw: RawEnvelope<'_> = object(text, "")?;
-        let id = string(raw.id, "id")?;
-        let event = string(raw.event, "event")?;
-        let entity_raw = raw
+        let f = scan_fields(text).map_err(|_| EnvelopeError::MalformedJson)?;
+        let id = string(f.id, "id")?;
+        let event = string(f.event, "event")?;
+        let entity = f
             .entity
-            .filter(|r| r.get() != "null")
+            .filter(|r| *r != "null")
             .ok_or(EnvelopeError::MissingField("entity"))?;
-        let entity: RawEntity<'_> = object(entity_raw.get(), "entity")?;
-        let entity_id = string(entity.id, "entity.id")?;
-        let entity_type = string(entity.kind, "entity.type")?;
-        let data = match entity.data {
+        if !entity.starts_with('{') {
+            return Err(EnvelopeError::InvalidField("entity"));
+        }
+        if f.entity_malformed {
+            return Err(EnvelopeError::MalformedJson);
+        }
+        let entity_id = string(f.entity_id, "entity.id")?;
+        let entity_type = string(f.entity_type, "entity.type")?;
+        let data = match f.data {
             None => None,
-            Some(d) if is_object(d) => Some(d.to_owned()),
+            Some(d) if d.starts_with('{') => Some(d.into()),
             Some(_) => return Err(EnvelopeError::InvalidField("entity.data")),
         };
         let class = catalog.classify_name(&event);
@@ -415,7 +463,7 @@ impl Envelope {
     /// assert_eq!(env.raw_data(), Some(r#"{"n" : 1.50}"#));
     /// ```
     pub fn raw_data(&self) -> Option<&str> {
-        self.data.as_deref().map(RawValue::get)
+        self.data.as_deref()
     }
 
     /// Parses `entity.data` into `T` on demand (`None` when it was absent).
@@ -428,7 +476,7 @@ impl Envelope {
     /// assert_eq!(order.status, "success");
     /// ```
     pub fn data_as<T: DeserializeOwned>(&self) -> Option<Result<T, serde_json::Error>> {
-        self.data.as_deref().map(|d| serde_json::from_str(d.get()))
+        self.data.as_deref().map(serde_json::from_str)
     }
 
     /// `entity.data` as a [`serde_json::Value`] (an empty object when it was absent). Decoding
@@ -456,11 +504,20 @@ impl Envelope {
     /// assert_eq!(env.data_str("n"), None);
     /// ```
     pub fn data_str(&self, key: &str) -> Option<String> {
-        #[derive(Deserialize)]
-        struct Fields<'a>(#[serde(borrow)] std::collections::HashMap<String, &'a RawValue>);
-        let data = self.data.as_deref()?;
-        let fields: Fields<'_> = serde_json::from_str(data.get()).ok()?;
-        serde_json::from_str(fields.0.get(key)?.get()).ok()
+        let mut s = Scanner::new(self.data.as_deref()?);
+        let mut found = None;
+        s.object(|s, k| {
+            let value = s.value()?;
+            if key_is(k, key)? {
+                found = Some(value); // a repeated key: the last one, as a JSON map reads it
+            }
+            Ok(())
+        })
+        .ok()?;
+        found?
+            .strip_prefix('"')?
+            .strip_suffix('"')
+            .and_then(scan::unescape)
     }
 }
 

@@ -25,4 +25,5 @@ pub mod delivery;
 pub mod envelope;
 pub mod events;
 pub mod pagination;
+mod scan;
 pub mod signature;

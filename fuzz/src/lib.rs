@@ -10,6 +10,8 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
+pub mod reference;
+
 use arbitrary::{Arbitrary, Unstructured};
 use percent_encoding::percent_decode_str;
 use serde_json::Value;
@@ -77,6 +79,7 @@ pub fn envelope(data: &[u8]) {
         Envelope::decode_with(data, &catalog),
         "decode is not deterministic"
     );
+    same_as_reference(data, &decoded);
     match &decoded {
         Ok(env) => check_envelope(env, &catalog),
         Err(e) => {
@@ -113,6 +116,44 @@ pub fn envelope(data: &[u8]) {
         (expected, got) => {
             panic!("Receiver disagrees with Envelope::decode: {expected:?} vs {got:?}")
         }
+    }
+}
+
+/// The core's scanner decides as the serde decoder it replaced ([`reference`]) did: the same
+/// fields and raw data, or the same error; only the steps after field extraction (the event
+/// name, the entity family) may turn the reference's fields into an error.
+fn same_as_reference(data: &[u8], decoded: &Result<Envelope, EnvelopeError>) {
+    if matches!(
+        decoded,
+        Err(EnvelopeError::BodyTooLarge { .. } | EnvelopeError::NestingTooDeep { .. })
+    ) {
+        return;
+    }
+    let Ok(text) = std::str::from_utf8(data) else {
+        assert_eq!(decoded, &Err(EnvelopeError::MalformedJson), "not UTF-8");
+        return;
+    };
+    match (reference::decode(text), decoded) {
+        (Err(want), got) => assert_eq!(got.as_ref().err(), Some(&want), "reference: {want:?}"),
+        (Ok((id, event, entity_id, entity_type, raw)), Ok(env)) => {
+            assert_eq!(
+                (env.id(), env.event(), env.entity_id(), env.entity_type()),
+                (
+                    id.as_str(),
+                    event.as_str(),
+                    entity_id.as_str(),
+                    entity_type.as_str()
+                )
+            );
+            assert_eq!(env.raw_data(), raw.as_deref());
+        }
+        (Ok(_), Err(e)) => assert!(
+            matches!(
+                e,
+                EnvelopeError::InvalidField("event") | EnvelopeError::EntityMismatch { .. }
+            ),
+            "the reference decoded what the core refused with {e:?}"
+        ),
     }
 }
 
