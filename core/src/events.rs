@@ -239,7 +239,12 @@ impl fmt::Display for CatalogError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CatalogError::InvalidName(n) => {
-                write!(f, "{}: not a usable event name: {n:?}", self.code())
+                write!(
+                    f,
+                    "{}: not a usable event name: \"{}\"",
+                    self.code(),
+                    n.escape_default()
+                )
             }
         }
     }
@@ -496,7 +501,7 @@ impl fmt::Display for RegistrationError {
             RegistrationError::ValidationFailed { rejected } => {
                 write!(f, "{}: not registrable:", self.code())?;
                 for r in rejected {
-                    write!(f, " {:?} ({})", r.event, r.reason)?;
+                    write!(f, " \"{}\" ({})", r.event.escape_default(), r.reason)?;
                 }
                 Ok(())
             }
@@ -541,7 +546,17 @@ impl Registration {
     /// assert!(reg.create_webhook_body("https://x.test/h").starts_with(r#"{"events":["ubo:created"]"#));
     /// ```
     pub fn create_webhook_body(&self, url: &str) -> String {
-        serde_json::json!({ "events": self.events, "url": url }).to_string()
+        #[derive(serde::Serialize)]
+        struct Body<'a> {
+            events: &'a [String],
+            url: &'a str,
+        }
+        // Writing strings into a String cannot fail: the empty fallback is never taken.
+        serde_json::to_string(&Body {
+            events: &self.events,
+            url,
+        })
+        .unwrap_or_default()
     }
 }
 
