@@ -76,15 +76,23 @@ function wrapApi(raw) {
 }
 
 /**
- * The JSON text of a JS value. JSON.stringify writes Infinity and NaN (and 1e400, which JS reads
- * as Infinity) as null, which would change the input silently: they throw instead, and the
- * binding reports MALFORMED_JSON, as the other runtimes do for such text.
+ * A JS value as plain JSON data: what JSON.parse reads back from JSON.stringify (toJSON honoured,
+ * undefined and functions dropped), which the Rust side walks into a JSON document. JSON.stringify
+ * writes Infinity and NaN (and 1e400, which JS reads as Infinity) as null, which would change the
+ * input silently: they throw instead, and the binding reports MALFORMED_JSON, as the other
+ * runtimes do for such text.
  */
-function jsonText(value) {
-  return JSON.stringify(value, (_key, x) => {
+function plainJson(value) {
+  const text = JSON.stringify(value, (_key, x) => {
     if (typeof x === 'number' && !Number.isFinite(x)) throw new RangeError('a non-finite number');
     return x;
   });
+  return text === undefined ? null : JSON.parse(text);
 }
 
-export { XborderError, Envelope, xbError, makeEnvelope, wrapApi, jsonText };
+/** Whether a string is well-formed UTF-16 (no lone surrogate), for engines without isWellFormed too. */
+const isWellFormed = typeof String.prototype.isWellFormed === 'function'
+  ? (s) => s.isWellFormed()
+  : (s) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
+
+export { XborderError, Envelope, xbError, makeEnvelope, wrapApi, plainJson, isWellFormed };

@@ -6,7 +6,11 @@
 //!
 //! - Bodies are `string | Uint8Array` (a string is taken as its UTF-8 bytes).
 //! - JSON documents (drafts, rules, bank lists, list parameters, paginated responses) are JS
-//!   values; they cross as JSON text (`JSON.stringify` → `serde_json`).
+//!   values. JavaScript makes them plain JSON data (`JSON.parse(JSON.stringify(v))`: `toJSON`
+//!   is honoured, `undefined` dropped, non-finite numbers refused) and Rust walks that data into
+//!   a `serde_json::Value` equal to what serde_json would parse from the JSON text. No JSON text
+//!   is parsed or written in the module: that keeps a JSON parser, number conversion and float
+//!   formatting out of it (most of its size once).
 //! - Errors are `XborderError` instances (`name`, `code`, `field`, `rejected` where they
 //!   apply); validation results are plain objects.
 //! - A panic (none is expected) becomes an `XborderError` with code `INTERNAL_ERROR`, and the
@@ -14,8 +18,8 @@
 
 use std::fmt::Display;
 
-use js_sys::{Array, Uint8Array, JSON};
-use serde_json::{Map, Value};
+use js_sys::{Array, Object, Reflect, Uint8Array};
+use serde_json::{Map, Number, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use xborder_core::beneficiary::{self, BankList, ValidationRules};
@@ -30,8 +34,13 @@ extern "C" {
     #[wasm_bindgen(js_name = xbError)]
     fn xb_error(code: &str, message: &str, field: Option<String>, rejected: JsValue) -> JsValue;
 
-    #[wasm_bindgen(js_name = jsonText, catch)]
-    fn json_text(value: &JsValue) -> Result<JsValue, JsValue>;
+    /// `JSON.parse(JSON.stringify(value))`, throwing on a non-finite number.
+    #[wasm_bindgen(js_name = plainJson, catch)]
+    fn plain_json(value: &JsValue) -> Result<JsValue, JsValue>;
+
+    /// Whether a JS string is well-formed UTF-16 (no lone surrogate).
+    #[wasm_bindgen(js_name = isWellFormed)]
+    fn is_well_formed(s: &JsValue) -> bool;
 
     #[wasm_bindgen(js_name = makeEnvelope)]
     fn make_envelope(
@@ -109,27 +118,131 @@ fn is_absent(v: &JsValue) -> bool {
     v.is_undefined() || v.is_null()
 }
 
-/// A JS value as a JSON document (`undefined` reads as `null`).
+/// A JS value as a JSON document (`undefined` reads as `null`). `MALFORMED_JSON` where the
+/// text `JSON.stringify` writes would not parse in serde_json: a non-finite number, a cycle, a
+/// lone surrogate, nesting over serde_json's recursion limit.
 fn json_in(v: &JsValue) -> Result<Value, JsValue> {
     if v.is_undefined() {
         return Ok(Value::Null);
     }
     let code = beneficiary::MalformedJson.code();
-    let text = json_text(v)
-        .map_err(|_| error(code, format!("{code}: the value cannot be written as JSON")))?;
-    match text.as_string() {
-        None => Ok(Value::Null),
-        Some(text) => serde_json::from_str(&text).map_err(|e| error(code, format!("{code}: {e}"))),
+    plain_json(v)
+        .ok()
+        .and_then(|plain| value_from_js(&plain, 0))
+        .ok_or_else(|| {
+            error(
+                code,
+                format!("{code}: the value is not a JSON document the core can read (a non-finite number, a cycle, a lone surrogate, or nesting over {MAX_DEPTH} levels)"),
+            )
+        })
+}
+
+/// serde_json's recursion limit: the uniffi bindings read the same document from its text with
+/// serde_json, which refuses an array or object nested deeper than this.
+const MAX_DEPTH: usize = 127;
+
+/// Plain JSON data (what `JSON.parse` returns) as a `Value`; `None` for what serde_json would
+/// refuse in its text.
+fn value_from_js(v: &JsValue, depth: usize) -> Option<Value> {
+    if v.is_null() || v.is_undefined() {
+        return Some(Value::Null);
+    }
+    if let Some(b) = v.as_bool() {
+        return Some(Value::Bool(b));
+    }
+    if let Some(x) = v.as_f64() {
+        return json_number(x, js_digits).map(Value::Number);
+    }
+    if v.is_string() {
+        return js_string(v).map(Value::String);
+    }
+    if depth >= MAX_DEPTH {
+        return None;
+    }
+    if Array::is_array(v) {
+        return Array::from(v)
+            .iter()
+            .map(|item| value_from_js(&item, depth + 1))
+            .collect::<Option<Vec<_>>>()
+            .map(Value::Array);
+    }
+    let object = v.dyn_ref::<Object>()?;
+    let mut map = Map::new();
+    for entry in Object::entries(object).iter() {
+        let entry = Array::from(&entry);
+        map.insert(
+            js_string(&entry.get(0))?,
+            value_from_js(&entry.get(1), depth + 1)?,
+        );
+    }
+    Some(Value::Object(map))
+}
+
+/// A JS string as Rust text; `None` for a lone surrogate (serde_json refuses its escape).
+fn js_string(v: &JsValue) -> Option<String> {
+    if is_well_formed(v) {
+        v.as_string()
+    } else {
+        None
     }
 }
 
-/// A JSON document as a plain JS value.
-fn json_out(v: &Value) -> JsValue {
-    JSON::parse(&v.to_string()).unwrap_or(JsValue::NULL)
+/// The number serde_json parses from the text `JSON.stringify` writes for `x`. JavaScript writes
+/// an integer below 1e21 in digits (`-0` as `0`), which serde_json reads as a `u64` or `i64`
+/// where they fit; from 2^53 on those digits are the shortest that round-trip, padded with
+/// zeros (2^63 is written `9223372036854776000`), so they are asked of JavaScript (`digits`).
+/// Anything else is a double's shortest form, read back exactly (`float_roundtrip`). `None` for
+/// a non-finite number.
+fn json_number(x: f64, digits: impl FnOnce(f64) -> Option<String>) -> Option<Number> {
+    const TWO_53: f64 = 9_007_199_254_740_992.0;
+    if x.fract() == 0.0 && x.abs() < 1e21 {
+        if x.abs() < TWO_53 {
+            return Some(if x >= 0.0 {
+                Number::from(x as u64)
+            } else {
+                Number::from(x as i64)
+            });
+        }
+        let digits = digits(x)?;
+        if let Ok(n) = digits.parse::<u64>() {
+            return Some(Number::from(n));
+        }
+        if let Ok(n) = digits.parse::<i64>() {
+            return Some(Number::from(n));
+        }
+    }
+    Number::from_f64(x)
 }
 
-fn object(pairs: Map<String, Value>) -> JsValue {
-    json_out(&Value::Object(pairs))
+/// The digits JavaScript writes for a number (`Number.prototype.toString`).
+fn js_digits(x: f64) -> Option<String> {
+    js_sys::Number::from(x)
+        .to_string_with_radix(10)
+        .ok()
+        .map(String::from)
+}
+
+/// A JS object from `(key, value)` pairs.
+fn js_object(pairs: &[(&str, JsValue)]) -> JsValue {
+    let out = Object::new();
+    for (k, v) in pairs {
+        // Defining a property of a fresh plain object cannot fail.
+        let _ = Reflect::set(&out, &JsValue::from_str(k), v);
+    }
+    out.into()
+}
+
+fn js_array(items: impl IntoIterator<Item = JsValue>) -> JsValue {
+    items.into_iter().collect::<Array>().into()
+}
+
+fn js_str(s: &str) -> JsValue {
+    JsValue::from_str(s)
+}
+
+/// A page number or count: the core keeps them at most 2^53 − 1, exact as a JS number.
+fn js_u64(n: u64) -> JsValue {
+    JsValue::from_f64(n as f64)
 }
 
 fn envelope_js(env: &Envelope) -> JsValue {
@@ -143,30 +256,16 @@ fn envelope_js(env: &Envelope) -> JsValue {
     )
 }
 
-/// A JSON object from `(key, value)` pairs. Built by hand rather than with `json!`, whose
-/// `to_value(..).unwrap()` per field pulls serde's value serializer and a panic path into the
-/// module.
-fn obj(pairs: Vec<(&str, Value)>) -> Value {
-    let mut out = Map::new();
-    for (k, v) in pairs {
-        out.insert(k.to_owned(), v);
-    }
-    Value::Object(out)
-}
-
-fn rejected_js(e: &RegistrationError) -> Option<Value> {
+fn rejected_js(e: &RegistrationError) -> Option<JsValue> {
     match e {
-        RegistrationError::ValidationFailed { rejected } => Some(Value::Array(
-            rejected
-                .iter()
-                .map(|r| {
-                    obj(vec![
-                        ("event", r.event.as_str().into()),
-                        ("reason", r.reason.as_str().into()),
-                    ])
-                })
-                .collect(),
-        )),
+        RegistrationError::ValidationFailed { rejected } => {
+            Some(js_array(rejected.iter().map(|r| {
+                js_object(&[
+                    ("event", js_str(&r.event)),
+                    ("reason", js_str(r.reason.as_str())),
+                ])
+            })))
+        }
         _ => None,
     }
 }
@@ -206,33 +305,32 @@ pub fn panic_for_tests() {
 #[wasm_bindgen(js_name = classifyEvent)]
 pub fn classify_event(name: &str) -> JsValue {
     let c = Catalog::builtin().classify_name(name);
-    let mut out = Map::new();
-    out.insert("kind".into(), c.kind.as_str().into());
-    if let Some(parts) = c.parts {
-        out.insert("entity".into(), parts.entity().into());
-        out.insert("action".into(), parts.action().into());
+    match c.parts {
+        Some(parts) => js_object(&[
+            ("kind", js_str(c.kind.as_str())),
+            ("entity", js_str(parts.entity())),
+            ("action", js_str(parts.action())),
+        ]),
+        None => js_object(&[("kind", js_str(c.kind.as_str()))]),
     }
-    object(out)
 }
 
 /// `event.check_registration`: `{ok: true, events}` or `{ok: false, code, rejected?}`.
 #[wasm_bindgen(js_name = checkRegistration)]
 pub fn check_registration(events: Vec<String>, existing_webhooks: Option<u32>) -> JsValue {
-    let mut out = Map::new();
     match Catalog::builtin().check_registration(&events, existing_webhooks.unwrap_or(0)) {
-        Ok(reg) => {
-            out.insert("ok".into(), true.into());
-            out.insert("events".into(), reg.events().into());
-        }
+        Ok(reg) => js_object(&[
+            ("ok", JsValue::TRUE),
+            ("events", js_array(reg.events().iter().map(|e| js_str(e)))),
+        ]),
         Err(e) => {
-            out.insert("ok".into(), false.into());
-            out.insert("code".into(), e.code().into());
-            if let Some(rejected) = rejected_js(&e) {
-                out.insert("rejected".into(), rejected);
+            let (ok, code) = (("ok", JsValue::FALSE), ("code", js_str(e.code())));
+            match rejected_js(&e) {
+                Some(rejected) => js_object(&[ok, code, ("rejected", rejected)]),
+                None => js_object(&[ok, code]),
             }
         }
     }
-    object(out)
 }
 
 /// The JSON body of `POST /v1/webhooks`; throws `VALIDATION_FAILED` (with `rejected`) or
@@ -247,7 +345,7 @@ pub fn create_webhook_body(
         .check_registration(&events, existing_webhooks.unwrap_or(0))
         .map(|reg| reg.create_webhook_body(url))
         .map_err(|e| {
-            let rejected = rejected_js(&e).map_or(JsValue::UNDEFINED, |r| json_out(&r));
+            let rejected = rejected_js(&e).unwrap_or(JsValue::UNDEFINED);
             xb_error(e.code(), &e.to_string(), None, rejected)
         })
 }
@@ -365,20 +463,15 @@ pub fn validate_beneficiary(
         BankList::from_value(country, banks.get("response").unwrap_or(&Value::Null))
     };
     let v = beneficiary::validate(&draft, rules.as_ref(), banks.as_ref());
-    let issues: Vec<Value> = v
-        .issues
-        .iter()
-        .map(|i| {
-            obj(vec![
-                ("path", i.path.as_str().into()),
-                ("code", i.code.as_str().into()),
-            ])
-        })
-        .collect();
-    Ok(json_out(&obj(vec![
-        ("valid", v.valid().into()),
-        ("issues", issues.into()),
-    ])))
+    let issues = js_array(
+        v.issues
+            .iter()
+            .map(|i| js_object(&[("path", js_str(&i.path)), ("code", js_str(i.code.as_str()))])),
+    );
+    Ok(js_object(&[
+        ("valid", JsValue::from_bool(v.valid())),
+        ("issues", issues),
+    ]))
 }
 
 /// The fields a form must ask for: `[{path, description, source}]`, parents before children.
@@ -389,17 +482,14 @@ pub fn required_fields(
     country: &str,
 ) -> Result<JsValue, JsValue> {
     let rules = rules_in(&rules)?;
-    let fields: Vec<Value> = beneficiary::required_fields(rules.as_ref(), payment_type, country)
-        .iter()
-        .map(|f| {
-            obj(vec![
-                ("path", f.path.as_str().into()),
-                ("description", f.description.as_str().into()),
-                ("source", f.source.as_str().into()),
-            ])
-        })
-        .collect();
-    Ok(json_out(&Value::Array(fields)))
+    let fields = beneficiary::required_fields(rules.as_ref(), payment_type, country);
+    Ok(js_array(fields.iter().map(|f| {
+        js_object(&[
+            ("path", js_str(&f.path)),
+            ("description", js_str(&f.description)),
+            ("source", js_str(f.source.as_str())),
+        ])
+    })))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -425,15 +515,87 @@ pub fn page_info(response: JsValue, request: JsValue) -> Result<JsValue, JsValue
         Some((p.page, p.page_size))
     };
     let info = pagination::page_info(&json_in(&response)?, request).map_err(pagination_error)?;
-    Ok(json_out(&obj(vec![
-        ("total", info.total.into()),
-        ("page", info.page.into()),
-        ("pageSize", info.page_size.into()),
-        ("totalPages", info.total_pages.into()),
-        ("hasNext", info.has_next.into()),
-        ("hasPrevious", info.has_previous.into()),
-        ("firstItem", info.first_item.into()),
-        ("lastItem", info.last_item.into()),
-        ("nextPage", info.next_page.into()),
-    ])))
+    Ok(js_object(&[
+        ("total", js_u64(info.total)),
+        ("page", js_u64(info.page)),
+        ("pageSize", js_u64(info.page_size)),
+        ("totalPages", js_u64(info.total_pages)),
+        ("hasNext", JsValue::from_bool(info.has_next)),
+        ("hasPrevious", JsValue::from_bool(info.has_previous)),
+        ("firstItem", js_u64(info.first_item)),
+        ("lastItem", js_u64(info.last_item)),
+        ("nextPage", info.next_page.map_or(JsValue::NULL, js_u64)),
+    ]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `json_number(x)` is the number serde_json parses from the text JavaScript writes for `x`.
+    /// Rust's `{}` writes the same digits as `Number.prototype.toString` below 1e21 (the shortest
+    /// that round-trip, padded with zeros); above, both forms read back as the same double.
+    #[test]
+    fn numbers_are_what_serde_json_reads_from_their_text() {
+        let two53 = 9_007_199_254_740_992.0_f64;
+        let two63 = 9_223_372_036_854_775_808.0_f64;
+        let two64 = 18_446_744_073_709_551_616.0_f64;
+        let mut xs = vec![
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.1,
+            -0.1,
+            1.5,
+            5e-324,
+            1e-7,
+            123456.789,
+            1e20,
+            1e21,
+            1e22,
+            f64::MAX,
+            f64::MIN,
+            f64::MIN_POSITIVE,
+            two53,
+            -two53,
+            two63,
+            -two63,
+            two64,
+            -two64,
+        ];
+        for base in [two53, two63, two64, 1e21] {
+            let mut up = base;
+            let mut down = base;
+            for _ in 0..4 {
+                up = f64::from_bits(up.to_bits() + 1);
+                down = f64::from_bits(down.to_bits() - 1);
+                xs.extend([up, down, -up, -down]);
+            }
+        }
+        for x in xs {
+            let text = if x == 0.0 {
+                "0".to_owned()
+            } else {
+                format!("{x}")
+            };
+            let want: Value = serde_json::from_str(&text).unwrap();
+            let got = Value::Number(json_number(x, |x| Some(format!("{x}"))).unwrap());
+            assert_eq!(got, want, "{x:e} written {text}");
+        }
+        assert_eq!(json_number(f64::NAN, |_| None), None);
+        assert_eq!(json_number(f64::INFINITY, |_| None), None);
+    }
+
+    /// `value_from_js` takes `MAX_DEPTH` nested arrays or objects and not one more, as serde_json
+    /// does reading their text (the tarball test checks the walker at both depths in Node).
+    #[test]
+    fn max_depth_is_serde_json_recursion_limit() {
+        let nest = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(serde_json::from_str::<Value>(&nest(MAX_DEPTH)).is_ok());
+        assert!(serde_json::from_str::<Value>(&nest(MAX_DEPTH + 1)).is_err());
+        let objects = |n: usize| format!("{}1{}", r#"{"a":"#.repeat(n), "}".repeat(n));
+        assert!(serde_json::from_str::<Value>(&objects(MAX_DEPTH)).is_ok());
+        assert!(serde_json::from_str::<Value>(&objects(MAX_DEPTH + 1)).is_err());
+    }
 }

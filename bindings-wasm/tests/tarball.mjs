@@ -23,6 +23,21 @@ assert.throws(() => xb.sign('k', 42), TypeError);
 assert.throws(() => listQuery({ page: Infinity }), (e) => e instanceof XborderError && e.code === 'MALFORMED_JSON');
 assert.throws(() => validateBeneficiary({ country: 1e400 }), (e) => e.code === 'MALFORMED_JSON');
 assert.throws(() => pageInfo({ data: [], total: NaN, page: 0, pageSize: 10 }), (e) => e.code === 'MALFORMED_JSON');
+// JS values reach the core as the JSON document JSON.stringify writes, read as serde_json reads
+// it in the other runtimes: toJSON honoured, undefined dropped; a cycle, a lone surrogate (in a
+// value or a key) or nesting over serde_json's 127 levels is MALFORMED_JSON.
+const malformed = (e) => e instanceof XborderError && e.code === 'MALFORMED_JSON';
+const plain = validateBeneficiary({ country: 'CO', ownerType: 'individual' });
+assert.deepEqual(validateBeneficiary({ country: { toJSON: () => 'CO' }, ownerType: 'individual', x: undefined }), plain);
+const cyclic = { country: 'CO' }; cyclic.self = cyclic;
+assert.throws(() => validateBeneficiary(cyclic), malformed);
+assert.throws(() => validateBeneficiary({ country: 'CO\ud800' }), malformed);
+assert.throws(() => validateBeneficiary({ ['\udc00']: 1 }), malformed);
+assert.deepEqual(validateBeneficiary({ country: 'CO', ownerType: 'individual', x: '\ud83d\ude00' }), plain);
+const nest = (n) => { let v = 1; for (let i = 0; i < n; i++) v = [v]; return v; };
+assert.deepEqual(validateBeneficiary({ country: 'CO', ownerType: 'individual', x: nest(126) }), plain); // 127 levels
+assert.throws(() => validateBeneficiary({ country: 'CO', ownerType: 'individual', x: nest(127) }), malformed);
+assert.equal(listQuery({ page: 2, pageSize: 50, search: 'a&b' }), listQuery(JSON.parse('{"page":2,"pageSize":50,"search":"a&b"}')));
 
 // The runtime exports are exactly the documented ones (index.d.ts), plus the test hook.
 const dts = readFileSync(require.resolve('xborder-wasm/package.json').replace('package.json', 'index.d.ts'), 'utf8');
