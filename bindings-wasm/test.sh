@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The npm package's own tests (the conformance runners are tests/runners/{node,browser}):
 # tarball (import + require, exports = index.d.ts, no `any`), types (tsc --strict), size budget,
-# panic recovery, demo end-to-end in headless Chromium (screenshot under target/wasm-npm/).
+# panic recovery, bundlers (an app built by webpack 5 and by Vite, run in Chromium), demo
+# end-to-end in headless Chromium (screenshot under target/wasm-npm/).
 # Uses the artefact of bindings-wasm/build.sh (built here when missing or stale).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -27,6 +28,10 @@ tarball() {
     node "$SCRATCH/consumer-tarball/tarball.cjs" && node "$SCRATCH/consumer-tarball/tarball.mjs"
 }
 panic() { bash "$HERE/scripts/consumer.sh" "$SCRATCH/consumer-tarball" && node "$SCRATCH/consumer-tarball/panic.mjs"; }
+bundlers() {
+  bash "$HERE/scripts/consumer.sh" "$SCRATCH/consumer-bundlers" &&
+    node "$HERE/tests/bundlers.mjs" "$SCRATCH/consumer-bundlers"
+}
 e2e() {
   bash "$HERE/scripts/consumer.sh" "$SCRATCH/consumer-tarball" &&
     node "$HERE/tests/e2e.mjs" "$SCRATCH/consumer-tarball" "$SCRATCH/demo-e2e.png"
@@ -35,6 +40,7 @@ run tarball tarball
 run types bash "$HERE/tests/types.sh" "$SCRATCH/consumer-types"
 run size bash "$HERE/tests/size.sh"
 run panic panic
+run bundlers bundlers
 run e2e e2e
 if [ ${#failed[@]} -gt 0 ]; then echo "wasm tests: FAILED: ${failed[*]}"; exit 1; fi
-echo "wasm tests: all passed (tarball, types, size, panic, e2e)"
+echo "wasm tests: all passed (tarball, types, size, panic, bundlers, e2e)"

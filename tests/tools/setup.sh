@@ -72,6 +72,9 @@ part_wasm() {
 part_browser() {
   apt_install chromium
   npm_tool playwright-core "${PLAYWRIGHT_VERSION:-1}"
+  # The bundlers the npm package is tested through (bindings-wasm/tests/bundlers.mjs).
+  npm_tool webpack "${WEBPACK_VERSION:-5}"
+  npm_tool vite "${VITE_VERSION:-8}"
   verify || return 0
   say "checking headless $($CHROMIUM --version 2>/dev/null) via playwright-core"
   NODE_TOOLS=$NODE_TOOLS CHROMIUM=$CHROMIUM CHROMIUM_ARGS=$CHROMIUM_ARGS timeout 120 node -e '
