@@ -89,13 +89,16 @@ export function classifyEvent(name: string): Classification;
 
 /**
  * Pre-checks a webhook registration: every name must be live or a listed wildcard, and fewer
- * than 5 webhooks may exist already (`existingWebhooks`, 0 by default). A plain result, never thrown.
+ * than 5 webhooks may exist already (`existingWebhooks`, 0 by default). A plain result: the
+ * registration's problems are never thrown.
+ * @throws {TypeError} when `existingWebhooks` is not a non-negative integer.
  */
 export function checkRegistration(events: readonly string[], existingWebhooks?: number): RegistrationCheck;
 
 /**
  * The JSON body of `POST /v1/webhooks` (`{"events": [...], "url": "..."}`).
  * @throws {XborderError} `VALIDATION_FAILED` (with `rejected`) or `WEBHOOK_LIMIT_REACHED`.
+ * @throws {TypeError} when `existingWebhooks` is not a non-negative integer.
  */
 export function createWebhookBody(events: readonly string[], url: string, existingWebhooks?: number): string;
 
@@ -161,6 +164,7 @@ export class Receiver {
    * @param secrets one signing secret, or several during a key rotation.
    * @param window how many committed ids are remembered (10,000 by default; oldest forgotten first).
    * @throws {XborderError} `EMPTY_SECRET`.
+   * @throws {TypeError} when `window` is not a non-negative integer.
    */
   constructor(secrets: string | readonly string[], window?: number);
   /** Decides one delivery from the raw body and the `X-Webhook-Signature` header. Remembers nothing. */

@@ -114,6 +114,20 @@ fn secret_list(secrets: &JsValue) -> Result<Vec<String>, JsValue> {
     ))
 }
 
+/// A count from JS (`existingWebhooks`, `window`): absent, or a non-negative integer. Anything
+/// else is a `TypeError`, never a silently wrapped or truncated number (wasm-bindgen's `u32`
+/// would read 2^32 + 3 as 3 and -1 as 4294967295). Above `u32::MAX` it reads as `u32::MAX`
+/// (the cast saturates): more than any limit either way.
+fn count(v: Option<f64>, name: &str) -> Result<Option<u32>, JsValue> {
+    match v {
+        None => Ok(None),
+        Some(x) if x >= 0.0 && x.fract() == 0.0 => Ok(Some(x as u32)),
+        Some(_) => Err(type_error(&format!(
+            "xborder: {name} must be a non-negative integer"
+        ))),
+    }
+}
+
 fn is_absent(v: &JsValue) -> bool {
     v.is_undefined() || v.is_null()
 }
@@ -317,8 +331,12 @@ pub fn classify_event(name: &str) -> JsValue {
 
 /// `event.check_registration`: `{ok: true, events}` or `{ok: false, code, rejected?}`.
 #[wasm_bindgen(js_name = checkRegistration)]
-pub fn check_registration(events: Vec<String>, existing_webhooks: Option<u32>) -> JsValue {
-    match Catalog::builtin().check_registration(&events, existing_webhooks.unwrap_or(0)) {
+pub fn check_registration(
+    events: Vec<String>,
+    existing_webhooks: Option<f64>,
+) -> Result<JsValue, JsValue> {
+    let existing = count(existing_webhooks, "existingWebhooks")?.unwrap_or(0);
+    let check = match Catalog::builtin().check_registration(&events, existing) {
         Ok(reg) => js_object(&[
             ("ok", JsValue::TRUE),
             ("events", js_array(reg.events().iter().map(|e| js_str(e)))),
@@ -330,7 +348,8 @@ pub fn check_registration(events: Vec<String>, existing_webhooks: Option<u32>) -
                 None => js_object(&[ok, code]),
             }
         }
-    }
+    };
+    Ok(check)
 }
 
 /// The JSON body of `POST /v1/webhooks`; throws `VALIDATION_FAILED` (with `rejected`) or
@@ -339,10 +358,11 @@ pub fn check_registration(events: Vec<String>, existing_webhooks: Option<u32>) -
 pub fn create_webhook_body(
     events: Vec<String>,
     url: &str,
-    existing_webhooks: Option<u32>,
+    existing_webhooks: Option<f64>,
 ) -> Result<String, JsValue> {
+    let existing = count(existing_webhooks, "existingWebhooks")?.unwrap_or(0);
     Catalog::builtin()
-        .check_registration(&events, existing_webhooks.unwrap_or(0))
+        .check_registration(&events, existing)
         .map(|reg| reg.create_webhook_body(url))
         .map_err(|e| {
             let rejected = rejected_js(&e).unwrap_or(JsValue::UNDEFINED);
@@ -393,9 +413,9 @@ impl WasmReceiver {
     /// Keys the receiver (one secret, or several during a rotation); `window` committed ids are
     /// remembered (10,000 by default). Throws `EMPTY_SECRET`.
     #[wasm_bindgen(constructor)]
-    pub fn new(secrets: JsValue, window: Option<u32>) -> Result<WasmReceiver, JsValue> {
+    pub fn new(secrets: JsValue, window: Option<f64>) -> Result<WasmReceiver, JsValue> {
         let secrets = secret_list(&secrets)?;
-        let window = window.map_or(DEFAULT_WINDOW, |w| w as usize);
+        let window = count(window, "window")?.map_or(DEFAULT_WINDOW, |w| w as usize);
         delivery::Receiver::new(&secrets, window)
             .map(|inner| WasmReceiver { inner })
             .map_err(signature_error)

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import * as xb from 'xborder-wasm';
-import { XborderError, classifyEvent, createWebhookBody, listQuery, pageInfo, validateBeneficiary } from 'xborder-wasm';
+import { XborderError, checkRegistration, classifyEvent, createWebhookBody, listQuery, pageInfo, validateBeneficiary } from 'xborder-wasm';
 
 const require = createRequire(import.meta.url);
 const cjs = require('./tarball.cjs');
@@ -37,6 +37,14 @@ assert.deepEqual(validateBeneficiary({ country: 'CO', ownerType: 'individual', x
 const nest = (n) => { let v = 1; for (let i = 0; i < n; i++) v = [v]; return v; };
 assert.deepEqual(validateBeneficiary({ country: 'CO', ownerType: 'individual', x: nest(126) }), plain); // 127 levels
 assert.throws(() => validateBeneficiary({ country: 'CO', ownerType: 'individual', x: nest(127) }), malformed);
+// Counts are non-negative integers: never wrapped (2^32 + 3 is not 3) nor truncated.
+assert.deepEqual(checkRegistration(['order:created'], 2 ** 32 + 3), { ok: false, code: 'WEBHOOK_LIMIT_REACHED' });
+assert.deepEqual(checkRegistration(['order:created'], 4), { ok: true, events: ['order:created'] });
+for (const bad of [-1, 1.5, NaN, Infinity, 'x']) {
+  assert.throws(() => checkRegistration(['order:created'], bad), TypeError, String(bad));
+  assert.throws(() => createWebhookBody(['order:created'], 'https://x.test/h', bad), TypeError, String(bad));
+  assert.throws(() => new xb.Receiver('k', bad), TypeError, String(bad));
+}
 assert.equal(listQuery({ page: 2, pageSize: 50, search: 'a&b' }), listQuery(JSON.parse('{"page":2,"pageSize":50,"search":"a&b"}')));
 
 // The runtime exports are exactly the documented ones (index.d.ts), plus the test hook.
