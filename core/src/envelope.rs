@@ -241,29 +241,42 @@ impl Default for Limits {
     }
 }
 
-/// The deepest nesting of `[`/`{` outside strings, stopping as soon as it passes `limit`.
+/// The deepest nesting of `[`/`{` outside strings, stopping as soon as it passes `limit`. Needs
+/// no valid JSON: an unterminated string ends the count. Searches for the next byte that matters
+/// rather than stepping byte by byte.
 fn nesting_exceeds(body: &[u8], limit: usize) -> bool {
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-    for &b in body {
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
+    let mut depth = 0usize;
+    let mut rest = body;
+    while let Some(i) = rest
+        .iter()
+        .position(|&b| matches!(b, b'"' | b'[' | b'{' | b']' | b'}'))
+    {
+        let Some((&b, after)) = rest.get(i..).and_then(<[u8]>::split_first) else {
+            return false;
+        };
+        rest = after;
         match b {
-            b'"' => in_string = true,
+            b'"' => loop {
+                // Inside a string: to the closing quote, stepping over escaped characters.
+                let Some(j) = rest.iter().position(|&c| c == b'"' || c == b'\\') else {
+                    return false;
+                };
+                let Some((&c, after)) = rest.get(j..).and_then(<[u8]>::split_first) else {
+                    return false;
+                };
+                rest = after;
+                if c == b'"' {
+                    break;
+                }
+                rest = rest.get(1..).unwrap_or_default();
+            },
             b'[' | b'{' => {
                 depth += 1;
                 if depth > limit {
                     return true;
                 }
             }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
+            _ => depth = depth.saturating_sub(1),
         }
     }
     false
@@ -629,6 +642,49 @@ mod tests {
             Err(EnvelopeError::NestingTooDeep { limit: 64 })
         );
         assert_eq!(decode(&"[".repeat(64)), Err(EnvelopeError::MalformedJson));
+    }
+
+    /// The byte-by-byte count `nesting_exceeds` replaced: the reference it must agree with.
+    fn nesting_exceeds_stepwise(body: &[u8], limit: usize) -> bool {
+        let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+        for &b in body {
+            if in_string {
+                match (escaped, b) {
+                    (true, _) => escaped = false,
+                    (false, b'\\') => escaped = true,
+                    (false, b'"') => in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match b {
+                b'"' => in_string = true,
+                b'[' | b'{' => {
+                    depth += 1;
+                    if depth > limit {
+                        return true;
+                    }
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        false
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(10_000))]
+        #[test]
+        fn nesting_agrees_with_the_stepwise_count(
+            text in "[\\[\\]{}\"\\\\a]{0,24}",
+            limit in 0usize..6,
+        ) {
+            proptest::prop_assert_eq!(
+                nesting_exceeds(text.as_bytes(), limit),
+                nesting_exceeds_stepwise(text.as_bytes(), limit),
+                "{:?} limit {}", text, limit
+            );
+        }
     }
 
     proptest::proptest! {
