@@ -219,11 +219,12 @@ def main():
                f"{fmt_ns(xb)} vs HMAC {fmt_ns(fl)}; parsing the body alone (serde, no tree) {fmt_ns(parse)} = {fmt_x(ratio(parse, fl))} HMAC",
                f"This CPU hashes with SHA extensions (HMAC-SHA256 at {len_rate(s, fl)}); a validating JSON scan "
                f"with serde_json runs at {len_rate(s, parse)}, so parsing alone already costs {fmt_x(ratio(parse, fl))} the HMAC, "
-               f"and `Envelope::decode` ({fmt_ns(crit('decode', 'xborder', s))}) reads the body four times: the UTF-8 check, "
-               "the depth pre-pass, the envelope with `entity` kept raw, then `entity` again to take id, type and raw data, "
-               "copying id, event and entity strings into owned `String`s. Meeting ≤ 2× needs one pass at near hashing "
-               "speed: `entity` deserialised in place (data as `&RawValue`), the depth check folded into that pass, "
-               "borrowed strings, and a SIMD structural scanner (simd-json or sonic-rs) to validate entity.data without building it.")
+               f"and `Envelope::decode` ({fmt_ns(crit('decode', 'xborder', s))}) reads the body three times: the depth "
+               "pre-pass (size and depth are checked before anything else), the UTF-8 check, then one scan (`core/src/scan.rs`) "
+               "that validates the whole text and takes the fields, copying id, event, entity id and type "
+               "and the raw data into owned strings. Meeting ≤ 2× needs that scan at near hashing speed: the depth count "
+               "and UTF-8 check folded into it, borrowed strings, and SIMD structural search (as simd-json or sonic-rs do) "
+               "to skip through entity.data.")
     vc, vf = extra["validate_cold"], extra["validate_floor"]
     target("Rust validation: ≤ 1× the cost of parsing its inputs", ratio(vc, vf), 1.0,
            f"reading the rules and bank list and validating {fmt_ns(vc)} vs parsing the three inputs {fmt_ns(vf)}; "
@@ -246,7 +247,7 @@ def main():
                 target(f"WASM decode to a usable JS event, {SIZES[s]}: ≤ 1.5× JSON.parse", r["ratio"]["xborder/JSON.parse"], 1.5,
                        f"{fmt_ns(r['ns']['xborder'])} vs {fmt_ns(r['ns']['JSON.parse'])}",
                        "A usable event needs entity.data as JS objects, which only JSON.parse can build cheaply, so the "
-                       "wasm side's parse of the whole body (to check the envelope) is paid on top of JSON.parse of the "
+                       "wasm side's scan of the whole body (to check the envelope) is paid on top of JSON.parse of the "
                        "data, plus copying the body into wasm memory and the strings back. It would take doing the "
                        "envelope checks on the JS object: JSON.parse once in the glue, then hand the core only the "
                        "envelope's small fields (id, event, entity id/type) to check, or have the core return the byte "
@@ -369,8 +370,9 @@ def main():
           f"the module) **{c['load']:.2f} ms**; `new Receiver(...)` {c['receiver']:.3f} ms; first `verify` {c['firstCall']:.3f} ms; "
           f"node:crypto's first `createHmac` in the same process {c['nodeCrypto']:.3f} ms (built in, nothing to load).")
         w("")
-        w("The calls that take JS objects (`validateBeneficiary`, `pageInfo`, `classifyEvent`'s result object) cross the "
-          "boundary as JSON text: `JSON.stringify` of every input, a serde parse in wasm, and a result built back in JS. "
+        w("The calls that take JS objects (`validateBeneficiary`, `pageInfo`) cross the boundary value by value: "
+          "`JSON.parse(JSON.stringify(input))` in JS, a walk of that data into a `serde_json::Value` in wasm (a call into "
+          "JS per value), and a result built back as JS objects. "
           "That crossing, not the rules, is what those rows measure; a hand-written check on objects already in JS "
           "costs almost nothing. Their value is the same answers as every other runtime, not speed.")
         w("")
