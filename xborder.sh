@@ -30,7 +30,7 @@ case "$cmd" in
     step "cargo clippy (no-panic lints)" cargo clippy --workspace --all-targets -- -D warnings
     step "cargo test (unit, doc, property, snapshots)" cargo test --workspace
     step "conformance (every runtime)" bash tests/conformance.sh
-    [ -f bindings-wasm/test.sh ] && step "npm package (tarball, types, size, e2e)" bash bindings-wasm/test.sh
+    [ -f bindings-wasm/test.sh ] && step "npm package (tarball, types, size, panic, bundlers, e2e)" bash bindings-wasm/test.sh
     ;;
   *) sed -n '2,7p' "$0"; exit 2 ;;
 esac
