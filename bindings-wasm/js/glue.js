@@ -1,7 +1,8 @@
 // Conversion helpers imported by the Rust side (wasm-bindgen snippet). build.sh turns the
 // last line into `module.exports = {...};` for the CommonJS (Node) build. No rule lives here:
-// the error class every xborder function throws, and the envelope view whose `data` is parsed
-// from the raw JSON text (kept by the core) on first access.
+// the error class every xborder function throws, the envelope view whose `data` is parsed
+// from the raw JSON text (kept by the core) on first access, and the two helpers the Rust side
+// reads JS documents with (plainJson, isWellFormed).
 
 /** The error every xborder function throws: `code` is a FORMAT.md code. */
 class XborderError extends Error {
