@@ -136,6 +136,7 @@ fn same_as_reference(data: &[u8], decoded: &Result<Envelope, EnvelopeError>) {
     match (reference::decode(text), decoded) {
         (Err(want), got) => assert_eq!(got.as_ref().err(), Some(&want), "reference: {want:?}"),
         (Ok((id, event, entity_id, entity_type, raw)), Ok(env)) => {
+            assert_eq!(classification_error(&event, &entity_type), None);
             assert_eq!(
                 (env.id(), env.event(), env.entity_id(), env.entity_type()),
                 (
@@ -147,14 +148,32 @@ fn same_as_reference(data: &[u8], decoded: &Result<Envelope, EnvelopeError>) {
             );
             assert_eq!(env.raw_data(), raw.as_deref());
         }
-        (Ok(_), Err(e)) => assert!(
-            matches!(
-                e,
-                EnvelopeError::InvalidField("event") | EnvelopeError::EntityMismatch { .. }
-            ),
-            "the reference decoded what the core refused with {e:?}"
-        ),
+        (Ok((_, event, _, entity_type, _)), Err(e)) => {
+            assert_eq!(
+                Some(e),
+                classification_error(&event, &entity_type).as_ref(),
+                "the reference decoded what the core refused"
+            )
+        }
     }
+}
+
+/// The error the steps after field extraction give the reference's fields (the event name, its
+/// family against `entity.type`, a wildcard), in the core's order; `None` when they pass.
+fn classification_error(event: &str, entity_type: &str) -> Option<EnvelopeError> {
+    let class = Catalog::builtin().classify_name(event);
+    let Some(parts) = class.parts else {
+        return Some(EnvelopeError::InvalidField("event"));
+    };
+    if matches!(class.kind, EventKind::Live | EventKind::Planned) && parts.entity() != entity_type {
+        return Some(EnvelopeError::EntityMismatch {
+            family: parts.entity().to_owned(),
+            entity_type: entity_type.to_owned(),
+        });
+    }
+    parts
+        .is_wildcard()
+        .then_some(EnvelopeError::InvalidField("event"))
 }
 
 fn check_envelope(env: &Envelope, catalog: &Catalog) {
