@@ -85,15 +85,27 @@ function wrapApi(raw) {
  */
 function plainJson(value) {
   const text = JSON.stringify(value, (_key, x) => {
-    if (typeof x === 'number' && !Number.isFinite(x)) throw new RangeError('a non-finite number');
+    // JSON.stringify unboxes a Number object after the replacer: check both forms.
+    const n = typeof x === 'number' ? x : x instanceof Number ? Number(x) : 0;
+    if (!Number.isFinite(n)) throw new RangeError('a non-finite number');
     return x;
   });
   return text === undefined ? null : JSON.parse(text);
 }
 
 /** Whether a string is well-formed UTF-16 (no lone surrogate), for engines without isWellFormed too. */
-const isWellFormed = typeof String.prototype.isWellFormed === 'function'
-  ? (s) => s.isWellFormed()
-  : (s) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
+function isWellFormed(s) {
+  if (typeof s.isWellFormed === 'function') return s.isWellFormed();
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xdc00 && c <= 0xdfff) return false;
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1);
+      if (!(d >= 0xdc00 && d <= 0xdfff)) return false;
+      i++;
+    }
+  }
+  return true;
+}
 
 export { XborderError, Envelope, xbError, makeEnvelope, wrapApi, plainJson, isWellFormed };

@@ -9,8 +9,9 @@
 //!   values. JavaScript makes them plain JSON data (`JSON.parse(JSON.stringify(v))`: `toJSON`
 //!   is honoured, `undefined` dropped, non-finite numbers refused) and Rust walks that data into
 //!   a `serde_json::Value` equal to what serde_json would parse from the JSON text. No JSON text
-//!   is parsed or written in the module: that keeps a JSON parser, number conversion and float
-//!   formatting out of it (most of its size once).
+//!   is parsed in the module (the envelope is read by the core's scanner), and the only JSON it
+//!   writes is the webhook registration body (strings): that keeps a JSON parser, number
+//!   conversion and float formatting out of it (most of its size once).
 //! - Errors are `XborderError` instances (`name`, `code`, `field`, `rejected` where they
 //!   apply); validation results are plain objects.
 //! - A panic (none is expected) becomes an `XborderError` with code `INTERNAL_ERROR`, and the
@@ -114,10 +115,11 @@ fn secret_list(secrets: &JsValue) -> Result<Vec<String>, JsValue> {
     ))
 }
 
-/// A count from JS (`existingWebhooks`, `window`): absent, or a non-negative integer. Anything
-/// else is a `TypeError`, never a silently wrapped or truncated number (wasm-bindgen's `u32`
-/// would read 2^32 + 3 as 3 and -1 as 4294967295). Above `u32::MAX` it reads as `u32::MAX`
-/// (the cast saturates): more than any limit either way.
+/// A count from JS (`existingWebhooks`, `window`): absent, or a number (wasm-bindgen's glue
+/// converts the argument with `+x`) that is a non-negative integer. Any other number is a
+/// `TypeError`, never a silently wrapped or truncated one (wasm-bindgen's `u32` would read
+/// 2^32 + 3 as 3 and -1 as 4294967295). Above `u32::MAX` it reads as `u32::MAX` (the cast
+/// saturates): more than any limit either way.
 fn count(v: Option<f64>, name: &str) -> Result<Option<u32>, JsValue> {
     match v {
         None => Ok(None),

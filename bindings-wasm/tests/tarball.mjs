@@ -2,7 +2,7 @@
 // give the same module (one WebAssembly instance, one XborderError class).
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import * as xb from 'xborder-wasm';
 import { XborderError, checkRegistration, classifyEvent, createWebhookBody, listQuery, pageInfo, validateBeneficiary } from 'xborder-wasm';
 
@@ -29,11 +29,38 @@ assert.throws(() => pageInfo({ data: [], total: NaN, page: 0, pageSize: 10 }), (
 const malformed = (e) => e instanceof XborderError && e.code === 'MALFORMED_JSON';
 const plain = validateBeneficiary({ country: 'CO', ownerType: 'individual' });
 assert.deepEqual(validateBeneficiary({ country: { toJSON: () => 'CO' }, ownerType: 'individual', x: undefined }), plain);
+assert.throws(() => listQuery({ page: new Number(Infinity) }), malformed);
+assert.throws(() => pageInfo({ data: [], total: new Number(NaN), page: 0, pageSize: 10 }), malformed);
 const cyclic = { country: 'CO' }; cyclic.self = cyclic;
 assert.throws(() => validateBeneficiary(cyclic), malformed);
 assert.throws(() => validateBeneficiary({ country: 'CO\ud800' }), malformed);
 assert.throws(() => validateBeneficiary({ ['\udc00']: 1 }), malformed);
 assert.deepEqual(validateBeneficiary({ country: 'CO', ownerType: 'individual', x: '\ud83d\ude00' }), plain);
+// The lone-surrogate check's fallback (engines without String.prototype.isWellFormed) agrees
+// with the built-in on every string of up to 3 code units around the surrogate ranges.
+{
+  const pkgDir = require.resolve('xborder-wasm/package.json').replace(/package\.json$/, '');
+  const snippets = `${pkgDir}node/snippets`;
+  const glue = require(`${snippets}/${readdirSync(snippets)[0]}/js/glue.js`);
+  const units = [0x41, 0xd7ff, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0xe000];
+  const strings = [''];
+  for (let len = 1; len <= 3; len++) {
+    for (let i = 0; i < units.length ** len; i++) {
+      let s = '';
+      for (let k = 0, j = i; k < len; k++, j = Math.floor(j / units.length)) s += String.fromCharCode(units[j % units.length]);
+      strings.push(s);
+    }
+  }
+  const want = strings.map((s) => s.isWellFormed());
+  const builtin = String.prototype.isWellFormed;
+  delete String.prototype.isWellFormed;
+  try {
+    assert.deepEqual(strings.map((s) => glue.isWellFormed(s)), want);
+  } finally {
+    String.prototype.isWellFormed = builtin;
+  }
+  assert.ok(want.includes(true) && want.includes(false));
+}
 const nest = (n) => { let v = 1; for (let i = 0; i < n; i++) v = [v]; return v; };
 assert.deepEqual(validateBeneficiary({ country: 'CO', ownerType: 'individual', x: nest(126) }), plain); // 127 levels
 assert.throws(() => validateBeneficiary({ country: 'CO', ownerType: 'individual', x: nest(127) }), malformed);

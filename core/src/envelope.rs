@@ -21,7 +21,8 @@ use crate::scan::{self, Malformed, Scanner};
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum EnvelopeError {
-    /// Not UTF-8, not JSON, not an object, or an envelope field given twice.
+    /// Not UTF-8, not JSON, not an object, an envelope field given twice, or a key of the
+    /// envelope or of `entity` that is not a Unicode string (a lone surrogate escape).
     MalformedJson,
     /// The body is longer than [`Limits::max_body_bytes`].
     BodyTooLarge {
