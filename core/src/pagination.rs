@@ -1,10 +1,12 @@
 //! List parameters, the paginated envelope, page facts and an all-pages walker.
 //!
-//! Every list endpoint takes `page` (0-based), `pageSize`, `sortBy`, `sortOrder` and `search`
-//! and answers `{data, total, page, pageSize}` (some answer `{data, total, hasNext}`). Arithmetic
-//! is exact up to 2^53 − 1, the largest integer every runtime holds exactly, and errors beyond.
+//! Every list endpoint takes `page` (0-based), `pageSize`, `sortBy`, `sortOrder` and `search`,
+//! plus filters of its own (`status`, `event`, `email`, ...), and answers
+//! `{data, total, page, pageSize}` (some answer `{data, total, hasNext}`). Arithmetic is exact up
+//! to 2^53 − 1, the largest integer every runtime holds exactly, and errors beyond. Nothing a
+//! caller passes is dropped silently: an unknown parameter or an unusable filter is an error.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
@@ -25,20 +27,36 @@ const QUERY_VALUE: &AsciiSet = &NON_ALPHANUMERIC
 /// ```
 /// use xborder_core::pagination::PaginationError;
 /// assert_eq!(PaginationError::InvalidPageSize.code(), "INVALID_PAGE_SIZE");
+/// let e = PaginationError::UnknownParameter { field: "status".into() };
+/// assert_eq!((e.code(), e.field()), ("UNKNOWN_PARAMETER", Some("status")));
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum PaginationError {
     /// `page` negative, not an integer, or above 2^53 − 1.
     InvalidPage,
     /// `pageSize` below 1, not an integer, or above 2^53 − 1.
     InvalidPageSize,
-    /// `sortOrder` not exactly `ASC` or `DESC`.
+    /// `sortOrder` not `ASC` or `DESC` (in any case), or not a string.
     InvalidSortOrder,
     /// `sortBy` not a non-empty string (xborder's own code).
     InvalidSortBy,
     /// `search` not a string (xborder's own code).
     InvalidSearch,
+    /// A filter that cannot be sent: an empty key, a key that is one of the five list
+    /// parameters, or a value that is not a string, an integer, a boolean or null. `field` is
+    /// the filter's key (`filters` when `filters` itself is not an object).
+    InvalidFilter {
+        /// The filter's key.
+        field: String,
+    },
+    /// The parameters have a key other than `page`, `pageSize`, `sortBy`, `sortOrder`,
+    /// `search` and `filters` (endpoint filters go under `filters`). `field` is that key (`""`
+    /// when the parameters are not an object at all).
+    UnknownParameter {
+        /// The key.
+        field: String,
+    },
     /// The response is not a paginated envelope.
     MalformedResponse,
     /// The arithmetic would pass 2^53 − 1.
@@ -51,31 +69,69 @@ impl PaginationError {
     /// ```
     /// assert_eq!(xborder_core::pagination::PaginationError::OutOfRange.code(), "OUT_OF_RANGE");
     /// ```
-    pub fn code(self) -> &'static str {
+    pub fn code(&self) -> &'static str {
         match self {
             PaginationError::InvalidPage => "INVALID_PAGE",
             PaginationError::InvalidPageSize => "INVALID_PAGE_SIZE",
             PaginationError::InvalidSortOrder => "INVALID_SORT_ORDER",
             PaginationError::InvalidSortBy => "INVALID_SORT_BY",
             PaginationError::InvalidSearch => "INVALID_SEARCH",
+            PaginationError::InvalidFilter { .. } => "INVALID_FILTER",
+            PaginationError::UnknownParameter { .. } => "UNKNOWN_PARAMETER",
             PaginationError::MalformedResponse => "MALFORMED_RESPONSE",
             PaginationError::OutOfRange => "OUT_OF_RANGE",
+        }
+    }
+
+    /// The parameter or filter key concerned, for `INVALID_FILTER` and `UNKNOWN_PARAMETER`.
+    ///
+    /// ```
+    /// use xborder_core::pagination::PaginationError;
+    /// assert_eq!(PaginationError::InvalidFilter { field: "status".into() }.field(), Some("status"));
+    /// assert_eq!(PaginationError::InvalidPage.field(), None);
+    /// ```
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            PaginationError::InvalidFilter { field }
+            | PaginationError::UnknownParameter { field } => Some(field),
+            _ => None,
         }
     }
 }
 
 impl fmt::Display for PaginationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let why = match self {
-            PaginationError::InvalidPage => "page must be an integer from 0 to 2^53-1",
-            PaginationError::InvalidPageSize => "pageSize must be an integer from 1 to 2^53-1",
-            PaginationError::InvalidSortOrder => "sortOrder must be ASC or DESC",
-            PaginationError::InvalidSortBy => "sortBy must be a non-empty string",
-            PaginationError::InvalidSearch => "search must be a string",
-            PaginationError::MalformedResponse => "the response is not a paginated envelope",
-            PaginationError::OutOfRange => "the page arithmetic passes 2^53-1",
-        };
-        write!(f, "{}: {why}", self.code())
+        let code = self.code();
+        match self {
+            PaginationError::InvalidFilter { field } => write!(
+                f,
+                "{code}: filter {field:?} must have a non-empty key that is not one of page, pageSize, sortBy, sortOrder, search, and a string, integer, boolean or null value"
+            ),
+            PaginationError::UnknownParameter { field } if field.is_empty() => write!(
+                f,
+                "{code}: list parameters must be an object (page, pageSize, sortBy, sortOrder, search, filters)"
+            ),
+            PaginationError::UnknownParameter { field } => write!(
+                f,
+                "{code}: {field:?} is not a list parameter; pass endpoint filters under `filters`: {{\"filters\": {{{field:?}: ...}}}}"
+            ),
+            _ => {
+                let why = match self {
+                    PaginationError::InvalidPage => "page must be an integer from 0 to 2^53-1",
+                    PaginationError::InvalidPageSize => {
+                        "pageSize must be an integer from 1 to 2^53-1"
+                    }
+                    PaginationError::InvalidSortOrder => "sortOrder must be ASC or DESC (any case)",
+                    PaginationError::InvalidSortBy => "sortBy must be a non-empty string",
+                    PaginationError::InvalidSearch => "search must be a string",
+                    PaginationError::MalformedResponse => {
+                        "the response is not a paginated envelope"
+                    }
+                    _ => "the page arithmetic passes 2^53-1",
+                };
+                write!(f, "{code}: {why}")
+            }
+        }
     }
 }
 
@@ -108,18 +164,22 @@ impl SortOrder {
         }
     }
 
-    /// Parses exactly `ASC` or `DESC`.
+    /// Parses `ASC` or `DESC` in any case (the provider's SDK sends `asc`/`desc` for some
+    /// lists); nothing is trimmed.
     ///
     /// ```
     /// use xborder_core::pagination::SortOrder;
     /// assert_eq!(SortOrder::parse("ASC"), Ok(SortOrder::Asc));
-    /// assert!(SortOrder::parse("asc").is_err());
+    /// assert_eq!(SortOrder::parse("desc"), Ok(SortOrder::Desc));
+    /// assert!(SortOrder::parse("ASC ").is_err());
     /// ```
     pub fn parse(s: &str) -> Result<Self, PaginationError> {
-        match s {
-            "ASC" => Ok(SortOrder::Asc),
-            "DESC" => Ok(SortOrder::Desc),
-            _ => Err(PaginationError::InvalidSortOrder),
+        if s.eq_ignore_ascii_case("ASC") {
+            Ok(SortOrder::Asc)
+        } else if s.eq_ignore_ascii_case("DESC") {
+            Ok(SortOrder::Desc)
+        } else {
+            Err(PaginationError::InvalidSortOrder)
         }
     }
 }
@@ -147,13 +207,15 @@ fn safe_uint(v: &Value) -> Result<u64, bool> {
     }
 }
 
-/// Query parameters of a list endpoint, with the spec's defaults.
+/// Query parameters of a list endpoint, with the spec's defaults, and the endpoint's filters.
 ///
 /// ```
 /// use xborder_core::pagination::ListParams;
 /// assert_eq!(ListParams::default().to_query(), "page=0&pageSize=10&sortBy=createdAt&sortOrder=DESC");
 /// let p = ListParams { page: 2, search: Some("a b&c".into()), ..Default::default() };
 /// assert_eq!(p.to_query(), "page=2&pageSize=10&sortBy=createdAt&sortOrder=DESC&search=a%20b%26c");
+/// let p = ListParams::default().filter("status", "need_review");
+/// assert!(p.to_query().ends_with("&status=need_review"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ListParams {
@@ -167,6 +229,9 @@ pub struct ListParams {
     pub sort_order: SortOrder,
     /// Free-text search; omitted when `None` or empty.
     pub search: Option<String>,
+    /// Endpoint filters (`status`, `event`, `email`, ...): key to the text sent, appended in
+    /// ascending byte order of key; one whose text is empty is left out (an unset filter).
+    pub filters: BTreeMap<String, String>,
 }
 
 impl Default for ListParams {
@@ -177,22 +242,82 @@ impl Default for ListParams {
             sort_by: "createdAt".to_owned(),
             sort_order: SortOrder::Desc,
             search: None,
+            filters: BTreeMap::new(),
         }
+    }
+}
+
+/// The five list parameters, which a filter may not shadow.
+const PARAMETERS: [&str; 5] = ["page", "pageSize", "sortBy", "sortOrder", "search"];
+
+/// A filter's value as sent: a string as it is, an integer in decimal, a boolean as
+/// `true`/`false`; `Ok(None)` for an unset filter (null or the empty string). An integral
+/// number within ±(2^53 − 1) written with a fraction or exponent (`2.0`) counts as an integer,
+/// as JavaScript reads it; any other number is refused.
+fn filter_text(v: &Value) -> Result<Option<String>, ()> {
+    match v {
+        Value::Null => Ok(None),
+        Value::String(s) if s.is_empty() => Ok(None),
+        Value::String(s) => Ok(Some(s.clone())),
+        Value::Bool(b) => Ok(Some(b.to_string())),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                return Ok(Some(i.to_string()));
+            }
+            if let Some(u) = n.as_u64() {
+                return Ok(Some(u.to_string()));
+            }
+            match n.as_f64() {
+                Some(f) if f.fract() == 0.0 && f.abs() <= MAX_SAFE_INTEGER as f64 => {
+                    // Exact: an integral f64 within ±(2^53 − 1).
+                    Ok(Some((f as i64).to_string()))
+                }
+                _ => Err(()),
+            }
+        }
+        Value::Array(_) | Value::Object(_) => Err(()),
     }
 }
 
 impl ListParams {
     /// Reads parameters from a JSON object (`page`, `pageSize`, `sortBy`, `sortOrder`,
-    /// `search`); absent or `null` keys take the defaults. Checked strictly.
+    /// `search`, and `filters`, an object of endpoint filters); absent or `null` keys take the
+    /// defaults. Checked strictly, in this order: a key other than those six
+    /// (`UNKNOWN_PARAMETER`, the first in byte order), then the parameters in output order,
+    /// then the filters in key order (`INVALID_FILTER`). A `null` document means all defaults;
+    /// any other non-object is `UNKNOWN_PARAMETER` with field `""`.
     ///
     /// ```
     /// use xborder_core::pagination::{ListParams, PaginationError};
-    /// let p = ListParams::from_value(&serde_json::json!({"page": 3, "sortOrder": "ASC"})).unwrap();
+    /// use serde_json::json;
+    /// let p = ListParams::from_value(&json!({"page": 3, "sortOrder": "asc"})).unwrap();
     /// assert_eq!((p.page, p.page_size), (3, 10));
-    /// assert_eq!(ListParams::from_value(&serde_json::json!({"page": -1})), Err(PaginationError::InvalidPage));
+    /// assert_eq!(ListParams::from_value(&json!({"page": -1})), Err(PaginationError::InvalidPage));
+    /// let p = ListParams::from_value(&json!({"filters": {"status": "success", "archived": false}})).unwrap();
+    /// assert!(p.to_query().ends_with("&archived=false&status=success"));
+    /// assert_eq!(
+    ///     ListParams::from_value(&json!({"status": "success"})),
+    ///     Err(PaginationError::UnknownParameter { field: "status".into() })
+    /// );
     /// ```
     pub fn from_value(v: &Value) -> Result<Self, PaginationError> {
-        let get = |k: &str| v.get(k).filter(|x| !x.is_null());
+        let obj = match v {
+            Value::Object(obj) => obj,
+            Value::Null => return Ok(ListParams::default()),
+            _ => {
+                return Err(PaginationError::UnknownParameter {
+                    field: String::new(),
+                })
+            }
+        };
+        if let Some(k) = obj
+            .keys()
+            .filter(|k| k.as_str() != "filters" && !PARAMETERS.contains(&k.as_str()))
+            .min()
+        {
+            return Err(PaginationError::UnknownParameter { field: k.clone() });
+        }
+        let get = |k: &str| obj.get(k).filter(|x| !x.is_null());
         let mut p = ListParams::default();
         if let Some(page) = get("page") {
             p.page = safe_uint(page).map_err(|_| PaginationError::InvalidPage)?;
@@ -218,12 +343,43 @@ impl ListParams {
                     .to_owned(),
             );
         }
+        if let Some(filters) = get("filters") {
+            let filters = filters
+                .as_object()
+                .ok_or_else(|| PaginationError::InvalidFilter {
+                    field: "filters".to_owned(),
+                })?;
+            // serde_json's map iterates in byte order of key: the first bad filter is the
+            // same in every runtime.
+            for (key, value) in filters {
+                let invalid = || PaginationError::InvalidFilter { field: key.clone() };
+                check_filter_key(key)?;
+                if let Some(text) = filter_text(value).map_err(|()| invalid())? {
+                    p.filters.insert(key.clone(), text);
+                }
+            }
+        }
         p.validate()?;
         Ok(p)
     }
 
+    /// Adds an endpoint filter (`status`, `event`, ...): the text to send for `key`. An empty
+    /// text is an unset filter, left out of the query. The key is checked by
+    /// [`validate`](Self::validate) and [`from_value`](Self::from_value), not here.
+    ///
+    /// ```
+    /// use xborder_core::pagination::ListParams;
+    /// let p = ListParams::default().filter("status", "success").filter("event", "order:created");
+    /// assert_eq!(p.to_query(), "page=0&pageSize=10&sortBy=createdAt&sortOrder=DESC&event=order%3Acreated&status=success");
+    /// ```
+    #[must_use]
+    pub fn filter(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.filters.insert(key.into(), value.into());
+        self
+    }
+
     /// Checks the typed values: page and pageSize within 2^53 − 1, pageSize at least 1, sortBy
-    /// not empty.
+    /// not empty, every filter key non-empty and not one of the five list parameters.
     ///
     /// ```
     /// use xborder_core::pagination::{ListParams, PaginationError};
@@ -240,11 +396,12 @@ impl ListParams {
         if self.sort_by.is_empty() {
             return Err(PaginationError::InvalidSortBy);
         }
-        Ok(())
+        self.filters.keys().try_for_each(|k| check_filter_key(k))
     }
 
     /// The query string (without `?`): `page`, `pageSize`, `sortBy`, `sortOrder`, then `search`
-    /// when not empty; values percent-encoded as UTF-8, only unreserved characters left as they are.
+    /// when not empty, then the filters in byte order of key; keys and values percent-encoded
+    /// as UTF-8, only unreserved characters left as they are.
     ///
     /// ```
     /// let p = xborder_core::pagination::ListParams { search: Some("café ~".into()), ..Default::default() };
@@ -263,7 +420,24 @@ impl ListParams {
             q.push_str("&search=");
             q.push_str(&enc(s));
         }
+        for (key, value) in self.filters.iter().filter(|(_, v)| !v.is_empty()) {
+            q.push('&');
+            q.push_str(&enc(key));
+            q.push('=');
+            q.push_str(&enc(value));
+        }
         q
+    }
+}
+
+/// A filter key must be non-empty and must not shadow one of the five list parameters.
+fn check_filter_key(key: &str) -> Result<(), PaginationError> {
+    if key.is_empty() || PARAMETERS.contains(&key) {
+        Err(PaginationError::InvalidFilter {
+            field: key.to_owned(),
+        })
+    } else {
+        Ok(())
     }
 }
 
@@ -613,8 +787,12 @@ mod tests {
 
         #[test]
         fn query_parses_back(page in 0u64..=MAX_SAFE_INTEGER, size in 1u64..=MAX_SAFE_INTEGER,
-                             sort_by in "\\PC{1,12}", asc: bool, search in proptest::option::of("\\PC{0,16}")) {
-            let p = ListParams { page, page_size: size, sort_by, sort_order: if asc { SortOrder::Asc } else { SortOrder::Desc }, search };
+                             sort_by in "\\PC{1,12}", asc: bool, search in proptest::option::of("\\PC{0,16}"),
+                             filters in proptest::collection::btree_map("\\PC{1,8}", "\\PC{0,8}", 0..4)) {
+            let filters: BTreeMap<String, String> =
+                filters.into_iter().filter(|(k, _)| !PARAMETERS.contains(&k.as_str())).collect();
+            let p = ListParams { page, page_size: size, sort_by, sort_order: if asc { SortOrder::Asc } else { SortOrder::Desc }, search, filters };
+            prop_assert!(p.validate().is_ok());
             let q = p.to_query();
             let url = url::Url::parse(&format!("https://x.test/v1/orders?{q}")).unwrap();
             let pairs: Vec<(String, String)> = url.query_pairs().into_owned().collect();
@@ -622,12 +800,135 @@ mod tests {
             prop_assert_eq!(&pairs[1], &("pageSize".to_owned(), size.to_string()));
             prop_assert_eq!(&pairs[2], &("sortBy".to_owned(), p.sort_by.clone()));
             prop_assert_eq!(&pairs[3].1, p.sort_order.as_str());
-            match p.search.as_deref().filter(|s| !s.is_empty()) {
-                Some(s) => prop_assert_eq!(&pairs[4], &("search".to_owned(), s.to_owned())),
-                None => prop_assert_eq!(pairs.len(), 4),
+            let mut rest = &pairs[4..];
+            if let Some(s) = p.search.as_deref().filter(|s| !s.is_empty()) {
+                prop_assert_eq!(&rest[0], &("search".to_owned(), s.to_owned()));
+                rest = &rest[1..];
             }
+            let want: Vec<(String, String)> = p.filters.iter()
+                .filter(|(_, v)| !v.is_empty())
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            prop_assert_eq!(rest, &want[..]);
             prop_assert!(q.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~%&=".contains(&b)));
         }
+
+        /// Whatever JSON document is given, `from_value` either refuses it or keeps every filter
+        /// it was given with a non-empty value: nothing is dropped silently.
+        #[test]
+        fn filters_are_never_dropped(keys in proptest::collection::vec("[a-zA-Z]{0,6}", 0..5),
+                                     values in proptest::collection::vec(0u8..7, 5)) {
+            let mut filters = serde_json::Map::new();
+            for (k, v) in keys.iter().zip(&values) {
+                let v = match v {
+                    0 => json!(null), 1 => json!(""), 2 => json!("x y"), 3 => json!(-42),
+                    4 => json!(true), 5 => json!(1.5), _ => json!(["a"]),
+                };
+                filters.insert(k.clone(), v);
+            }
+            let doc = json!({"filters": filters.clone()});
+            match ListParams::from_value(&doc) {
+                Ok(p) => {
+                    for (k, v) in &filters {
+                        let sent = !(v.is_null() || v == &json!(""));
+                        prop_assert_eq!(p.filters.contains_key(k), sent, "{}", k);
+                    }
+                }
+                Err(PaginationError::InvalidFilter { field }) => {
+                    let v = &filters[&field];
+                    prop_assert!(field.is_empty() || PARAMETERS.contains(&field.as_str()) || v.is_array() || v == &json!(1.5));
+                }
+                Err(e) => prop_assert!(false, "unexpected {e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn walker_carries_filters() {
+        let mut w = PageWalker::new(ListParams::default().filter("status", "success"));
+        let first = w.next_request().unwrap();
+        assert!(first.to_query().ends_with("&status=success"));
+        w.feed(&json!({"data": [{"id": 1}], "total": 20, "page": 0, "pageSize": 10}))
+            .unwrap();
+        let second = w.next_request().unwrap();
+        assert_eq!(second.page, 1);
+        assert_eq!(
+            second.filters.get("status").map(String::as_str),
+            Some("success")
+        );
+    }
+
+    #[test]
+    fn from_value_errors_name_the_key() {
+        let e = |v: Value| ListParams::from_value(&v).unwrap_err();
+        assert_eq!(
+            e(json!({"status": "x"})),
+            PaginationError::UnknownParameter {
+                field: "status".into()
+            }
+        );
+        assert_eq!(
+            e(json!({"zeta": 1, "alpha": 1})),
+            PaginationError::UnknownParameter {
+                field: "alpha".into()
+            }
+        );
+        assert_eq!(
+            e(json!([1])),
+            PaginationError::UnknownParameter {
+                field: String::new()
+            }
+        );
+        assert_eq!(
+            e(json!("page=1")),
+            PaginationError::UnknownParameter {
+                field: String::new()
+            }
+        );
+        assert_eq!(
+            e(json!({"filters": "status=x"})),
+            PaginationError::InvalidFilter {
+                field: "filters".into()
+            }
+        );
+        assert_eq!(
+            e(json!({"filters": {"page": 1}})),
+            PaginationError::InvalidFilter {
+                field: "page".into()
+            }
+        );
+        assert_eq!(
+            e(json!({"filters": {"": "x"}})),
+            PaginationError::InvalidFilter {
+                field: String::new()
+            }
+        );
+        assert_eq!(
+            e(json!({"filters": {"b": {}, "a": [1]}})),
+            PaginationError::InvalidFilter { field: "a".into() }
+        );
+        assert_eq!(
+            e(json!({"filters": {"n": 1e300}})),
+            PaginationError::InvalidFilter { field: "n".into() }
+        );
+        let ok = ListParams::from_value(
+            &json!({"filters": {"n": 2.0, "m": -3, "big": 18446744073709551615u64}}),
+        )
+        .unwrap();
+        assert!(ok
+            .to_query()
+            .ends_with("&big=18446744073709551615&m=-3&n=2"));
+        assert_eq!(
+            ListParams::from_value(&Value::Null).unwrap(),
+            ListParams::default()
+        );
+        let typed = ListParams::default().filter("page", "2");
+        assert_eq!(
+            typed.validate(),
+            Err(PaginationError::InvalidFilter {
+                field: "page".into()
+            })
+        );
     }
 
     #[test]

@@ -803,9 +803,37 @@ fn model_uint(v: &Value) -> Option<u64> {
         .then_some(f as u64)
 }
 
-/// FORMAT.md's pagination.query, checked in the order the fields are listed.
+/// FORMAT.md's pagination.query: unknown keys first (the first in byte order), then the fields
+/// in the order they are listed, then the filters in byte order of key (DECISIONS.md).
 fn model_params(v: &Value) -> Result<ListParams, PaginationError> {
-    let get = |k: &str| v.get(k).filter(|x| !x.is_null());
+    const KNOWN: [&str; 6] = [
+        "page",
+        "pageSize",
+        "sortBy",
+        "sortOrder",
+        "search",
+        "filters",
+    ];
+    let obj = match v {
+        Value::Null => return Ok(ListParams::default()),
+        Value::Object(o) => o,
+        _ => {
+            return Err(PaginationError::UnknownParameter {
+                field: String::new(),
+            })
+        }
+    };
+    let mut unknown: Vec<&String> = obj
+        .keys()
+        .filter(|k| !KNOWN.contains(&k.as_str()))
+        .collect();
+    unknown.sort();
+    if let Some(k) = unknown.first() {
+        return Err(PaginationError::UnknownParameter {
+            field: (*k).clone(),
+        });
+    }
+    let get = |k: &str| obj.get(k).filter(|x| !x.is_null());
     let mut p = ListParams::default();
     if let Some(x) = get("page") {
         p.page = model_uint(x).ok_or(PaginationError::InvalidPage)?;
@@ -817,7 +845,7 @@ fn model_params(v: &Value) -> Result<ListParams, PaginationError> {
         p.sort_by = x.as_str().ok_or(PaginationError::InvalidSortBy)?.to_owned();
     }
     if let Some(x) = get("sortOrder") {
-        p.sort_order = match x.as_str() {
+        p.sort_order = match x.as_str().map(str::to_ascii_uppercase).as_deref() {
             Some("ASC") => pagination::SortOrder::Asc,
             Some("DESC") => pagination::SortOrder::Desc,
             _ => return Err(PaginationError::InvalidSortOrder),
@@ -826,6 +854,44 @@ fn model_params(v: &Value) -> Result<ListParams, PaginationError> {
     if let Some(x) = get("search") {
         p.search = Some(x.as_str().ok_or(PaginationError::InvalidSearch)?.to_owned());
     }
+    if let Some(x) = get("filters") {
+        let Some(filters) = x.as_object() else {
+            return Err(PaginationError::InvalidFilter {
+                field: "filters".to_owned(),
+            });
+        };
+        let mut keys: Vec<&String> = filters.keys().collect();
+        keys.sort();
+        for k in keys {
+            let bad = || PaginationError::InvalidFilter { field: k.clone() };
+            if k.is_empty() || KNOWN[..5].contains(&k.as_str()) {
+                return Err(bad());
+            }
+            let text = match &filters[k] {
+                Value::Null => None,
+                Value::String(s) => Some(s.clone()),
+                Value::Bool(b) => Some(if *b { "true" } else { "false" }.to_owned()),
+                Value::Number(n) => {
+                    if let Some(i) = n.as_i64() {
+                        Some(i.to_string())
+                    } else if let Some(u) = n.as_u64() {
+                        Some(u.to_string())
+                    } else {
+                        let f = n.as_f64().ok_or_else(bad)?;
+                        if f.fract() == 0.0 && f.abs() <= MAX_SAFE_INTEGER as f64 {
+                            Some((f as i64).to_string())
+                        } else {
+                            return Err(bad());
+                        }
+                    }
+                }
+                _ => return Err(bad()),
+            };
+            if let Some(t) = text.filter(|t| !t.is_empty()) {
+                p.filters.insert(k.clone(), t);
+            }
+        }
+    }
     if p.page_size == 0 {
         return Err(PaginationError::InvalidPageSize);
     }
@@ -833,6 +899,17 @@ fn model_params(v: &Value) -> Result<ListParams, PaginationError> {
         return Err(PaginationError::InvalidSortBy);
     }
     Ok(p)
+}
+
+/// RFC 3986's unreserved characters stay; everything else is encoded.
+const UNRESERVED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+fn percent_encoded(text: &str) -> String {
+    percent_encoding::utf8_percent_encode(text, UNRESERVED).to_string()
 }
 
 fn decoded(value: &str) -> String {
@@ -876,11 +953,23 @@ pub fn list_params(data: &[u8]) {
         .collect();
     let keys: Vec<&str> = pairs.iter().map(|(k, _)| *k).collect();
     let search = p.search.as_deref().filter(|s| !s.is_empty());
-    let mut want = vec!["page", "pageSize", "sortBy", "sortOrder"];
+    let mut want = vec![
+        "page".to_owned(),
+        "pageSize".into(),
+        "sortBy".into(),
+        "sortOrder".into(),
+    ];
     if search.is_some() {
-        want.push("search");
+        want.push("search".into());
     }
+    // Filters follow, in byte order of key, keys percent-encoded like values.
+    let filter_keys: Vec<String> = p.filters.keys().map(|k| percent_encoded(k)).collect();
+    want.extend(filter_keys);
     assert_eq!(keys, want, "{q:?}");
+    let n = 4 + usize::from(search.is_some());
+    for ((k, v), (_, sent)) in p.filters.iter().zip(&pairs[n..]) {
+        assert_eq!(&decoded(sent), v, "filter {k:?} in {q:?}");
+    }
     assert_eq!(pairs[0].1, p.page.to_string());
     assert_eq!(pairs[1].1, p.page_size.to_string());
     assert_eq!(decoded(pairs[2].1), p.sort_by);
@@ -890,7 +979,7 @@ pub fn list_params(data: &[u8]) {
     }
     let again = serde_json::json!({
         "page": p.page, "pageSize": p.page_size, "sortBy": p.sort_by,
-        "sortOrder": p.sort_order.as_str(), "search": p.search,
+        "sortOrder": p.sort_order.as_str(), "search": p.search, "filters": p.filters,
     });
     assert_eq!(
         ListParams::from_value(&again).as_ref(),
