@@ -31,6 +31,7 @@ case "$cmd" in
     step "cargo test (unit, doc, property, snapshots)" cargo test --workspace
     step "conformance (every runtime)" bash tests/conformance.sh
     [ -f bindings-wasm/test.sh ] && step "npm package (tarball, types, size, panic, bundlers, e2e)" bash bindings-wasm/test.sh
+    step "uniffi bindings' API tests (python, kotlin, swift)" bash bindings-uniffi/test.sh
     ;;
   *) sed -n '2,7p' "$0"; exit 2 ;;
 esac

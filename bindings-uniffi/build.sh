@@ -6,7 +6,8 @@
 #   dist/lib/libxborder_ffi.so                         the host library
 #   dist/kotlin/dev/xborder/xborder.kt                 package dev.xborder (JNA)
 #   dist/swift/{Xborder.swift,XborderFFI.h,module.modulemap}
-#   dist/python/{xborder.py,libxborder_ffi.so}         the module beside its library
+#   dist/python/{xborder.py,libxborder_ffi.so}         the module beside its library, hardened
+#                                                      by python/harden.py
 #
 # Usage: bash bindings-uniffi/build.sh        (incremental: cargo rebuilds only what changed)
 # Needs only the Rust toolchain; the runners under tests/runners/ set up their own tools.
@@ -64,6 +65,9 @@ cp "$GEN/dev/xborder/xborder.kt" "$DIST.new/kotlin/dev/xborder/"
 cp "$GEN/Xborder.swift" "$GEN/XborderFFI.h" "$DIST.new/swift/"
 cp "$GEN/XborderFFI.modulemap" "$DIST.new/swift/module.modulemap"
 cp "$GEN/xborder.py" "$LIB" "$DIST.new/python/"
+# Python's coercions (a str is a sequence of strings, a bool an int): guards with the parameter
+# named, added to the generated module (bindings-uniffi/python/harden.py says which and why).
+"${XBORDER_PYTHON:-python3}" "$HERE/python/harden.py" "$DIST.new/python/xborder.py"
 cp "$HERE/dist-readme/README.md" "$DIST.new/README.md"
 for lang in kotlin swift python; do cp "$HERE/dist-readme/$lang.md" "$DIST.new/$lang/README.md"; done
 rm -rf "$DIST"

@@ -28,7 +28,7 @@ fun main(args: Array<String>) {
         Delivery("unknown event order:teleported", unknown, sign(SECRET, unknown)),
         Delivery("no signature header", created, null),
     )
-    Receiver(listOf(SECRET), 10_000UL).use { rx ->
+    Receiver(SECRET, 10_000UL).use { rx ->
         for (d in batch) {
             val decision = rx.receive(d.body, d.signature)
             val http = if (decision.acknowledges) "2xx" else "non-2xx (retried)"
@@ -44,7 +44,7 @@ fun main(args: Array<String>) {
         }
     }
     try {
-        Receiver(listOf(""), 10UL)
+        Receiver("", 10UL)
     } catch (e: XborderException.Signature) {
         println("  a receiver keyed with an empty secret throws ${e.code}")
     }

@@ -70,12 +70,14 @@ pub enum XborderError {
         detail: String,
     },
     /// List parameters or a list response are not usable: `INVALID_PAGE`, `INVALID_PAGE_SIZE`,
-    /// `INVALID_SORT_ORDER`, `INVALID_SORT_BY`, `INVALID_SEARCH`, `MALFORMED_RESPONSE`,
-    /// `OUT_OF_RANGE`.
+    /// `INVALID_SORT_ORDER`, `INVALID_SORT_BY`, `INVALID_SEARCH`, `INVALID_FILTER`,
+    /// `UNKNOWN_PARAMETER`, `MALFORMED_RESPONSE`, `OUT_OF_RANGE`.
     #[error("{detail}")]
     Pagination {
         /// The stable code.
         code: String,
+        /// The parameter or filter key concerned (`INVALID_FILTER`, `UNKNOWN_PARAMETER`).
+        field: Option<String>,
         /// What happened, for people.
         detail: String,
     },
@@ -95,10 +97,13 @@ impl XborderError {
         }
     }
 
-    /// The envelope field concerned, for an `Envelope` error that names one.
+    /// The field concerned: the envelope field of an `Envelope` error, the parameter or filter
+    /// key of a `Pagination` error, where they name one.
     pub fn error_field(&self) -> Option<String> {
         match self {
-            XborderError::Envelope { field, .. } => field.clone(),
+            XborderError::Envelope { field, .. } | XborderError::Pagination { field, .. } => {
+                field.clone()
+            }
             _ => None,
         }
     }
@@ -146,6 +151,7 @@ impl From<pagination::PaginationError> for XborderError {
     fn from(e: pagination::PaginationError) -> Self {
         XborderError::Pagination {
             code: e.code().to_owned(),
+            field: e.field().map(str::to_owned),
             detail: e.to_string(),
         }
     }
@@ -326,11 +332,23 @@ pub fn sign(secret: String, body: Vec<u8>) -> Result<String, XborderError> {
     Ok(signature::sign(secret.as_bytes(), &body)?)
 }
 
-/// Checks a signature header (`null` when absent) against the raw body with each secret
-/// (several during a key rotation). Returns normally when it verifies; throws
-/// `EMPTY_SECRET`, `MISSING_SIGNATURE`, `MALFORMED_SIGNATURE` or `SIGNATURE_MISMATCH`.
+/// Checks a signature header (`null` when absent) against the raw body with one secret (its
+/// UTF-8 bytes are the key, used as given: never trimmed). Returns normally when it verifies;
+/// throws `EMPTY_SECRET`, `MISSING_SIGNATURE`, `MALFORMED_SIGNATURE` or `SIGNATURE_MISMATCH`.
+/// During a key rotation use [`verify_with_secrets`].
 #[uniffi::export]
 pub fn verify(
+    secret: String,
+    body: Vec<u8>,
+    signature: Option<String>,
+) -> Result<(), XborderError> {
+    Ok(signature::verify(&[secret], &body, signature.as_deref())?)
+}
+
+/// [`verify`] with several secrets, for a key rotation: passes when any of them signed the body.
+/// Throws `EMPTY_SECRET` when the list is empty or a secret in it is empty.
+#[uniffi::export]
+pub fn verify_with_secrets(
     secrets: Vec<String>,
     body: Vec<u8>,
     signature: Option<String>,
@@ -510,12 +528,23 @@ impl Receiver {
 
 #[uniffi::export]
 impl Receiver {
-    /// A receiver with the given secrets (several during a key rotation) and an in-memory
+    /// A receiver keyed with one secret (its UTF-8 bytes, used as given) and an in-memory
     /// window of `window` committed ids (10,000 by default; 0 remembers none). Throws
-    /// `EMPTY_SECRET` when no secret is given or one is empty. `limits` bounds the bodies it
-    /// decodes (the core's defaults when absent).
+    /// `EMPTY_SECRET` when the secret is empty. `limits` bounds the bodies it decodes (the
+    /// core's defaults when absent). During a key rotation use [`Receiver::with_secrets`].
     #[uniffi::constructor(default(window = 10000, limits = None))]
     pub fn new(
+        secret: String,
+        window: u64,
+        limits: Option<DecodeLimits>,
+    ) -> Result<Self, XborderError> {
+        Self::with_secrets(vec![secret], window, limits)
+    }
+
+    /// A receiver keyed with several secrets, for a key rotation: a delivery signed with any of
+    /// them verifies. Throws `EMPTY_SECRET` when the list is empty or a secret in it is empty.
+    #[uniffi::constructor(default(window = 10000, limits = None))]
+    pub fn with_secrets(
         secrets: Vec<String>,
         window: u64,
         limits: Option<DecodeLimits>,
@@ -824,7 +853,7 @@ mod tests {
 
     #[test]
     fn receiver_commits() -> Result<(), XborderError> {
-        let rx = Receiver::new(vec!["k".into()], 10, None)?;
+        let rx = Receiver::new("k".into(), 10, None)?;
         let body = br#"{"id":"e1","event":"order:created","entity":{"id":"o","type":"order"}}"#;
         let sig = sign("k".into(), body.to_vec())?;
         let d = rx.receive(body.to_vec(), Some(sig.clone()));

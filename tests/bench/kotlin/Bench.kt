@@ -88,7 +88,7 @@ fun main(args: Array<String>) {
     val key = secret.toByteArray()
     val keyed = Mac.getInstance("HmacSHA256").apply { init(SecretKeySpec(key, "HmacSHA256")) }
     val results = mutableListOf<Result>()
-    val rx = Receiver(listOf(secret), 20_000uL)
+    val rx = Receiver(secret, 20_000uL)
     val seen = HashSet<String>()
     for (i in 0 until 10_000) {
         val id = "evt_" + i.toString().padStart(26, '0')
@@ -98,11 +98,11 @@ fun main(args: Array<String>) {
     for (size in listOf("1k7", "20k")) {
         val body = File(dir, "envelope-$size.json").readBytes()
         val sig = File(dir, "envelope-$size.sig").readText()
-        verify(listOf(secret), body, sig)
+        verify(secret, body, sig)
         check(javaxVerify(key, body, sig))
         check(rx.receive(body, sig).action == Action.PROCESS)
         results += compare("verify/$size", linkedMapOf(
-            "xborder" to { verify(listOf(secret), body, sig) },
+            "xborder" to { verify(secret, body, sig) },
             "javax.crypto" to { javaxVerify(key, body, sig) },
             "floor" to { keyed.doFinal(body) },
         ))

@@ -155,7 +155,7 @@ function coldStart(runs) {
     const t0 = process.hrtime.bigint();
     const xb = require(${JSON.stringify(pkgPath)});
     const t1 = process.hrtime.bigint();
-    const rx = new xb.Receiver(['k']);
+    const rx = new xb.Receiver('k');
     const t2 = process.hrtime.bigint();
     xb.verify('k', '{}', xb.sign('k', '{}'));
     const t3 = process.hrtime.bigint();
@@ -172,7 +172,7 @@ function coldStart(runs) {
 // ---------------------------------------------------------------------------------------------
 
 const results = [];
-const rx = new xb.Receiver([SECRET], 20000);
+const rx = new xb.Receiver(SECRET, 20000);
 const seen = new Set();
 for (let i = 0; i < 10000; i++) {
   const id = `evt_${String(i).padStart(26, '0')}`;

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The uniffi bindings' own API tests (the conformance runners are tests/runners/{kotlin,swift,python}):
+# what a Kotlin, Swift or Python user calls, with right and wrong values (issue 12: one secret is
+# never split; a Python str is never a list).
+#   python  bindings-uniffi/python/tests/test_api.py  (unittest, against dist/python)
+#   kotlin  bindings-uniffi/tests/kotlin/ApiTest.kt   (kotlinc, run on the JDK with JNA)
+#   swift   bindings-uniffi/tests/swift/ApiTests.swift (swiftc in the trixie root)
+# Usage: bash bindings-uniffi/test.sh [python|kotlin|swift ...]   (all when none is named)
+# Uses bindings-uniffi/dist (built here when missing; conformance.sh builds it once per run).
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+cd "$ROOT"
+# shellcheck source=../tests/runners/lib.sh
+. "$ROOT/tests/runners/lib.sh"
+DIST=$HERE/dist
+[ -f "$DIST/python/xborder.py" ] && [ -f "$DIST/kotlin/dev/xborder/xborder.kt" ] && [ -f "$DIST/swift/Xborder.swift" ] ||
+  bash "$HERE/build.sh" || exit 1
+[ $# -gt 0 ] && PARTS=("$@") || PARTS=(python kotlin swift)
+
+# snippet LANG FILE.md: the first ```LANG block of a README, as written.
+snippet() { awk -v lang="$1" '$0 == "```" lang {f = 1; next} f && /^```/ {exit} f' "$2"; }
+
+failed=()
+run() {
+  local name=$1; shift
+  echo "== $name"
+  if "$@"; then echo "== $name: ok"; else echo "== $name: FAILED"; failed+=("$name"); fi
+}
+
+python_api() {
+  xb_tools python '-n "${XBORDER_PYTHON:-}"'
+  PYTHONPATH=$DIST/python "${XBORDER_PYTHON:-python3}" "$HERE/python/tests/test_api.py" || return 1
+  echo "python: the python.md snippet, as written"
+  snippet python "$HERE/dist-readme/python.md" | PYTHONPATH=$DIST/python "${XBORDER_PYTHON:-python3}" -
+}
+
+kotlin_api() {
+  xb_tools kotlin '-x "${XBORDER_KOTLINC:-}"'
+  local jar work=${CARGO_TARGET_DIR:-$ROOT/target}/kotlin-api
+  mkdir -p "$work"
+  # The kotlin.md snippet as a function: its imports first, the rest inside readmeSnippet().
+  { snippet kotlin "$HERE/dist-readme/kotlin.md" | grep '^import '
+    echo 'fun readmeSnippet() {'
+    snippet kotlin "$HERE/dist-readme/kotlin.md" | grep -v '^import '
+    echo '}'; } > "$work/Readme.kt"
+  jar=$(bash "$ROOT/tests/runners/kotlin/compile.sh" api-kotlin "$DIST/kotlin/dev/xborder/xborder.kt" \
+    "$HERE/tests/kotlin/ApiTest.kt" "$work/Readme.kt" | tail -1) || return 1
+  java -Djna.library.path="$DIST/lib" -cp "$jar:$XBORDER_KOTLIN_CLASSPATH" ApiTestKt
+}
+
+swift_api() {
+  xb_tools swift '-f "${XBORDER_SWIFT_ROOT:-/nonexistent}/.xborder-ready"'
+  local work=${CARGO_TARGET_DIR:-$ROOT/target}/swift-api hash bin
+  mkdir -p "$work"
+  cp "$DIST/swift/Xborder.swift" "$DIST/swift/XborderFFI.h" "$DIST/swift/module.modulemap" \
+    "$DIST/lib/libxborder_ffi.so" "$work/"
+  # Top-level code is allowed only in main.swift; the swift.md snippet goes in as a function.
+  { sed -n '1,/^\/\/ README-SNIPPET$/p' "$HERE/tests/swift/ApiTests.swift"
+    echo 'func readmeSnippet() throws {'
+    snippet swift "$HERE/dist-readme/swift.md" | grep -v '^import '
+    echo '}'
+    sed '1,/^\/\/ README-SNIPPET$/d' "$HERE/tests/swift/ApiTests.swift"; } > "$work/main.swift"
+  hash=$(cat "$XBORDER_SWIFT_ROOT/.xborder-ready" "$work/Xborder.swift" "$work/XborderFFI.h" \
+    "$work/module.modulemap" "$work/main.swift" | sha256sum | cut -c1-16)
+  bin=api-$hash
+  if [ ! -x "$work/$bin" ]; then
+    find "$work" -maxdepth 1 -name 'api-*' -delete
+    bash "$ROOT/tests/tools/swift-run.sh" "$work" -- \
+      swiftc -I . -L . -lxborder_ffi Xborder.swift main.swift -o "$bin.tmp" || return 1
+    mv "$work/$bin.tmp" "$work/$bin"
+  fi
+  bash "$ROOT/tests/tools/swift-run.sh" "$work" -- env LD_LIBRARY_PATH=. "./$bin"
+}
+
+for part in "${PARTS[@]}"; do
+  case $part in
+    python|kotlin|swift) run "$part api" "${part}_api" ;;
+    *) echo "bindings-uniffi/test.sh: unknown part '$part' (python, kotlin, swift)" >&2; exit 2 ;;
+  esac
+done
+if [ ${#failed[@]} -gt 0 ]; then echo "uniffi api tests: FAILED: ${failed[*]}"; exit 1; fi
+echo "uniffi api tests: all passed (${PARTS[*]})"
