@@ -24,6 +24,9 @@ mod countries;
 pub mod delivery;
 pub mod envelope;
 pub mod events;
+mod json;
 pub mod pagination;
 mod scan;
 pub mod signature;
+
+pub use json::MalformedJson;

@@ -1,0 +1,85 @@
+//! The bank list of a country (`GET /v1/beneficiaries/banks?countryCode=`) and ISO 3166-1
+//! country codes.
+
+use serde_json::Value;
+
+use super::rules::str_of;
+use crate::countries::ALPHA2;
+
+/// A bank of the bank list.
+///
+/// ```
+/// let b = xborder_core::beneficiary::Bank { id: "bank_co_001".into(), name: Some("Bancolombia".into()) };
+/// assert_eq!(b.id, "bank_co_001");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bank {
+    /// The id to send as `paymentInfo.bankId`.
+    pub id: String,
+    /// Display name.
+    pub name: Option<String>,
+}
+
+/// The bank list of one country (`GET /v1/beneficiaries/banks?countryCode=XX`). The response does
+/// not repeat the country: the caller says which one it asked for.
+///
+/// ```
+/// use xborder_core::beneficiary::BankList;
+/// let banks = BankList::from_value("CO", &serde_json::json!({"data": [{"id": "b1", "name": "One"}, {"name": "no id"}]})).unwrap();
+/// assert_eq!(banks.banks.len(), 1);
+/// assert!(banks.contains("b1"));
+/// assert!(BankList::from_value("CO", &serde_json::json!({"banks": []})).is_none());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BankList {
+    /// The country the list was requested for.
+    pub country: String,
+    /// The banks with a string id.
+    pub banks: Vec<Bank>,
+}
+
+impl BankList {
+    /// Reads a parsed response; `None` when it has no `data` array (nothing to apply).
+    ///
+    /// ```
+    /// assert!(xborder_core::beneficiary::BankList::from_value("CO", &serde_json::json!({"data": []})).is_some());
+    /// ```
+    pub fn from_value(country: &str, response: &Value) -> Option<Self> {
+        let data = response.get("data")?.as_array()?;
+        let banks = data
+            .iter()
+            .filter_map(|b| {
+                Some(Bank {
+                    id: b.get("id")?.as_str()?.to_owned(),
+                    name: str_of(b.get("name")),
+                })
+            })
+            .collect();
+        Some(BankList {
+            country: country.to_owned(),
+            banks,
+        })
+    }
+
+    /// Whether `id` is one of the list's bank ids.
+    ///
+    /// ```
+    /// let l = xborder_core::beneficiary::BankList { country: "CO".into(), banks: vec![] };
+    /// assert!(!l.contains("b1"));
+    /// ```
+    pub fn contains(&self, id: &str) -> bool {
+        self.banks.iter().any(|b| b.id == id)
+    }
+}
+
+/// Whether `code` is an officially assigned ISO 3166-1 alpha-2 code (upper case).
+///
+/// ```
+/// use xborder_core::beneficiary::is_assigned_country;
+/// assert!(is_assigned_country("GB"));
+/// assert!(!is_assigned_country("UK"));
+/// assert!(!is_assigned_country("us"));
+/// ```
+pub fn is_assigned_country(code: &str) -> bool {
+    ALPHA2.binary_search(&code).is_ok()
+}
