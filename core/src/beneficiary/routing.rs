@@ -1,5 +1,9 @@
 //! US ABA routing numbers: 9 ASCII digits, an assigned prefix, the checksum.
 
+use std::fmt;
+
+use super::IssueCode;
+
 /// Why a routing number is not a valid ABA number.
 ///
 /// ```
@@ -19,6 +23,40 @@ pub enum RoutingNumberError {
     /// 3·(d1+d4+d7) + 7·(d2+d5+d8) + (d3+d6+d9) is not a multiple of 10.
     Checksum,
 }
+
+impl RoutingNumberError {
+    /// The stable code: `INVALID_ROUTING_NUMBER` whatever the cause (the issue code a draft
+    /// reports at `paymentInfo.routingNumber`).
+    ///
+    /// ```
+    /// use xborder_core::beneficiary::RoutingNumberError;
+    /// assert_eq!(RoutingNumberError::Prefix.code(), "INVALID_ROUTING_NUMBER");
+    /// ```
+    pub fn code(self) -> &'static str {
+        IssueCode::InvalidRoutingNumber.as_str()
+    }
+}
+
+impl fmt::Display for RoutingNumberError {
+    /// The code, then the cause for people.
+    ///
+    /// ```
+    /// use xborder_core::beneficiary::RoutingNumberError;
+    /// assert_eq!(RoutingNumberError::Checksum.to_string(),
+    ///            "INVALID_ROUTING_NUMBER: the ABA checksum does not hold");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let why = match self {
+            RoutingNumberError::Format => "a routing number is exactly 9 ASCII digits",
+            RoutingNumberError::AllZeros => "a routing number is not all zeros",
+            RoutingNumberError::Prefix => "the first two digits must be 00-12, 21-32, 61-72 or 80",
+            RoutingNumberError::Checksum => "the ABA checksum does not hold",
+        };
+        write!(f, "{}: {why}", self.code())
+    }
+}
+
+impl std::error::Error for RoutingNumberError {}
 
 /// Checks an ABA routing number: 9 ASCII digits, not all zeros, an assigned prefix, the checksum.
 /// Nothing is trimmed.
