@@ -8,6 +8,13 @@
 //! - [`signature`]: `X-Webhook-Signature` signing and constant-time verification.
 //! - [`envelope`]: decoding the webhook envelope from raw bytes, `entity.data` kept raw.
 //! - [`delivery`]: the receiver (process / ignore / duplicate / reject) and dedupe stores.
+//! - [`beneficiary`]: beneficiary drafts checked before they are sent (fixed rules, the server's
+//!   rules document, bank lists, routing numbers), and the fields a form asks for.
+//! - [`pagination`]: list parameters and their query string (endpoint filters included), page
+//!   facts, an all-pages walker that flags drift.
+//! - [`MalformedJson`]: the error for a JSON input that is not JSON.
+//!
+//! The repository's `ARCHITECTURE.md` maps the crate, its bindings and its tests.
 //!
 //! ```
 //! use xborder_core::{delivery::Receiver, signature::sign};
