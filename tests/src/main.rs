@@ -204,7 +204,10 @@ fn beneficiary_validate(input: &Value) -> Outcome {
 fn pagination_query(input: &Value) -> Outcome {
     Ok(match ListParams::from_value(input) {
         Ok(p) => json!({ "query": p.to_query() }),
-        Err(e) => json!({ "ok": false, "error": e.code() }),
+        Err(e) => match e.field() {
+            Some(field) => json!({ "ok": false, "error": e.code(), "field": field }),
+            None => json!({ "ok": false, "error": e.code() }),
+        },
     })
 }
 
@@ -231,7 +234,13 @@ fn pagination_info(input: &Value) -> Outcome {
 }
 
 /// Every op FORMAT.md defines, with this runtime's implementation (`None`: not implemented yet).
+/// The ops FORMAT.md defines that this runner does not implement yet: counted as skipped.
+const NOT_YET: &[&str] = &["delivery.claims"];
+
 fn op(name: &str) -> Option<Option<OpFn>> {
+    if NOT_YET.contains(&name) {
+        return Some(None);
+    }
     let f: OpFn = match name {
         "event.classify" => event_classify,
         "event.check_registration" => event_check_registration,

@@ -16,7 +16,11 @@ const OPS = [
   'beneficiary.validate',
   'pagination.query',
   'pagination.info',
+  'delivery.claims',
 ];
+
+/** Ops FORMAT.md defines that this runner does not implement yet: counted as skipped. */
+const NOT_YET = ['delivery.claims'];
 
 /** `body` as given, or `bodyBase64` as bytes (Uint8Array). */
 function body(input) {
@@ -143,9 +147,14 @@ export function runVectors(xb, files) {
   const lines = [];
   let passed = 0;
   let failed = 0;
+  const skipped = new Map();
   for (const { name: file, doc } of files) {
     const hostile = file.includes('hostile');
     for (const c of doc.cases ?? []) {
+      if (NOT_YET.includes(c.op)) {
+        skipped.set(c.op, (skipped.get(c.op) ?? 0) + 1);
+        continue;
+      }
       const handler = Object.prototype.hasOwnProperty.call(handlers, c.op) ? handlers[c.op] : undefined;
       let why;
       if (!OPS.includes(c.op) || handler === undefined) {
@@ -171,6 +180,11 @@ export function runVectors(xb, files) {
       }
     }
   }
-  lines.push(`conformance: ${passed} passed, ${failed} failed`);
-  return { lines, passed, failed, skipped: 0 };
+  let nSkipped = 0;
+  for (const [op, n] of skipped) {
+    lines.push(`SKIP ${op} (${n})`);
+    nSkipped += n;
+  }
+  lines.push(`conformance: ${passed} passed, ${failed} failed${nSkipped > 0 ? `, ${nSkipped} skipped` : ''}`);
+  return { lines, passed, failed, skipped: nSkipped };
 }

@@ -56,14 +56,13 @@ def op_sign(inp):
 
 
 def op_verify(inp):
-    if "secrets" in inp:
-        secrets = inp["secrets"]
-    elif inp.get("secret") is not None:
-        secrets = [inp["secret"]]
-    else:
-        secrets = []
     try:
-        x.verify(secrets, body_bytes(inp), inp.get("signature"))
+        if "secrets" in inp:
+            x.verify_with_secrets(inp["secrets"], body_bytes(inp), inp.get("signature"))
+        elif inp.get("secret") is not None:
+            x.verify(inp["secret"], body_bytes(inp), inp.get("signature"))
+        else:
+            x.verify_with_secrets([], body_bytes(inp), inp.get("signature"))
         return {"ok": True}
     except x.XborderError as e:
         return err(e)
@@ -89,7 +88,7 @@ def op_decode(inp):
 
 def op_receive(inp):
     try:
-        rx = x.Receiver([inp["secret"]], inp.get("window", 10000))
+        rx = x.Receiver(inp["secret"], inp.get("window", 10000))
     except x.XborderError as e:
         return {"decisions": [{"action": "reject", "error": e.code} for _ in inp["deliveries"]]}
     decisions = []
@@ -118,6 +117,11 @@ def op_validate(inp):
 def op_query(inp):
     try:
         return {"ok": True, "query": x.list_query(dumps(inp))}
+    except x.XborderError.Pagination as e:
+        out = err(e)
+        if e.field is not None:
+            out["field"] = e.field
+        return out
     except x.XborderError as e:
         return err(e)
 
@@ -146,6 +150,9 @@ OPS = {
     "pagination.query": op_query,
     "pagination.info": op_info,
 }
+
+# Ops FORMAT.md defines that this runner does not implement yet: counted as skipped.
+NOT_YET = {"delivery.claims"}
 
 
 def canon(v):
@@ -194,6 +201,9 @@ def main():
             with open(path, encoding="utf-8") as f:
                 doc = json.load(f)
             for case in doc["cases"]:
+                if case["op"] in NOT_YET:
+                    skipped[case["op"]] += 1
+                    continue
                 op = OPS.get(case["op"])
                 why = None
                 if op is None:
