@@ -401,10 +401,10 @@ pub struct DecodeLimits {
 
 impl From<DecodeLimits> for envelope::Limits {
     fn from(l: DecodeLimits) -> Self {
-        envelope::Limits {
-            max_body_bytes: usize::try_from(l.max_body_bytes).unwrap_or(usize::MAX),
-            max_depth: usize::try_from(l.max_depth).unwrap_or(usize::MAX),
-        }
+        envelope::Limits::new(
+            usize::try_from(l.max_body_bytes).unwrap_or(usize::MAX),
+            usize::try_from(l.max_depth).unwrap_or(usize::MAX),
+        )
     }
 }
 

@@ -157,11 +157,7 @@ fn main() {
     );
 
     println!("\n== Paging");
-    let params = ListParams {
-        page: 2,
-        search: Some("Ana María".into()),
-        ..Default::default()
-    };
+    let params = ListParams::default().page(2).search("Ana María");
     println!("  GET /v1/beneficiaries?{}", params.to_query());
     let response: Value = serde_json::json!({"data": [{"id": "b21"}, {"id": "b22"}], "total": 22, "page": 2, "pageSize": 10});
     match page_info(&response, None) {

@@ -489,7 +489,7 @@ impl<S: DedupeStore> Receiver<S> {
     ///
     /// ```
     /// use xborder_core::{delivery::Receiver, envelope::Limits, signature::sign};
-    /// let rx = Receiver::new(&["k"], 5).unwrap().with_limits(Limits { max_body_bytes: 8, ..Limits::default() });
+    /// let rx = Receiver::new(&["k"], 5).unwrap().with_limits(Limits::new(8, 64));
     /// let body = br#"{"id":"evt_1"}"#;
     /// let d = rx.receive(body, Some(&sign(b"k", body).unwrap()));
     /// assert_eq!(d.error().unwrap().code(), "BODY_TOO_LARGE");

@@ -219,18 +219,34 @@ fn string(raw: Option<&str>, field: &'static str) -> Result<String, EnvelopeErro
 ///
 /// ```
 /// use xborder_core::envelope::{Envelope, EnvelopeError, Limits};
-/// let limits = Limits { max_body_bytes: 16, ..Limits::default() };
+/// let limits = Limits::new(16, Limits::default().max_depth);
 /// let err = Envelope::decode_with_limits(br#"{"id":"a long body"}"#, &Default::default(), &limits).unwrap_err();
 /// assert_eq!(err, EnvelopeError::BodyTooLarge { limit: 16 });
 /// assert_eq!(Limits::default().max_depth, 64);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct Limits {
     /// The longest body accepted, in bytes (default 1 MiB). Checked before anything else.
     pub max_body_bytes: usize,
     /// The deepest nesting of arrays and objects accepted, the envelope's own two levels
     /// included (default 64). Checked by one pass over the bytes before parsing.
     pub max_depth: usize,
+}
+
+impl Limits {
+    /// Limits with the given longest body (bytes) and deepest nesting.
+    ///
+    /// ```
+    /// let l = xborder_core::envelope::Limits::new(4096, 16);
+    /// assert_eq!((l.max_body_bytes, l.max_depth), (4096, 16));
+    /// ```
+    pub fn new(max_body_bytes: usize, max_depth: usize) -> Self {
+        Limits {
+            max_body_bytes,
+            max_depth,
+        }
+    }
 }
 
 impl Default for Limits {

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 /// The 33 live event names of payments-api.md, in the order of its tables.
-pub const LIVE_EVENTS: [&str; 33] = [
+pub const LIVE_EVENTS: &[&str] = &[
     "order:created",
     "order:awaiting_funds",
     "order:awaiting_funds_timeout",
@@ -45,10 +45,10 @@ pub const LIVE_EVENTS: [&str; 33] = [
 ];
 
 /// The 4 listed wildcards. Other families (deposits, payment methods) have none.
-pub const WILDCARDS: [&str; 4] = ["order:*", "sender:*", "ubo:*", "beneficiary:*"];
+pub const WILDCARDS: &[&str] = &["order:*", "sender:*", "ubo:*", "beneficiary:*"];
 
 /// The 10 planned names: reserved, never emitted, rejected at registration.
-pub const PLANNED_EVENTS: [&str; 10] = [
+pub const PLANNED_EVENTS: &[&str] = &[
     "order:need_review",
     "order:refund_in_progress",
     "order:refunded",
@@ -185,6 +185,7 @@ impl<'a> EventName<'a> {
 /// assert_eq!(c.parts.map(|p| p.entity()), Some("sender"));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Classification<'a> {
     /// Live, planned, wildcard, unknown or invalid.
     pub kind: EventKind,
@@ -445,15 +446,31 @@ pub fn classify(name: &str) -> EventKind {
 ///
 /// ```
 /// use xborder_core::events::{RejectedEvent, EventKind};
-/// let r = RejectedEvent { event: "order:refunded".into(), reason: EventKind::Planned };
+/// let r = RejectedEvent::new("order:refunded", EventKind::Planned);
 /// assert_eq!(r.reason.as_str(), "planned");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RejectedEvent {
     /// The name as given.
     pub event: String,
     /// `Planned`, `Unknown` or `Invalid`.
     pub reason: EventKind,
+}
+
+impl RejectedEvent {
+    /// A refused name and why.
+    ///
+    /// ```
+    /// use xborder_core::events::{EventKind, RejectedEvent};
+    /// assert_eq!(RejectedEvent::new("x", EventKind::Invalid).event, "x");
+    /// ```
+    pub fn new(event: impl Into<String>, reason: EventKind) -> Self {
+        RejectedEvent {
+            event: event.into(),
+            reason,
+        }
+    }
 }
 
 /// Why a registration would fail.
@@ -636,7 +653,7 @@ mod tests {
 
     #[test]
     fn catalog_is_disjoint_and_well_formed() {
-        for n in LIVE_EVENTS.iter().chain(&PLANNED_EVENTS) {
+        for n in LIVE_EVENTS.iter().chain(PLANNED_EVENTS) {
             let p = EventName::parse(n).unwrap();
             assert!(!p.is_wildcard());
         }

@@ -212,12 +212,13 @@ fn safe_uint(v: &Value) -> Result<u64, bool> {
 /// ```
 /// use xborder_core::pagination::ListParams;
 /// assert_eq!(ListParams::default().to_query(), "page=0&pageSize=10&sortBy=createdAt&sortOrder=DESC");
-/// let p = ListParams { page: 2, search: Some("a b&c".into()), ..Default::default() };
+/// let p = ListParams::default().page(2).search("a b&c");
 /// assert_eq!(p.to_query(), "page=2&pageSize=10&sortBy=createdAt&sortOrder=DESC&search=a%20b%26c");
 /// let p = ListParams::default().filter("status", "need_review");
 /// assert!(p.to_query().ends_with("&status=need_review"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct ListParams {
     /// 0-based page number.
     pub page: u64,
@@ -363,6 +364,41 @@ impl ListParams {
         Ok(p)
     }
 
+    /// Sets the 0-based page number.
+    ///
+    /// ```
+    /// use xborder_core::pagination::{ListParams, SortOrder};
+    /// let p = ListParams::default().page(2).page_size(25).sort("updatedAt", SortOrder::Asc).search("Ana María");
+    /// assert_eq!(p.to_query(), "page=2&pageSize=25&sortBy=updatedAt&sortOrder=ASC&search=Ana%20Mar%C3%ADa");
+    /// ```
+    #[must_use]
+    pub fn page(mut self, page: u64) -> Self {
+        self.page = page;
+        self
+    }
+
+    /// Sets the number of records per page (checked by [`validate`](Self::validate)).
+    #[must_use]
+    pub fn page_size(mut self, page_size: u64) -> Self {
+        self.page_size = page_size;
+        self
+    }
+
+    /// Sets the field to sort by and the direction.
+    #[must_use]
+    pub fn sort(mut self, sort_by: impl Into<String>, order: SortOrder) -> Self {
+        self.sort_by = sort_by.into();
+        self.sort_order = order;
+        self
+    }
+
+    /// Sets the free-text search (an empty one is left out of the query).
+    #[must_use]
+    pub fn search(mut self, text: impl Into<String>) -> Self {
+        self.search = Some(text.into());
+        self
+    }
+
     /// Adds an endpoint filter (`status`, `event`, ...): the text to send for `key`. An empty
     /// text is an unset filter, left out of the query. The key is checked by
     /// [`validate`](Self::validate) and [`from_value`](Self::from_value), not here.
@@ -383,7 +419,7 @@ impl ListParams {
     ///
     /// ```
     /// use xborder_core::pagination::{ListParams, PaginationError};
-    /// let p = ListParams { page_size: 0, ..Default::default() };
+    /// let p = ListParams::default().page_size(0);
     /// assert_eq!(p.validate(), Err(PaginationError::InvalidPageSize));
     /// ```
     pub fn validate(&self) -> Result<(), PaginationError> {
@@ -404,7 +440,7 @@ impl ListParams {
     /// as UTF-8, only unreserved characters left as they are.
     ///
     /// ```
-    /// let p = xborder_core::pagination::ListParams { search: Some("café ~".into()), ..Default::default() };
+    /// let p = xborder_core::pagination::ListParams::default().search("café ~");
     /// assert!(p.to_query().ends_with("&search=caf%C3%A9%20~"));
     /// ```
     pub fn to_query(&self) -> String {
@@ -451,6 +487,7 @@ fn check_filter_key(key: &str) -> Result<(), PaginationError> {
 /// assert_eq!(info.next_page, None);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct PageInfo {
     /// Records matching the query.
     pub total: u64,
@@ -603,6 +640,7 @@ impl Drift {
 /// assert!(step.drift.is_empty());
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct WalkStep {
     /// The page's records not seen before (records without an `id` are always passed on).
     pub records: Vec<Value>,
@@ -618,7 +656,7 @@ pub struct WalkStep {
 /// ```
 /// use serde_json::json;
 /// use xborder_core::pagination::{ListParams, PageWalker, Drift};
-/// let mut w = PageWalker::new(ListParams { page_size: 2, ..Default::default() });
+/// let mut w = PageWalker::new(ListParams::default().page_size(2));
 /// assert_eq!(w.next_request().unwrap().page, 0);
 /// w.feed(&json!({"data": [{"id": "c"}, {"id": "b"}], "total": 3, "page": 0, "pageSize": 2})).unwrap();
 /// // A new record "d" arrived: "b" is pushed onto page 1 again.

@@ -154,16 +154,45 @@ impl fmt::Debug for Verifier {
     }
 }
 
-/// Parses a header value into the 32 signature bytes: trims surrounding ASCII whitespace, then
+/// A well-formed `X-Webhook-Signature`: the 32 bytes of an HMAC-SHA256 tag. It has no `==`:
+/// compare a tag only through [`Verifier`], in constant time.
+///
+/// ```
+/// use xborder_core::signature::parse_signature;
+/// let tag = parse_signature(Some(&"ab".repeat(32))).unwrap();
+/// assert_eq!(tag.as_bytes().len(), 32);
+/// ```
+#[derive(Clone)]
+pub struct SignatureTag([u8; 32]);
+
+impl SignatureTag {
+    /// The tag's bytes.
+    ///
+    /// ```
+    /// let tag = xborder_core::signature::parse_signature(Some(&"0F".repeat(32))).unwrap();
+    /// assert!(tag.as_bytes().iter().all(|b| *b == 0x0f));
+    /// ```
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl fmt::Debug for SignatureTag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SignatureTag({})", hex::encode(self.0))
+    }
+}
+
+/// Parses a header value into its signature tag: trims surrounding ASCII whitespace, then
 /// requires exactly 64 hex digits (either case).
 ///
 /// ```
 /// use xborder_core::signature::{parse_signature, SignatureError};
 /// assert!(parse_signature(Some(&format!(" {}\r\n", "AB".repeat(32)))).is_ok());
-/// assert_eq!(parse_signature(Some("  ")), Err(SignatureError::MissingSignature));
-/// assert_eq!(parse_signature(Some("sha256=00")), Err(SignatureError::MalformedSignature));
+/// assert_eq!(parse_signature(Some("  ")).err(), Some(SignatureError::MissingSignature));
+/// assert_eq!(parse_signature(Some("sha256=00")).err(), Some(SignatureError::MalformedSignature));
 /// ```
-pub fn parse_signature(header: Option<&str>) -> Result<[u8; 32], SignatureError> {
+pub fn parse_signature(header: Option<&str>) -> Result<SignatureTag, SignatureError> {
     let text = header
         .map(|h| h.trim_matches(|c: char| c.is_ascii_whitespace()))
         .unwrap_or("");
@@ -175,7 +204,7 @@ pub fn parse_signature(header: Option<&str>) -> Result<[u8; 32], SignatureError>
         return Err(SignatureError::MalformedSignature);
     }
     hex::decode_to_slice(text, &mut out).map_err(|_| SignatureError::MalformedSignature)?;
-    Ok(out)
+    Ok(SignatureTag(out))
 }
 
 impl Verifier {
@@ -214,7 +243,7 @@ impl Verifier {
         for key in &self.keys {
             let mut mac = key.clone();
             mac.update(body);
-            ok |= mac.verify_slice(&tag).is_ok();
+            ok |= mac.verify_slice(tag.as_bytes()).is_ok();
         }
         if ok {
             Ok(())

@@ -477,10 +477,7 @@ pub fn registration(data: &[u8]) {
                 }
                 reason => {
                     if !rejected.iter().any(|r| r.event == *name) {
-                        rejected.push(RejectedEvent {
-                            event: (*name).to_owned(),
-                            reason,
-                        });
+                        rejected.push(RejectedEvent::new(*name, reason));
                     }
                 }
             }
@@ -762,11 +759,7 @@ pub fn page_info(data: &[u8]) {
     }
 
     let (page, page_size) = request.unwrap_or((0, 10));
-    let mut walker = PageWalker::new(ListParams {
-        page,
-        page_size,
-        ..ListParams::default()
-    });
+    let mut walker = PageWalker::new(ListParams::default().page(page).page_size(page_size));
     let info = pagination::page_info(response, Some((page, page_size)));
     match (walker.feed(response), info) {
         (Ok(step), Ok(info)) => {

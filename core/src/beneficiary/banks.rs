@@ -9,10 +9,11 @@ use crate::countries::ALPHA2;
 /// A bank of the bank list.
 ///
 /// ```
-/// let b = xborder_core::beneficiary::Bank { id: "bank_co_001".into(), name: Some("Bancolombia".into()) };
+/// let b = xborder_core::beneficiary::Bank::new("bank_co_001", Some("Bancolombia".into()));
 /// assert_eq!(b.id, "bank_co_001");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Bank {
     /// The id to send as `paymentInfo.bankId`.
     pub id: String,
@@ -31,6 +32,7 @@ pub struct Bank {
 /// assert!(BankList::from_value("CO", &serde_json::json!({"banks": []})).is_none());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct BankList {
     /// The country the list was requested for.
     pub country: String,
@@ -38,7 +40,36 @@ pub struct BankList {
     pub banks: Vec<Bank>,
 }
 
+impl Bank {
+    /// A bank with its id and, when known, its name.
+    ///
+    /// ```
+    /// let b = xborder_core::beneficiary::Bank::new("b1", None);
+    /// assert_eq!((b.id.as_str(), b.name), ("b1", None));
+    /// ```
+    pub fn new(id: impl Into<String>, name: Option<String>) -> Self {
+        Bank {
+            id: id.into(),
+            name,
+        }
+    }
+}
+
 impl BankList {
+    /// The bank list of `country`, built by hand (a response is read by
+    /// [`from_value`](Self::from_value)).
+    ///
+    /// ```
+    /// use xborder_core::beneficiary::{Bank, BankList};
+    /// assert!(BankList::new("CO", vec![Bank::new("b1", None)]).contains("b1"));
+    /// ```
+    pub fn new(country: impl Into<String>, banks: Vec<Bank>) -> Self {
+        BankList {
+            country: country.into(),
+            banks,
+        }
+    }
+
     /// Reads a parsed response; `None` when it has no `data` array (nothing to apply).
     ///
     /// ```
@@ -64,7 +95,8 @@ impl BankList {
     /// Whether `id` is one of the list's bank ids.
     ///
     /// ```
-    /// let l = xborder_core::beneficiary::BankList { country: "CO".into(), banks: vec![] };
+    /// use xborder_core::beneficiary::{Bank, BankList};
+    /// let l = BankList::new("CO", vec![Bank::new("b2", None)]);
     /// assert!(!l.contains("b1"));
     /// ```
     pub fn contains(&self, id: &str) -> bool {

@@ -38,6 +38,7 @@ impl FieldSource {
 /// assert_eq!(f.path, "paymentInfo.routingNumber");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RequiredField {
     /// Dotted payload path.
     pub path: String,

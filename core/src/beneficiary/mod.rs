@@ -84,15 +84,31 @@ impl fmt::Display for IssueCode {
 ///
 /// ```
 /// use xborder_core::beneficiary::{Issue, IssueCode};
-/// let i = Issue { path: "paymentInfo.bankId".into(), code: IssueCode::Required };
+/// let i = Issue::new("paymentInfo.bankId", IssueCode::Required);
 /// assert_eq!(i.to_string(), "paymentInfo.bankId: REQUIRED");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct Issue {
     /// Dotted path from the payload root (`""` for the root itself).
     pub path: String,
     /// What is wrong there.
     pub code: IssueCode,
+}
+
+impl Issue {
+    /// An issue at a dotted path.
+    ///
+    /// ```
+    /// use xborder_core::beneficiary::{Issue, IssueCode};
+    /// assert_eq!(Issue::new("country", IssueCode::Required).path, "country");
+    /// ```
+    pub fn new(path: impl Into<String>, code: IssueCode) -> Self {
+        Issue {
+            path: path.into(),
+            code,
+        }
+    }
 }
 
 impl fmt::Display for Issue {

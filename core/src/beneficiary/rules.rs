@@ -15,6 +15,7 @@ use crate::MalformedJson;
 /// assert_eq!(address.children.iter().map(|c| c.field.as_str()).collect::<Vec<_>>(), ["street", "city"]);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct FieldRule {
     /// The field name (a dotted name is a path).
     pub field: String,
@@ -32,6 +33,7 @@ pub struct FieldRule {
 /// assert_eq!(rules.payment_types[0].payment_type, None);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct PaymentTypeRules {
     /// `type` (`bank_account`, `pix`, ...), when given.
     pub payment_type: Option<String>,
@@ -52,6 +54,7 @@ pub struct PaymentTypeRules {
 /// assert_eq!(rules.required_fields[0].field, "firstName");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct ValidationRules {
     /// The country the document is for.
     pub country: Option<String>,

@@ -2,8 +2,8 @@
 
 use super::*;
 use crate::countries::ALPHA2;
-use serde_json::Value;
 use serde_json::json;
+use serde_json::Value;
 
 #[test]
 fn country_table_has_every_assigned_code_sorted() {

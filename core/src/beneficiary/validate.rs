@@ -16,6 +16,7 @@ use super::{
 /// assert_eq!(v.issues.len(), 4); // ownerType, country, paymentType, paymentInfo
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct Validation {
     /// The issues, unique by (path, code), in the order found.
     pub issues: Vec<Issue>,
