@@ -775,8 +775,11 @@ pub struct PageInfo {
     pub page_size: u64,
     /// `ceil(total / pageSize)`.
     pub total_pages: u64,
-    /// Whether a later page has records.
+    /// Whether a later page has records (the response's `hasNext` when it sends one).
     pub has_next: bool,
+    /// The response's `hasNext` contradicts its `total`: `has_next` and `next_page` follow the
+    /// server; a pager should follow them and report it.
+    pub has_next_conflict: bool,
     /// Whether this is not the first page.
     pub has_previous: bool,
     /// 1-based position of this page's first record (0 when the page is empty or past the end).
@@ -804,6 +807,7 @@ pub fn page_info(
         page_size: i.page_size,
         total_pages: i.total_pages,
         has_next: i.has_next,
+        has_next_conflict: i.has_next_conflict,
         has_previous: i.has_previous,
         first_item: i.first_item,
         last_item: i.last_item,

@@ -497,8 +497,13 @@ pub struct PageInfo {
     pub page_size: u64,
     /// `ceil(total / pageSize)`.
     pub total_pages: u64,
-    /// Whether a later page has records (the response's `hasNext` when it sends one).
+    /// Whether a later page has records: the response's `hasNext` when it sends one (the
+    /// server's word wins), else whether `(page + 1) · pageSize < total`.
     pub has_next: bool,
+    /// The response's `hasNext` contradicts its `total` (`total: 1, hasNext: true` on page 0 of
+    /// size 10, or `hasNext: false` with records left): `has_next` and `next_page` follow the
+    /// server, `total_pages` follows `total`; a pager should follow `next_page` and report it.
+    pub has_next_conflict: bool,
     /// Whether this is not the first page.
     pub has_previous: bool,
     /// 1-based position of this page's first record (0 when the page is empty or past the end).
@@ -562,10 +567,9 @@ pub fn page_info(
         .ok_or(PaginationError::OutOfRange)?;
     let start = end - page_size;
     let total_pages = total.div_ceil(page_size);
-    let has_next = obj
-        .get("hasNext")
-        .and_then(Value::as_bool)
-        .unwrap_or(end < total);
+    let implied = end < total;
+    let sent = obj.get("hasNext").and_then(Value::as_bool);
+    let has_next = sent.unwrap_or(implied);
     let (first_item, last_item) = if len > 0 && start < total {
         (start + 1, (start + len.min(page_size)).min(total))
     } else {
@@ -577,6 +581,7 @@ pub fn page_info(
         page_size,
         total_pages,
         has_next,
+        has_next_conflict: sent.is_some_and(|h| h != implied),
         has_previous: page > 0,
         first_item,
         last_item,
@@ -606,6 +611,12 @@ pub enum Drift {
         /// How many.
         count: u64,
     },
+    /// The page's `hasNext` contradicts its `total` (see [`PageInfo::has_next_conflict`]); the
+    /// walker follows `hasNext`.
+    HasNextConflict {
+        /// What the response's `hasNext` said.
+        has_next: bool,
+    },
     /// Records may have been skipped: the total shrank between pages (records removed before
     /// the current position move the rest up), or the walk ended with fewer unique records than
     /// it paged over.
@@ -616,7 +627,7 @@ pub enum Drift {
 }
 
 impl Drift {
-    /// `TOTAL_CHANGED`, `REPEATED_RECORDS` or `POSSIBLY_SKIPPED`.
+    /// `TOTAL_CHANGED`, `REPEATED_RECORDS`, `HAS_NEXT_CONFLICT` or `POSSIBLY_SKIPPED`.
     ///
     /// ```
     /// assert_eq!(xborder_core::pagination::Drift::RepeatedRecords { count: 1 }.code(), "REPEATED_RECORDS");
@@ -625,6 +636,7 @@ impl Drift {
         match self {
             Drift::TotalChanged { .. } => "TOTAL_CHANGED",
             Drift::RepeatedRecords { .. } => "REPEATED_RECORDS",
+            Drift::HasNextConflict { .. } => "HAS_NEXT_CONFLICT",
             Drift::PossiblySkipped { .. } => "POSSIBLY_SKIPPED",
         }
     }
@@ -759,6 +771,11 @@ impl PageWalker {
         if repeated > 0 {
             drift.push(Drift::RepeatedRecords { count: repeated });
         }
+        if info.has_next_conflict {
+            drift.push(Drift::HasNextConflict {
+                has_next: info.has_next,
+            });
+        }
         if let Some(Drift::TotalChanged { from, to }) = drift.first() {
             if to < from {
                 drift.push(Drift::PossiblySkipped { count: from - to });
@@ -879,6 +896,44 @@ mod tests {
                 Err(e) => prop_assert!(false, "unexpected {e}"),
             }
         }
+    }
+
+    #[test]
+    fn has_next_conflict_keeps_the_servers_word_and_shows_it() {
+        let info = |r: Value| page_info(&r, None).unwrap();
+        let more =
+            info(json!({"data": [{}], "total": 1, "page": 0, "pageSize": 10, "hasNext": true}));
+        assert!(more.has_next && more.has_next_conflict);
+        assert_eq!((more.total_pages, more.next_page), (1, Some(1)));
+        let fewer =
+            info(json!({"data": [{}], "total": 95, "page": 0, "pageSize": 10, "hasNext": false}));
+        assert!(!fewer.has_next && fewer.has_next_conflict);
+        assert_eq!((fewer.total_pages, fewer.next_page), (10, None));
+        let agree =
+            info(json!({"data": [{}], "total": 95, "page": 0, "pageSize": 10, "hasNext": true}));
+        assert!(agree.has_next && !agree.has_next_conflict);
+        let absent = info(json!({"data": [{}], "total": 95, "page": 0, "pageSize": 10}));
+        assert!(absent.has_next && !absent.has_next_conflict);
+
+        // The walker follows hasNext, says so, and flags what the short walk may have missed.
+        let mut w = PageWalker::new(ListParams::default());
+        let step = w
+            .feed(&json!({"data": [{"id": 1}], "total": 1, "page": 0, "pageSize": 10, "hasNext": true}))
+            .unwrap();
+        assert_eq!(step.drift, vec![Drift::HasNextConflict { has_next: true }]);
+        assert_eq!(w.next_request().map(|p| p.page), Some(1));
+        let mut w = PageWalker::new(ListParams::default());
+        let step = w
+            .feed(&json!({"data": [{"id": 1}], "total": 30, "page": 0, "pageSize": 10, "hasNext": false}))
+            .unwrap();
+        assert!(w.is_done());
+        assert_eq!(
+            step.drift,
+            vec![
+                Drift::HasNextConflict { has_next: false },
+                Drift::PossiblySkipped { count: 29 }
+            ]
+        );
     }
 
     #[test]

@@ -226,7 +226,7 @@ fn pagination_info(input: &Value) -> Outcome {
     Ok(match page_info(response, request) {
         Ok(i) => json!({
             "total": i.total, "page": i.page, "pageSize": i.page_size, "totalPages": i.total_pages,
-            "hasNext": i.has_next, "hasPrevious": i.has_previous, "firstItem": i.first_item,
+            "hasNext": i.has_next, "hasNextConflict": i.has_next_conflict, "hasPrevious": i.has_previous, "firstItem": i.first_item,
             "lastItem": i.last_item, "nextPage": i.next_page,
         }),
         Err(e) => json!({ "ok": false, "error": e.code() }),

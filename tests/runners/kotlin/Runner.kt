@@ -134,7 +134,7 @@ fun info(i: JsonObject): JsonObject {
     return try {
         val p = pageInfo(json(i.get("response")), request)
         obj("ok" to true, "total" to p.total, "page" to p.page, "pageSize" to p.pageSize,
-            "totalPages" to p.totalPages, "hasNext" to p.hasNext, "hasPrevious" to p.hasPrevious,
+            "totalPages" to p.totalPages, "hasNext" to p.hasNext, "hasNextConflict" to p.hasNextConflict, "hasPrevious" to p.hasPrevious,
             "firstItem" to p.firstItem, "lastItem" to p.lastItem, "nextPage" to p.nextPage)
     } catch (e: XborderException) { err(e) }
 }

@@ -134,7 +134,7 @@ def op_info(inp):
     except x.XborderError as e:
         return err(e)
     return {"ok": True, "total": i.total, "page": i.page, "pageSize": i.page_size,
-            "totalPages": i.total_pages, "hasNext": i.has_next, "hasPrevious": i.has_previous,
+            "totalPages": i.total_pages, "hasNext": i.has_next, "hasNextConflict": i.has_next_conflict, "hasPrevious": i.has_previous,
             "firstItem": i.first_item, "lastItem": i.last_item, "nextPage": i.next_page}
 
 

@@ -136,7 +136,7 @@ func infoOp(_ i: Obj) -> Obj {
     do {
         let p = try pageInfo(responseJson: jsonText(i["response"]!), request: request)
         return ["ok": true, "total": num(p.total), "page": num(p.page), "pageSize": num(p.pageSize),
-                "totalPages": num(p.totalPages), "hasNext": p.hasNext, "hasPrevious": p.hasPrevious,
+                "totalPages": num(p.totalPages), "hasNext": p.hasNext, "hasNextConflict": p.hasNextConflict, "hasPrevious": p.hasPrevious,
                 "firstItem": num(p.firstItem), "lastItem": num(p.lastItem),
                 "nextPage": p.nextPage.map { num($0) as Any } ?? NSNull()]
     } catch let e as XborderError { return fail(e) } catch { return ["error": "\(error)"] }
