@@ -308,6 +308,18 @@ pub enum Action {
 }
 
 impl Action {
+    /// Every action (the bindings' enums are checked against it).
+    ///
+    /// ```
+    /// assert_eq!(xborder_core::delivery::Action::ALL.len(), 4);
+    /// ```
+    pub const ALL: &'static [Action] = &[
+        Action::Process,
+        Action::Ignore,
+        Action::Duplicate,
+        Action::Reject,
+    ];
+
     /// `process`, `ignore`, `duplicate` or `reject` (FORMAT.md's names).
     ///
     /// ```

@@ -89,6 +89,19 @@ pub enum EventKind {
 }
 
 impl EventKind {
+    /// Every kind (the bindings' enums are checked against it).
+    ///
+    /// ```
+    /// assert_eq!(xborder_core::events::EventKind::ALL.len(), 5);
+    /// ```
+    pub const ALL: &'static [EventKind] = &[
+        EventKind::Live,
+        EventKind::Planned,
+        EventKind::Wildcard,
+        EventKind::Unknown,
+        EventKind::Invalid,
+    ];
+
     /// The stable lower-case name used by the conformance vectors (`live`, `planned`, ...).
     ///
     /// ```
@@ -658,7 +671,7 @@ mod tests {
             assert!(!p.is_wildcard());
         }
         for n in LIVE_EVENTS {
-            assert!(!PLANNED_EVENTS.contains(&n), "{n}");
+            assert!(!PLANNED_EVENTS.contains(n), "{n}");
         }
     }
 

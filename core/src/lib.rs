@@ -13,6 +13,7 @@
 //! - [`pagination`]: list parameters and their query string (endpoint filters included), page
 //!   facts, an all-pages walker that flags drift.
 //! - [`MalformedJson`]: the error for a JSON input that is not JSON.
+//! - [`codes`]: every code xborder reports, in one list the bindings are checked against.
 //!
 //! The repository's `ARCHITECTURE.md` maps the crate, its bindings and its tests.
 //!
@@ -27,6 +28,7 @@
 #![deny(missing_docs)]
 
 pub mod beneficiary;
+pub mod codes;
 mod countries;
 pub mod delivery;
 pub mod envelope;

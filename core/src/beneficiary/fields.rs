@@ -18,6 +18,13 @@ pub enum FieldSource {
 }
 
 impl FieldSource {
+    /// Every source (the bindings' enums are checked against it).
+    ///
+    /// ```
+    /// assert_eq!(xborder_core::beneficiary::FieldSource::ALL.len(), 2);
+    /// ```
+    pub const ALL: &'static [FieldSource] = &[FieldSource::Fixed, FieldSource::Rules];
+
     /// `fixed` or `rules`.
     ///
     /// ```

@@ -56,6 +56,22 @@ pub enum IssueCode {
 }
 
 impl IssueCode {
+    /// Every issue code, in FORMAT.md's order (the bindings' enums are checked against it).
+    ///
+    /// ```
+    /// use xborder_core::beneficiary::IssueCode;
+    /// assert_eq!(IssueCode::ALL.len(), xborder_core::codes::ISSUES.len());
+    /// ```
+    pub const ALL: &'static [IssueCode] = &[
+        IssueCode::Required,
+        IssueCode::InvalidValue,
+        IssueCode::InvalidRoutingNumber,
+        IssueCode::UnknownBank,
+        IssueCode::RulesMismatch,
+        IssueCode::BanksMismatch,
+        IssueCode::UnsupportedPaymentType,
+    ];
+
     /// The stable SCREAMING_SNAKE code.
     ///
     /// ```

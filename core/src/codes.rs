@@ -1,0 +1,300 @@
+//! Every code xborder reports, in one list: FORMAT.md's and xborder's own.
+//!
+//! Each error type still answers its own `code()`; this module is the list those answers come
+//! from, so that a binding, a `.d.ts` union or a doc can be checked against it (a test here
+//! fails when an error type gains a code the list lacks, or the list names one nothing
+//! reports).
+//!
+//! ```
+//! use xborder_core::codes;
+//! assert!(codes::ERRORS.contains(&"SIGNATURE_MISMATCH"));
+//! assert!(codes::ISSUES.contains(&"UNKNOWN_BANK"));
+//! assert_eq!(codes::INTERNAL_ERROR, "INTERNAL_ERROR");
+//! ```
+
+/// A bug of xborder reached a binding (a Rust panic turned into an error). Core never
+/// reports it; the bindings do, with this text.
+pub const INTERNAL_ERROR: &str = "INTERNAL_ERROR";
+
+/// Every error code: what a thrown error, a rejected delivery or a refused registration
+/// carries, [`INTERNAL_ERROR`] included.
+pub const ERRORS: &[&str] = &[
+    // signature::SignatureError
+    "MISSING_SIGNATURE",
+    "MALFORMED_SIGNATURE",
+    "EMPTY_SECRET",
+    "SIGNATURE_MISMATCH",
+    // envelope::EnvelopeError
+    "BODY_TOO_LARGE",
+    "NESTING_TOO_DEEP",
+    "MALFORMED_JSON",
+    "MISSING_FIELD",
+    "INVALID_FIELD",
+    "ENTITY_MISMATCH",
+    // delivery::StoreError
+    "STORE_UNAVAILABLE",
+    // events::RegistrationError, events::CatalogError
+    "VALIDATION_FAILED",
+    "WEBHOOK_LIMIT_REACHED",
+    "INVALID_EVENT_NAME",
+    // pagination::PaginationError
+    "INVALID_PAGE",
+    "INVALID_PAGE_SIZE",
+    "INVALID_SORT_ORDER",
+    "INVALID_SORT_BY",
+    "INVALID_SEARCH",
+    "INVALID_FILTER",
+    "UNKNOWN_PARAMETER",
+    "MALFORMED_RESPONSE",
+    "OUT_OF_RANGE",
+    // beneficiary::RoutingNumberError (also an issue code)
+    "INVALID_ROUTING_NUMBER",
+    // the bindings
+    INTERNAL_ERROR,
+];
+
+/// Every issue code of a beneficiary validation ([`crate::beneficiary::IssueCode`]).
+pub const ISSUES: &[&str] = &[
+    "REQUIRED",
+    "INVALID_VALUE",
+    "INVALID_ROUTING_NUMBER",
+    "UNKNOWN_BANK",
+    "RULES_MISMATCH",
+    "BANKS_MISMATCH",
+    "UNSUPPORTED_PAYMENT_TYPE",
+];
+
+/// Every drift code of the all-pages walker ([`crate::pagination::Drift`]).
+pub const DRIFTS: &[&str] = &[
+    "TOTAL_CHANGED",
+    "REPEATED_RECORDS",
+    "HAS_NEXT_CONFLICT",
+    "POSSIBLY_SKIPPED",
+];
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::beneficiary::{IssueCode, RoutingNumberError};
+    use crate::delivery::StoreError;
+    use crate::envelope::EnvelopeError;
+    use crate::events::{CatalogError, RegistrationError};
+    use crate::pagination::{Drift, PaginationError};
+    use crate::signature::SignatureError;
+
+    // Each `every_*` lists every variant; its `match` is exhaustive inside this crate, so a new
+    // variant does not compile until it is listed here, and then its code must be in the list.
+
+    fn every_signature_error() -> Vec<SignatureError> {
+        use SignatureError as E;
+        let all = vec![
+            E::MissingSignature,
+            E::MalformedSignature,
+            E::EmptySecret,
+            E::SignatureMismatch,
+        ];
+        for e in &all {
+            match e {
+                E::MissingSignature
+                | E::MalformedSignature
+                | E::EmptySecret
+                | E::SignatureMismatch => {}
+            }
+        }
+        all
+    }
+
+    fn every_envelope_error() -> Vec<EnvelopeError> {
+        use EnvelopeError as E;
+        let all = vec![
+            E::BodyTooLarge { limit: 1 },
+            E::NestingTooDeep { limit: 1 },
+            E::MalformedJson,
+            E::MissingField("id"),
+            E::InvalidField("id"),
+            E::EntityMismatch {
+                family: String::new(),
+                entity_type: String::new(),
+            },
+        ];
+        for e in &all {
+            match e {
+                E::BodyTooLarge { .. }
+                | E::NestingTooDeep { .. }
+                | E::MalformedJson
+                | E::MissingField(_)
+                | E::InvalidField(_)
+                | E::EntityMismatch { .. } => {}
+            }
+        }
+        all
+    }
+
+    fn every_pagination_error() -> Vec<PaginationError> {
+        use PaginationError as E;
+        let field = String::new;
+        let all = vec![
+            E::InvalidPage,
+            E::InvalidPageSize,
+            E::InvalidSortOrder,
+            E::InvalidSortBy,
+            E::InvalidSearch,
+            E::InvalidFilter { field: field() },
+            E::UnknownParameter { field: field() },
+            E::MalformedResponse,
+            E::OutOfRange,
+        ];
+        for e in &all {
+            match e {
+                E::InvalidPage
+                | E::InvalidPageSize
+                | E::InvalidSortOrder
+                | E::InvalidSortBy
+                | E::InvalidSearch
+                | E::InvalidFilter { .. }
+                | E::UnknownParameter { .. }
+                | E::MalformedResponse
+                | E::OutOfRange => {}
+            }
+        }
+        all
+    }
+
+    fn every_registration_error() -> Vec<RegistrationError> {
+        use RegistrationError as E;
+        let all = vec![
+            E::ValidationFailed { rejected: vec![] },
+            E::WebhookLimitReached { existing: 5 },
+        ];
+        for e in &all {
+            match e {
+                E::ValidationFailed { .. } | E::WebhookLimitReached { .. } => {}
+            }
+        }
+        all
+    }
+
+    fn every_routing_error() -> Vec<RoutingNumberError> {
+        use RoutingNumberError as E;
+        let all = vec![E::Format, E::AllZeros, E::Prefix, E::Checksum];
+        for e in &all {
+            match e {
+                E::Format | E::AllZeros | E::Prefix | E::Checksum => {}
+            }
+        }
+        all
+    }
+
+    fn every_drift() -> Vec<Drift> {
+        use Drift as D;
+        let all = vec![
+            D::TotalChanged { from: 1, to: 2 },
+            D::RepeatedRecords { count: 1 },
+            D::HasNextConflict { has_next: true },
+            D::PossiblySkipped { count: 1 },
+        ];
+        for d in &all {
+            match d {
+                D::TotalChanged { .. }
+                | D::RepeatedRecords { .. }
+                | D::HasNextConflict { .. }
+                | D::PossiblySkipped { .. } => {}
+            }
+        }
+        all
+    }
+
+    fn set(codes: &[&'static str]) -> BTreeSet<&'static str> {
+        codes.iter().copied().collect()
+    }
+
+    #[test]
+    fn errors_is_exactly_what_the_error_types_report() {
+        let mut reported = BTreeSet::new();
+        reported.extend(every_signature_error().iter().map(|e| e.code()));
+        reported.extend(every_envelope_error().iter().map(|e| e.code()));
+        reported.extend(every_pagination_error().iter().map(|e| e.code()));
+        reported.extend(every_registration_error().iter().map(|e| e.code()));
+        reported.extend(every_routing_error().iter().map(|e| e.code()));
+        reported.insert(StoreError::new("x").code());
+        reported.insert(CatalogError::InvalidName(String::new()).code());
+        reported.insert(crate::MalformedJson.code());
+        reported.insert(INTERNAL_ERROR);
+        assert_eq!(reported, set(ERRORS));
+        assert_eq!(ERRORS.len(), set(ERRORS).len(), "a code is listed twice");
+    }
+
+    #[test]
+    fn issues_and_drifts_are_exactly_their_enums() {
+        let issues: BTreeSet<_> = IssueCode::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(issues, set(ISSUES));
+        assert_eq!(IssueCode::ALL.len(), ISSUES.len());
+        let drifts: BTreeSet<_> = every_drift().iter().map(Drift::code).collect();
+        assert_eq!(drifts, set(DRIFTS));
+    }
+
+    /// `ALL` of each enum a binding mirrors lists every variant: the exhaustive match does
+    /// not compile without a new variant, and the count then differs.
+    #[test]
+    fn enum_lists_are_complete() {
+        use crate::beneficiary::FieldSource;
+        use crate::delivery::Action;
+        use crate::events::EventKind;
+        let issue = |c: &IssueCode| match c {
+            IssueCode::Required => 0,
+            IssueCode::InvalidValue => 1,
+            IssueCode::InvalidRoutingNumber => 2,
+            IssueCode::UnknownBank => 3,
+            IssueCode::RulesMismatch => 4,
+            IssueCode::BanksMismatch => 5,
+            IssueCode::UnsupportedPaymentType => 6,
+        };
+        let kind = |k: &EventKind| match k {
+            EventKind::Live => 0,
+            EventKind::Planned => 1,
+            EventKind::Wildcard => 2,
+            EventKind::Unknown => 3,
+            EventKind::Invalid => 4,
+        };
+        let action = |a: &Action| match a {
+            Action::Process => 0,
+            Action::Ignore => 1,
+            Action::Duplicate => 2,
+            Action::Reject => 3,
+        };
+        let source = |s: &FieldSource| match s {
+            FieldSource::Fixed => 0,
+            FieldSource::Rules => 1,
+        };
+        // Each list holds the arms' indices 0..arms exactly once: adding a variant forces an arm
+        // (and its count below) before this compiles, and ALL must then list it.
+        let check = |idx: Vec<usize>, arms: usize| {
+            let set: BTreeSet<usize> = idx.iter().copied().collect();
+            assert_eq!(set.len(), idx.len(), "listed twice");
+            assert_eq!(
+                set,
+                (0..arms).collect::<BTreeSet<_>>(),
+                "ALL misses a variant"
+            );
+        };
+        check(IssueCode::ALL.iter().map(issue).collect(), 7);
+        check(EventKind::ALL.iter().map(kind).collect(), 5);
+        check(Action::ALL.iter().map(action).collect(), 4);
+        check(FieldSource::ALL.iter().map(source).collect(), 2);
+    }
+
+    #[test]
+    fn codes_are_screaming_snake() {
+        for c in ERRORS.iter().chain(ISSUES).chain(DRIFTS) {
+            assert!(
+                !c.is_empty()
+                    && c.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')
+                    && !c.starts_with('_')
+                    && !c.ends_with('_'),
+                "{c}"
+            );
+        }
+    }
+}
