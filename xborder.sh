@@ -29,6 +29,7 @@ case "$cmd" in
     step "cargo fmt --check" cargo fmt --all -- --check
     step "cargo clippy (no-panic lints)" cargo clippy --workspace --all-targets -- -D warnings
     step "cargo test (unit, doc, property, snapshots)" cargo test --workspace
+    step "MSRV: xborder-core's library with its rust-version's toolchain (installed if missing)" bash tests/tools/msrv.sh
     step "conformance (every runtime)" bash tests/conformance.sh
     [ -f bindings-wasm/test.sh ] && step "npm package (tarball, types, size, panic, bundlers, e2e)" bash bindings-wasm/test.sh
     step "uniffi bindings' API tests (python, kotlin, swift)" bash bindings-uniffi/test.sh
