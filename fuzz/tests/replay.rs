@@ -1,6 +1,8 @@
 //! Replays every file of `corpus/<target>/` and `regressions/<target>/` through the target's
 //! check, on stable, without libFuzzer: `cargo test -p xborder-fuzz` (also run by
 //! `cargo test --workspace`).
+// A test: a missing corpus or target fails it loudly.
+#![allow(clippy::panic)]
 
 use std::fs;
 use std::panic::{catch_unwind, AssertUnwindSafe};
