@@ -502,7 +502,7 @@ impl From<&delivery::Decision> for Decision {
         let action = Action::from(d.kind());
         Decision {
             action,
-            acknowledges: d.acknowledges() && action != Action::Reject,
+            acknowledges: d.acknowledges(),
             error_code: d.error().map(|e| e.code().to_owned()),
             error_field: d.error().and_then(|e| e.field()).map(str::to_owned),
             envelope: d.envelope().map(Envelope::from),
@@ -673,9 +673,7 @@ pub fn validate_beneficiary(
     let banks = banks_json
         .map(|t| parse_json(&t, "banks_json"))
         .transpose()?
-        .and_then(|v| {
-            beneficiary::BankList::from_value(banks_country.as_deref().unwrap_or(""), &v)
-        });
+        .and_then(|v| beneficiary::BankList::from_parts(banks_country.as_deref(), &v));
     let v = beneficiary::validate(&draft, rules.as_ref(), banks.as_ref());
     Ok(BeneficiaryValidation {
         valid: v.valid(),
@@ -770,12 +768,30 @@ pub fn list_query(params_json: String) -> Result<String, XborderError> {
 }
 
 /// The page and page size a list request asked for, for responses that do not repeat them.
+/// What the request left out is what the server used: core's defaults (page 0, 10 per page).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Record)]
 pub struct PageRequest {
-    /// 0-based page number.
-    pub page: u64,
-    /// Records per page.
-    pub page_size: u64,
+    /// 0-based page number (0 when absent).
+    #[uniffi(default = None)]
+    pub page: Option<u64>,
+    /// Records per page (core's default, 10, when absent).
+    #[uniffi(default = None)]
+    pub page_size: Option<u64>,
+}
+
+impl PageRequest {
+    /// `(page, pageSize)` with core's defaults and checks (`INVALID_PAGE`, `INVALID_PAGE_SIZE`).
+    fn resolved(self) -> Result<(u64, u64), pagination::PaginationError> {
+        let mut p = pagination::ListParams::default();
+        if let Some(page) = self.page {
+            p = p.page(page);
+        }
+        if let Some(size) = self.page_size {
+            p = p.page_size(size);
+        }
+        p.validate()?;
+        Ok((p.page, p.page_size))
+    }
 }
 
 /// The facts of one page.
@@ -814,7 +830,8 @@ pub fn page_info(
     request: Option<PageRequest>,
 ) -> Result<PageInfo, XborderError> {
     let response = parse_json(&response_json, "response_json")?;
-    let i = pagination::page_info(&response, request.map(|r| (r.page, r.page_size)))?;
+    let request = request.map(|r| r.resolved()).transpose()?;
+    let i = pagination::page_info(&response, request)?;
     Ok(PageInfo {
         total: i.total,
         page: i.page,

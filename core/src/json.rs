@@ -2,6 +2,17 @@
 
 use std::fmt;
 
+/// The deepest nesting of arrays and objects a JSON document given to xborder may have:
+/// serde_json's recursion limit, so a document reads alike as text (uniffi) and as a JS value
+/// (WASM), which refuses one level more with `MALFORMED_JSON`.
+///
+/// ```
+/// let nest = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+/// assert!(serde_json::from_str::<serde_json::Value>(&nest(xborder_core::MAX_JSON_DEPTH)).is_ok());
+/// assert!(serde_json::from_str::<serde_json::Value>(&nest(xborder_core::MAX_JSON_DEPTH + 1)).is_err());
+/// ```
+pub const MAX_JSON_DEPTH: usize = 127;
+
 /// A JSON input that is not JSON at all.
 ///
 /// ```

@@ -38,4 +38,4 @@ pub mod pagination;
 mod scan;
 pub mod signature;
 
-pub use json::MalformedJson;
+pub use json::{MalformedJson, MAX_JSON_DEPTH};

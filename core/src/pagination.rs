@@ -477,6 +477,18 @@ fn check_filter_key(key: &str) -> Result<(), PaginationError> {
     }
 }
 
+/// The `(page, pageSize)` a list request asked for, from its parameters as a JSON object: what
+/// [`ListParams::from_value`] reads, so an absent `pageSize` is the default the server used
+/// (10) and an absent `page` is 0. Bindings read `pagination.info`'s `request` with it.
+///
+/// ```
+/// use xborder_core::pagination::request_of;
+/// assert_eq!(request_of(&serde_json::json!({"page": 2})), Ok((2, 10)));
+/// ```
+pub fn request_of(params: &Value) -> Result<(u64, u64), PaginationError> {
+    ListParams::from_value(params).map(|p| (p.page, p.page_size))
+}
+
 /// The facts of one page.
 ///
 /// ```

@@ -14,7 +14,7 @@ use xborder_core::beneficiary::{validate, BankList, ValidationRules};
 use xborder_core::delivery::{Decision, Receiver, DEFAULT_WINDOW};
 use xborder_core::envelope::Envelope;
 use xborder_core::events::{Catalog, RegistrationError};
-use xborder_core::pagination::{page_info, ListParams};
+use xborder_core::pagination::{page_info, request_of, ListParams};
 use xborder_core::signature::{sign, verify};
 
 /// A case that cannot be run (bad input shape): a failure with a reason.
@@ -190,10 +190,7 @@ fn beneficiary_validate(input: &Value) -> Outcome {
     let draft = input.get("draft").unwrap_or(&Value::Null);
     let rules = input.get("rules").map(ValidationRules::from_value);
     let banks = input.get("banks").and_then(|b| {
-        BankList::from_value(
-            b.get("country").and_then(Value::as_str).unwrap_or(""),
-            b.get("response")?,
-        )
+        BankList::from_parts(b.get("country").and_then(Value::as_str), b.get("response")?)
     });
     let v = validate(draft, rules.as_ref(), banks.as_ref());
     let issues: Vec<Value> = v
@@ -217,13 +214,10 @@ fn pagination_query(input: &Value) -> Outcome {
 fn pagination_info(input: &Value) -> Outcome {
     let request = match input.get("request") {
         None | Some(Value::Null) => None,
-        Some(r) => {
-            let n = |k: &str| r.get(k).and_then(Value::as_u64);
-            match (n("page"), n("pageSize")) {
-                (Some(p), Some(s)) => Some((p, s)),
-                _ => return Ok(json!({ "ok": false, "error": "MALFORMED_RESPONSE" })),
-            }
-        }
+        Some(r) => match request_of(r) {
+            Ok(r) => Some(r),
+            Err(e) => return Ok(json!({ "ok": false, "error": e.code() })),
+        },
     };
     let response = input.get("response").unwrap_or(&Value::Null);
     Ok(match page_info(response, request) {

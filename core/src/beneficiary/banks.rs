@@ -92,6 +92,24 @@ impl BankList {
         })
     }
 
+    /// Reads a bank-list response as a binding receives it: the country it was asked for, when
+    /// the caller gave one, and the response. A list given without its country is a list for no
+    /// country: validation reports it (`BANKS_MISMATCH` at `country`) and does not apply it.
+    /// The one rule every binding follows (FORMAT.md's `banks: {country, response}`).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use xborder_core::beneficiary::{validate, BankList};
+    /// let banks = BankList::from_parts(None, &json!({"data": [{"id": "b1"}]})).unwrap();
+    /// let draft = json!({"ownerType": "business", "country": "CO", "paymentType": "bank_account",
+    ///                    "paymentInfo": {"bankId": "b1"}});
+    /// let v = validate(&draft, None, Some(&banks));
+    /// assert_eq!(v.issues[0].code.as_str(), "BANKS_MISMATCH");
+    /// ```
+    pub fn from_parts(country: Option<&str>, response: &Value) -> Option<Self> {
+        Self::from_value(country.unwrap_or(""), response)
+    }
+
     /// Whether `id` is one of the list's bank ids.
     ///
     /// ```

@@ -129,7 +129,8 @@ fun query(i: JsonObject): JsonObject = try {
 fun info(i: JsonObject): JsonObject {
     val req = i.get("request")?.takeUnless { it.isJsonNull }?.asJsonObject
     val request = req?.let {
-        PageRequest(it.get("page").asBigInteger.toLong().toULong(), it.get("pageSize").asBigInteger.toLong().toULong())
+        val n = { k: String -> it.get(k)?.takeUnless { v -> v.isJsonNull }?.asBigInteger?.toLong()?.toULong() }
+        PageRequest(n("page"), n("pageSize"))
     }
     return try {
         val p = pageInfo(json(i.get("response")), request)

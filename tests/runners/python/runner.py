@@ -109,7 +109,7 @@ def op_validate(inp):
     banks = inp.get("banks")
     v = x.validate_beneficiary(
         dumps(inp["draft"]), rules,
-        banks["country"] if banks else None,
+        banks.get("country") if banks else None,
         dumps(banks["response"]) if banks else None)
     return {"valid": v.valid, "issues": [{"path": i.path, "code": i.code.name} for i in v.issues]}
 
@@ -128,7 +128,7 @@ def op_query(inp):
 
 def op_info(inp):
     req = inp.get("request")
-    request = x.PageRequest(page=req["page"], page_size=req["pageSize"]) if req else None
+    request = x.PageRequest(page=req.get("page"), page_size=req.get("pageSize")) if req else None
     try:
         i = x.page_info(dumps(inp["response"]), request)
     except x.XborderError as e:

@@ -131,7 +131,7 @@ func queryOp(_ i: Obj) -> Obj {
 
 func infoOp(_ i: Obj) -> Obj {
     let request = (i["request"] as? Obj).map {
-        PageRequest(page: ($0["page"] as! NSNumber).uint64Value, pageSize: ($0["pageSize"] as! NSNumber).uint64Value)
+        PageRequest(page: ($0["page"] as? NSNumber)?.uint64Value, pageSize: ($0["pageSize"] as? NSNumber)?.uint64Value)
     }
     do {
         let p = try pageInfo(responseJson: jsonText(i["response"]!), request: request)
