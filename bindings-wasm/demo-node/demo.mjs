@@ -14,7 +14,7 @@ const envelope = (id, event, type, amount) => Buffer.from(JSON.stringify({
 }));
 
 console.log('== Webhooks through xborder-wasm (Node)');
-const receiver = new Receiver([SECRET], 10000);
+const receiver = new Receiver(SECRET, 10000);
 const paid = envelope('evt_100', 'order:funds_received', 'order', '250.00');
 const tampered = envelope('evt_100', 'order:funds_received', 'order', '950.00');
 const crashed = envelope('evt_101', 'sender:kyb_approved', 'sender', '0');

@@ -4,7 +4,10 @@
 //! every rule lives in the core; this crate turns JS values into core inputs and core results
 //! into JS values, with JS naming (camelCase).
 //!
-//! - Bodies are `string | Uint8Array` (a string is taken as its UTF-8 bytes).
+//! - Every parameter is checked by kind in JavaScript before the call (`js/glue.js`,
+//!   `wrapApi`): a wrong kind is a `TypeError` naming the parameter, never coerced. What
+//!   reaches Rust is already of its Rust type: secrets as a list of strings, bodies as bytes (a
+//!   string's UTF-8 encoding), counts as non-negative integers.
 //! - JSON documents (drafts, rules, bank lists, list parameters, paginated responses) are JS
 //!   values. JavaScript makes them plain JSON data (`JSON.parse(JSON.stringify(v))`: `toJSON`
 //!   is honoured, `undefined` dropped, non-finite numbers refused) and Rust walks that data into
@@ -19,7 +22,7 @@
 
 use std::fmt::Display;
 
-use js_sys::{Array, Object, Reflect, Uint8Array};
+use js_sys::{Array, Object, Reflect};
 use serde_json::{Map, Number, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -78,56 +81,22 @@ fn envelope_error(e: &EnvelopeError) -> JsValue {
     )
 }
 
-fn pagination_error(e: PaginationError) -> JsValue {
-    error(e.code(), e)
+/// `field` is the parameter or filter key of `INVALID_FILTER` and `UNKNOWN_PARAMETER`.
+fn pagination_error(e: &PaginationError) -> JsValue {
+    xb_error(
+        e.code(),
+        &e.to_string(),
+        e.field().map(str::to_owned),
+        JsValue::UNDEFINED,
+    )
 }
 
-/// The raw bytes of a body: a string's UTF-8 encoding, or a `Uint8Array`'s bytes (a Node
-/// `Buffer` is one).
-fn body_bytes(body: &JsValue) -> Result<Vec<u8>, JsValue> {
-    if let Some(s) = body.as_string() {
-        return Ok(s.into_bytes());
-    }
-    if let Some(bytes) = body.dyn_ref::<Uint8Array>() {
-        return Ok(bytes.to_vec());
-    }
-    Err(type_error(
-        "xborder: a body must be a string or a Uint8Array",
-    ))
-}
-
-/// One secret or an array of them (a key rotation).
-fn secret_list(secrets: &JsValue) -> Result<Vec<String>, JsValue> {
-    if let Some(s) = secrets.as_string() {
-        return Ok(vec![s]);
-    }
-    if Array::is_array(secrets) {
-        return Array::from(secrets)
-            .iter()
-            .map(|s| {
-                s.as_string()
-                    .ok_or_else(|| type_error("xborder: every secret must be a string"))
-            })
-            .collect();
-    }
-    Err(type_error(
-        "xborder: secrets must be a string or an array of strings",
-    ))
-}
-
-/// A count from JS (`existingWebhooks`, `window`): absent, or a number (wasm-bindgen's glue
-/// converts the argument with `+x`) that is a non-negative integer. Any other number is a
-/// `TypeError`, never a silently wrapped or truncated one (wasm-bindgen's `u32` would read
-/// 2^32 + 3 as 3 and -1 as 4294967295). Above `u32::MAX` it reads as `u32::MAX` (the cast
-/// saturates): more than any limit either way.
-fn count(v: Option<f64>, name: &str) -> Result<Option<u32>, JsValue> {
-    match v {
-        None => Ok(None),
-        Some(x) if x >= 0.0 && x.fract() == 0.0 => Ok(Some(x as u32)),
-        Some(_) => Err(type_error(&format!(
-            "xborder: {name} must be a non-negative integer"
-        ))),
-    }
+/// A count (`existingWebhooks`, `window`), checked in JavaScript to be absent or a
+/// non-negative integer number (never `+x`: not `'3'`, not `true`). Passed as an `f64`, not a
+/// `u32` (wasm-bindgen would wrap 2^32 + 3 to 3): above `u32::MAX` it reads as `u32::MAX` (the
+/// cast saturates), more than any limit either way.
+fn count(v: Option<f64>) -> Option<u32> {
+    v.map(|x| x as u32)
 }
 
 fn is_absent(v: &JsValue) -> bool {
@@ -153,9 +122,9 @@ fn json_in(v: &JsValue) -> Result<Value, JsValue> {
         })
 }
 
-/// serde_json's recursion limit: the uniffi bindings read the same document from its text with
-/// serde_json, which refuses an array or object nested deeper than this.
-const MAX_DEPTH: usize = 127;
+/// Core's limit (serde_json's recursion limit): the uniffi bindings read the same document from
+/// its text with serde_json, which refuses an array or object nested deeper than this.
+const MAX_DEPTH: usize = xborder_core::MAX_JSON_DEPTH;
 
 /// Plain JSON data (what `JSON.parse` returns) as a `Value`; `None` for what serde_json would
 /// refuse in its text.
@@ -333,12 +302,9 @@ pub fn classify_event(name: &str) -> JsValue {
 
 /// `event.check_registration`: `{ok: true, events}` or `{ok: false, code, rejected?}`.
 #[wasm_bindgen(js_name = checkRegistration)]
-pub fn check_registration(
-    events: Vec<String>,
-    existing_webhooks: Option<f64>,
-) -> Result<JsValue, JsValue> {
-    let existing = count(existing_webhooks, "existingWebhooks")?.unwrap_or(0);
-    let check = match Catalog::builtin().check_registration(&events, existing) {
+pub fn check_registration(events: Vec<String>, existing_webhooks: Option<f64>) -> JsValue {
+    let existing = count(existing_webhooks).unwrap_or(0);
+    match Catalog::builtin().check_registration(&events, existing) {
         Ok(reg) => js_object(&[
             ("ok", JsValue::TRUE),
             ("events", js_array(reg.events().iter().map(|e| js_str(e)))),
@@ -350,8 +316,7 @@ pub fn check_registration(
                 None => js_object(&[ok, code]),
             }
         }
-    };
-    Ok(check)
+    }
 }
 
 /// The JSON body of `POST /v1/webhooks`; throws `VALIDATION_FAILED` (with `rejected`) or
@@ -362,7 +327,7 @@ pub fn create_webhook_body(
     url: &str,
     existing_webhooks: Option<f64>,
 ) -> Result<String, JsValue> {
-    let existing = count(existing_webhooks, "existingWebhooks")?.unwrap_or(0);
+    let existing = count(existing_webhooks).unwrap_or(0);
     Catalog::builtin()
         .check_registration(&events, existing)
         .map(|reg| reg.create_webhook_body(url))
@@ -383,22 +348,21 @@ pub fn event_matches(subscriptions: Vec<String>, event: &str) -> bool {
 
 /// `signature.sign`: lowercase hex HMAC-SHA256 of the body's bytes.
 #[wasm_bindgen]
-pub fn sign(secret: &str, body: JsValue) -> Result<String, JsValue> {
-    signature::sign(secret.as_bytes(), &body_bytes(&body)?).map_err(signature_error)
+pub fn sign(secret: &str, body: &[u8]) -> Result<String, JsValue> {
+    signature::sign(secret.as_bytes(), body).map_err(signature_error)
 }
 
-/// `signature.verify`: returns when one of the secrets signed the body, throws otherwise.
+/// `signature.verify`: returns when one of the secrets signed the body, throws otherwise. The
+/// JS side passes one secret as a list of one.
 #[wasm_bindgen]
-pub fn verify(secrets: JsValue, body: JsValue, signature: Option<String>) -> Result<(), JsValue> {
-    let secrets = secret_list(&secrets)?;
-    let body = body_bytes(&body)?;
-    signature::verify(&secrets, &body, signature.as_deref()).map_err(signature_error)
+pub fn verify(secrets: Vec<String>, body: &[u8], signature: Option<String>) -> Result<(), JsValue> {
+    signature::verify(&secrets, body, signature.as_deref()).map_err(signature_error)
 }
 
 /// `envelope.decode`: the envelope, `data` parsed on first access; throws with `code`/`field`.
 #[wasm_bindgen(js_name = decodeEnvelope)]
-pub fn decode_envelope(body: JsValue) -> Result<JsValue, JsValue> {
-    Envelope::decode(&body_bytes(&body)?)
+pub fn decode_envelope(body: &[u8]) -> Result<JsValue, JsValue> {
+    Envelope::decode(body)
         .map(|env| envelope_js(&env))
         .map_err(|e| envelope_error(&e))
 }
@@ -415,9 +379,8 @@ impl WasmReceiver {
     /// Keys the receiver (one secret, or several during a rotation); `window` committed ids are
     /// remembered (10,000 by default). Throws `EMPTY_SECRET`.
     #[wasm_bindgen(constructor)]
-    pub fn new(secrets: JsValue, window: Option<f64>) -> Result<WasmReceiver, JsValue> {
-        let secrets = secret_list(&secrets)?;
-        let window = count(window, "window")?.map_or(DEFAULT_WINDOW, |w| w as usize);
+    pub fn new(secrets: Vec<String>, window: Option<f64>) -> Result<WasmReceiver, JsValue> {
+        let window = count(window).map_or(DEFAULT_WINDOW, |w| w as usize);
         delivery::Receiver::new(&secrets, window)
             .map(|inner| WasmReceiver { inner })
             .map_err(signature_error)
@@ -425,9 +388,8 @@ impl WasmReceiver {
 
     /// Decides one delivery: `{action, envelope?, error?}`. Remembers nothing: call `commit`
     /// after persisting a processed event.
-    pub fn receive(&self, body: JsValue, signature: Option<String>) -> Result<JsValue, JsValue> {
-        let body = body_bytes(&body)?;
-        let decision = self.inner.receive(&body, signature.as_deref());
+    pub fn receive(&self, body: &[u8], signature: Option<String>) -> Result<JsValue, JsValue> {
+        let decision = self.inner.receive(body, signature.as_deref());
         let out = js_sys::Object::new();
         set(&out, "action", &decision.action().into())?;
         if let Some(env) = decision.envelope() {
@@ -478,11 +440,15 @@ pub fn validate_beneficiary(
         None
     } else {
         let banks = json_in(&banks)?;
-        let country = banks
-            .get("country")
-            .and_then(Value::as_str)
-            .ok_or_else(|| type_error("xborder: banks must be {country: string, response}"))?;
-        BankList::from_value(country, banks.get("response").unwrap_or(&Value::Null))
+        // A country that is there but not a string is a wrong kind (TypeError); an absent one
+        // is core's decision (a list for no country: BANKS_MISMATCH).
+        let country = match banks.get("country") {
+            None | Some(Value::Null) => None,
+            Some(c) => Some(c.as_str().ok_or_else(|| {
+                type_error("xborder: `banks.country` must be a string (the country the list was asked for)")
+            })?),
+        };
+        BankList::from_parts(country, banks.get("response").unwrap_or(&Value::Null))
     };
     let v = beneficiary::validate(&draft, rules.as_ref(), banks.as_ref());
     let issues = js_array(
@@ -522,7 +488,7 @@ pub fn required_fields(
 pub fn list_query(params: JsValue) -> Result<String, JsValue> {
     ListParams::from_value(&json_in(&params)?)
         .map(|p| p.to_query())
-        .map_err(pagination_error)
+        .map_err(|e| pagination_error(&e))
 }
 
 /// `pagination.info`: the facts of one page; `request` (the list parameters sent) supplies
@@ -533,16 +499,21 @@ pub fn page_info(response: JsValue, request: JsValue) -> Result<JsValue, JsValue
     let request = if is_absent(&request) {
         None
     } else {
-        let p = ListParams::from_value(&json_in(&request)?).map_err(pagination_error)?;
+        let p = ListParams::from_value(&json_in(&request)?).map_err(|e| pagination_error(&e))?;
         Some((p.page, p.page_size))
     };
-    let info = pagination::page_info(&json_in(&response)?, request).map_err(pagination_error)?;
+    let info =
+        pagination::page_info(&json_in(&response)?, request).map_err(|e| pagination_error(&e))?;
     Ok(js_object(&[
         ("total", js_u64(info.total)),
         ("page", js_u64(info.page)),
         ("pageSize", js_u64(info.page_size)),
         ("totalPages", js_u64(info.total_pages)),
         ("hasNext", JsValue::from_bool(info.has_next)),
+        (
+            "hasNextConflict",
+            JsValue::from_bool(info.has_next_conflict),
+        ),
         ("hasPrevious", JsValue::from_bool(info.has_previous)),
         ("firstItem", js_u64(info.first_item)),
         ("lastItem", js_u64(info.last_item)),

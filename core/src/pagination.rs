@@ -6,7 +6,7 @@
 //! to 2^53 − 1, the largest integer every runtime holds exactly, and errors beyond. Nothing a
 //! caller passes is dropped silently: an unknown parameter or an unusable filter is an error.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::fmt;
 
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
@@ -100,38 +100,44 @@ impl PaginationError {
 }
 
 impl fmt::Display for PaginationError {
+    /// The code, then what to fix; a key is quoted with `escape_default` (no `{:?}`: it would
+    /// link Unicode tables into the WASM module, see ARCHITECTURE.md).
+    ///
+    /// ```
+    /// use xborder_core::pagination::PaginationError;
+    /// let e = PaginationError::UnknownParameter { field: "status".into() };
+    /// assert!(e.to_string().starts_with("UNKNOWN_PARAMETER: `status` is not a list parameter"));
+    /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let code = self.code();
-        match self {
-            PaginationError::InvalidFilter { field } => write!(
-                f,
-                "{code}: filter {field:?} must have a non-empty key that is not one of page, pageSize, sortBy, sortOrder, search, and a string, integer, boolean or null value"
-            ),
-            PaginationError::UnknownParameter { field } if field.is_empty() => write!(
-                f,
-                "{code}: list parameters must be an object (page, pageSize, sortBy, sortOrder, search, filters)"
-            ),
-            PaginationError::UnknownParameter { field } => write!(
-                f,
-                "{code}: {field:?} is not a list parameter; pass endpoint filters under `filters`: {{\"filters\": {{{field:?}: ...}}}}"
-            ),
-            _ => {
-                let why = match self {
-                    PaginationError::InvalidPage => "page must be an integer from 0 to 2^53-1",
-                    PaginationError::InvalidPageSize => {
-                        "pageSize must be an integer from 1 to 2^53-1"
-                    }
-                    PaginationError::InvalidSortOrder => "sortOrder must be ASC or DESC (any case)",
-                    PaginationError::InvalidSortBy => "sortBy must be a non-empty string",
-                    PaginationError::InvalidSearch => "search must be a string",
-                    PaginationError::MalformedResponse => {
-                        "the response is not a paginated envelope"
-                    }
-                    _ => "the page arithmetic passes 2^53-1",
-                };
-                write!(f, "{code}: {why}")
+        f.write_str(self.code())?;
+        f.write_str(": ")?;
+        let why = match self {
+            PaginationError::InvalidFilter { field } => {
+                return write!(
+                    f,
+                    "filter `{}` must have a non-empty key that is not one of page, pageSize, sortBy, sortOrder, search, and a string, integer, boolean or null value",
+                    field.escape_default()
+                );
             }
-        }
+            PaginationError::UnknownParameter { field } if field.is_empty() => {
+                "list parameters must be an object (page, pageSize, sortBy, sortOrder, search, filters)"
+            }
+            PaginationError::UnknownParameter { field } => {
+                return write!(
+                    f,
+                    "`{}` is not a list parameter; pass endpoint filters under `filters`",
+                    field.escape_default()
+                );
+            }
+            PaginationError::InvalidPage => "page must be an integer from 0 to 2^53-1",
+            PaginationError::InvalidPageSize => "pageSize must be an integer from 1 to 2^53-1",
+            PaginationError::InvalidSortOrder => "sortOrder must be ASC or DESC (any case)",
+            PaginationError::InvalidSortBy => "sortBy must be a non-empty string",
+            PaginationError::InvalidSearch => "search must be a string",
+            PaginationError::MalformedResponse => "the response is not a paginated envelope",
+            PaginationError::OutOfRange => "the page arithmetic passes 2^53-1",
+        };
+        f.write_str(why)
     }
 }
 
@@ -230,9 +236,11 @@ pub struct ListParams {
     pub sort_order: SortOrder,
     /// Free-text search; omitted when `None` or empty.
     pub search: Option<String>,
-    /// Endpoint filters (`status`, `event`, `email`, ...): key to the text sent, appended in
-    /// ascending byte order of key; one whose text is empty is left out (an unset filter).
-    pub filters: BTreeMap<String, String>,
+    /// Endpoint filters (`status`, `event`, `email`, ...): (key, text sent), kept in ascending
+    /// byte order of key, each key once; set with [`filter`](Self::filter), read with
+    /// [`filters`](Self::filters). (A sorted `Vec`, not a `BTreeMap`: it keeps the WASM module
+    /// within its size budget.)
+    filters: Vec<(String, String)>,
 }
 
 impl Default for ListParams {
@@ -243,7 +251,7 @@ impl Default for ListParams {
             sort_by: "createdAt".to_owned(),
             sort_order: SortOrder::Desc,
             search: None,
-            filters: BTreeMap::new(),
+            filters: Vec::new(),
         }
     }
 }
@@ -356,7 +364,7 @@ impl ListParams {
                 let invalid = || PaginationError::InvalidFilter { field: key.clone() };
                 check_filter_key(key)?;
                 if let Some(text) = filter_text(value).map_err(|()| invalid())? {
-                    p.filters.insert(key.clone(), text);
+                    p.set_filter(key.clone(), text);
                 }
             }
         }
@@ -410,8 +418,35 @@ impl ListParams {
     /// ```
     #[must_use]
     pub fn filter(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
-        self.filters.insert(key.into(), value.into());
+        self.set_filter(key.into(), value.into());
         self
+    }
+
+    /// The endpoint filters, `(key, text)` in ascending byte order of key, each key once (an
+    /// empty text is kept here and left out of the query).
+    ///
+    /// ```
+    /// use xborder_core::pagination::ListParams;
+    /// let p = ListParams::default().filter("status", "a").filter("event", "b").filter("status", "c");
+    /// assert_eq!(p.filters(), [("event".to_owned(), "b".to_owned()), ("status".to_owned(), "c".to_owned())]);
+    /// ```
+    pub fn filters(&self) -> &[(String, String)] {
+        &self.filters
+    }
+
+    /// Sets `key` to `value`, keeping the filters sorted and unique by key.
+    fn set_filter(&mut self, key: String, value: String) {
+        match self
+            .filters
+            .binary_search_by(|(k, _)| k.as_str().cmp(key.as_str()))
+        {
+            Ok(at) => {
+                if let Some(slot) = self.filters.get_mut(at) {
+                    slot.1 = value;
+                }
+            }
+            Err(at) => self.filters.insert(at, (key, value)),
+        }
     }
 
     /// Checks the typed values: page and pageSize within 2^53 − 1, pageSize at least 1, sortBy
@@ -432,7 +467,9 @@ impl ListParams {
         if self.sort_by.is_empty() {
             return Err(PaginationError::InvalidSortBy);
         }
-        self.filters.keys().try_for_each(|k| check_filter_key(k))
+        self.filters
+            .iter()
+            .try_for_each(|(k, _)| check_filter_key(k))
     }
 
     /// The query string (without `?`): `page`, `pageSize`, `sortBy`, `sortOrder`, then `search`
@@ -856,9 +893,10 @@ mod tests {
         fn query_parses_back(page in 0u64..=MAX_SAFE_INTEGER, size in 1u64..=MAX_SAFE_INTEGER,
                              sort_by in "\\PC{1,12}", asc: bool, search in proptest::option::of("\\PC{0,16}"),
                              filters in proptest::collection::btree_map("\\PC{1,8}", "\\PC{0,8}", 0..4)) {
-            let filters: BTreeMap<String, String> =
-                filters.into_iter().filter(|(k, _)| !PARAMETERS.contains(&k.as_str())).collect();
-            let p = ListParams { page, page_size: size, sort_by, sort_order: if asc { SortOrder::Asc } else { SortOrder::Desc }, search, filters };
+            let mut p = ListParams { page, page_size: size, sort_by, sort_order: if asc { SortOrder::Asc } else { SortOrder::Desc }, search, filters: Vec::new() };
+            for (k, v) in filters.into_iter().filter(|(k, _)| !PARAMETERS.contains(&k.as_str())) {
+                p = p.filter(k, v);
+            }
             prop_assert!(p.validate().is_ok());
             let q = p.to_query();
             let url = url::Url::parse(&format!("https://x.test/v1/orders?{q}")).unwrap();
@@ -898,7 +936,7 @@ mod tests {
                 Ok(p) => {
                     for (k, v) in &filters {
                         let sent = !(v.is_null() || v == &json!(""));
-                        prop_assert_eq!(p.filters.contains_key(k), sent, "{}", k);
+                        prop_assert_eq!(p.filters().iter().any(|(f, _)| f == k), sent, "{}", k);
                     }
                 }
                 Err(PaginationError::InvalidFilter { field }) => {
@@ -958,7 +996,11 @@ mod tests {
         let second = w.next_request().unwrap();
         assert_eq!(second.page, 1);
         assert_eq!(
-            second.filters.get("status").map(String::as_str),
+            second
+                .filters()
+                .iter()
+                .find(|(k, _)| k == "status")
+                .map(|(_, v)| v.as_str()),
             Some("success")
         );
     }

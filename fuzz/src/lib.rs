@@ -889,7 +889,7 @@ fn model_params(v: &Value) -> Result<ListParams, PaginationError> {
                 _ => return Err(bad()),
             };
             if let Some(t) = text.filter(|t| !t.is_empty()) {
-                p.filters.insert(k.clone(), t);
+                p = p.filter(k.clone(), t);
             }
         }
     }
@@ -964,11 +964,15 @@ pub fn list_params(data: &[u8]) {
         want.push("search".into());
     }
     // Filters follow, in byte order of key, keys percent-encoded like values.
-    let filter_keys: Vec<String> = p.filters.keys().map(|k| percent_encoded(k)).collect();
+    let filter_keys: Vec<String> = p
+        .filters()
+        .iter()
+        .map(|(k, _)| percent_encoded(k))
+        .collect();
     want.extend(filter_keys);
     assert_eq!(keys, want, "{q:?}");
     let n = 4 + usize::from(search.is_some());
-    for ((k, v), (_, sent)) in p.filters.iter().zip(&pairs[n..]) {
+    for ((k, v), (_, sent)) in p.filters().iter().zip(&pairs[n..]) {
         assert_eq!(&decoded(sent), v, "filter {k:?} in {q:?}");
     }
     assert_eq!(pairs[0].1, p.page.to_string());
@@ -980,7 +984,8 @@ pub fn list_params(data: &[u8]) {
     }
     let again = serde_json::json!({
         "page": p.page, "pageSize": p.page_size, "sortBy": p.sort_by,
-        "sortOrder": p.sort_order.as_str(), "search": p.search, "filters": p.filters,
+        "sortOrder": p.sort_order.as_str(), "search": p.search,
+        "filters": p.filters().iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect::<serde_json::Map<String, Value>>(),
     });
     assert_eq!(
         ListParams::from_value(&again).as_ref(),
