@@ -580,6 +580,46 @@ mod tests {
         assert_eq!(json_number(f64::INFINITY, |_| None), None);
     }
 
+    /// The SCREAMING_SNAKE string literals of the `.d.ts` type `name` (up to its `;`), following
+    /// the other code types it names.
+    fn dts_codes(dts: &str, name: &str) -> std::collections::BTreeSet<String> {
+        let start = dts
+            .find(&format!("export type {name} ="))
+            .unwrap_or_else(|| panic!("index.d.ts has no type {name}"));
+        let decl = &dts[start..];
+        let decl = &decl[..decl.find(';').unwrap()];
+        let mut out = std::collections::BTreeSet::new();
+        for part in decl.split(['|', '=']).map(str::trim).skip(1) {
+            if let Some(code) = part.strip_prefix('"').and_then(|p| p.strip_suffix('"')) {
+                out.insert(code.to_owned());
+            } else if part.ends_with("Code") {
+                out.extend(dts_codes(dts, part));
+            }
+        }
+        out
+    }
+
+    /// The `.d.ts` code unions are core's lists: a code added to core fails this until the
+    /// package declares it (or it is listed here as one JS cannot meet).
+    #[test]
+    fn dts_codes_are_cores() {
+        let dts = include_str!("../npm/index.d.ts");
+        // Codes of core APIs the npm package does not expose yet (the catalog's own errors) or
+        // reports as an issue, never as a thrown error (a routing number).
+        let not_thrown_in_js = ["INVALID_EVENT_NAME", "INVALID_ROUTING_NUMBER"];
+        let core: std::collections::BTreeSet<String> = xborder_core::codes::ERRORS
+            .iter()
+            .filter(|c| !not_thrown_in_js.contains(c))
+            .map(|c| (*c).to_owned())
+            .collect();
+        assert_eq!(dts_codes(dts, "ErrorCode"), core);
+        let issues: std::collections::BTreeSet<String> = xborder_core::codes::ISSUES
+            .iter()
+            .map(|c| (*c).to_owned())
+            .collect();
+        assert_eq!(dts_codes(dts, "IssueCode"), issues);
+    }
+
     /// `value_from_js` takes `MAX_DEPTH` nested arrays or objects and not one more, as serde_json
     /// does reading their text (the tarball test checks the walker at both depths in Node).
     #[test]
