@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The npm package's own tests (the conformance runners are tests/runners/{node,browser}):
 # tarball (import + require, exports = index.d.ts, no `any`; kinds: every parameter refuses a wrong
-# kind with a TypeError naming it, secrets are UTF-8 keys), types (tsc --strict), size budget,
+# kind with a TypeError naming it, secrets are UTF-8 keys; readme: every js block of README.md run
+# as written, the HTTP handler sent a signed and a tampered delivery), types (tsc --strict), size budget,
 # panic recovery, bundlers (an app built by webpack 5 and by Vite, run in Chromium), demo
 # end-to-end in headless Chromium (screenshot under target/wasm-npm/).
 # Uses the artefact of bindings-wasm/build.sh (built here when missing or stale).
@@ -25,9 +26,11 @@ run() {
 }
 tarball() {
   bash "$HERE/scripts/consumer.sh" "$SCRATCH/consumer-tarball" &&
-    cp "$HERE/tests/tarball.cjs" "$HERE/tests/tarball.mjs" "$HERE/tests/kinds.mjs" "$HERE/tests/panic.mjs" "$SCRATCH/consumer-tarball/" &&
+    cp "$HERE/tests/tarball.cjs" "$HERE/tests/tarball.mjs" "$HERE/tests/kinds.mjs" "$HERE/tests/panic.mjs" \
+      "$HERE/tests/readme.mjs" "$SCRATCH/consumer-tarball/" &&
     node "$SCRATCH/consumer-tarball/tarball.cjs" && node "$SCRATCH/consumer-tarball/tarball.mjs" &&
-    node "$SCRATCH/consumer-tarball/kinds.mjs"
+    node "$SCRATCH/consumer-tarball/kinds.mjs" &&
+    (cd "$SCRATCH/consumer-tarball" && node readme.mjs "$HERE/README.md")
 }
 panic() { bash "$HERE/scripts/consumer.sh" "$SCRATCH/consumer-tarball" && node "$SCRATCH/consumer-tarball/panic.mjs"; }
 bundlers() {

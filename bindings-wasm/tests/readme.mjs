@@ -1,0 +1,98 @@
+// Runs every ```js block of the package README as written, in the consumer folder where the packed
+// tarball is installed: node readme.mjs README.md. The names a snippet leaves to the reader
+// (rawBody, rulesResponse, saveEvent, fetch's answer, ...) are defined first, as a reader's app
+// would have them. A block that starts a server (`.listen(PORT)`) is run in its own process and
+// sent a signed delivery (answered 200) and a tampered one (answered 400). Exits 1 on any failure.
+import { spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+
+const readme = readFileSync(process.argv[2], 'utf8');
+const blocks = [...readme.matchAll(/^```js\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+if (blocks.length === 0) throw new Error('no ```js block in the README');
+
+const SECRET = 'whsec_readme_test';
+const BODY = '{"id":"evt_1","event":"order:created","entity":{"id":"ord_1","type":"order","data":{"amount":"10.00"}}}';
+const sign = (body) => createHmac('sha256', Buffer.from(SECRET, 'utf8')).update(body).digest('hex');
+
+// What the snippets take as given. Each is what a real app would hold at that point.
+const PRELUDE = `
+process.env.WEBHOOK_SECRET = ${JSON.stringify(SECRET)};
+globalThis.previousSecret = 'whsec_readme_old';
+globalThis.currentSecret = ${JSON.stringify(SECRET)};
+globalThis.rawBody = Buffer.from(${JSON.stringify(BODY)});
+globalThis.signatureHeader = ${JSON.stringify(sign(BODY))};
+globalThis.handled = [];
+globalThis.handle = (event, data) => globalThis.handled.push([event, data]);
+globalThis.saveEvent = async () => {};
+globalThis.rulesResponse = { data: { country: 'CO', ownerType: 'individual', rules: { requiredFields: [{ field: 'lastName' }] } } };
+globalThis.banksResponse = { data: [{ id: 'bank_co_001', name: 'Bank 001' }] };
+globalThis.headers = { authorization: 'Bearer test' };
+globalThis.fetch = async () => ({ json: async () => ({ data: [{ id: 'b1' }], total: 60, page: 2, pageSize: 25 }) });
+`;
+
+function run(file, { server }) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const done = (why) => {
+      child.kill();
+      resolve(why);
+    };
+    if (!server) {
+      const timer = setTimeout(() => done(`did not finish in 20 s\n${out}`), 20_000);
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        resolve(code === 0 ? null : `exited ${code}\n${out}`);
+      });
+      return;
+    }
+    child.on('exit', (code) => resolve(`the server exited (${code}) before it was tested\n${out}`));
+    deliverWhenUp(server).then(done, (e) => done(`${e.message}\n${out}`));
+  });
+}
+
+function post(port, body, signature) {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/', headers: { 'x-webhook-signature': signature } },
+      (res) => { res.resume(); res.on('end', () => resolve(res.statusCode)); });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function deliverWhenUp(port) {
+  for (let i = 0; i < 100; i++) {
+    try {
+      const signed = await post(port, BODY, sign(BODY));
+      const tampered = await post(port, BODY.replace('10.00', '99.00'), sign(BODY));
+      return signed === 200 && tampered === 400 ? null : `signed -> ${signed} (want 200), tampered -> ${tampered} (want 400)`;
+    } catch (e) {
+      if (e.code !== 'ECONNREFUSED') throw e;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error('the server never listened');
+}
+
+let failed = 0;
+for (const [i, block] of blocks.entries()) {
+  const file = `readme-snippet-${i}.mjs`;
+  const listen = block.match(/\.listen\((\d+)\)/);
+  // Outside a server, a snippet's console.warn is an error it caught and reported: a failure here.
+  const trap = listen ? '' : "console.warn = (...a) => { throw new Error('the snippet warned: ' + a.join(' ')); };\n";
+  writeFileSync(file, PRELUDE + trap + block);
+  const why = await run(file, { server: listen ? Number(listen[1]) : null });
+  const first = block.split('\n').find((l) => l.trim() && !l.startsWith('import')) ?? '';
+  if (why) {
+    failed++;
+    console.log(`FAIL README js block ${i} (${first.trim()}): ${why}`);
+  } else {
+    console.log(`ok README js block ${i}${listen ? ' (server: signed 200, tampered 400)' : ''}`);
+  }
+}
+console.log(`readme: ${blocks.length - failed} passed, ${failed} failed`);
+process.exitCode = failed ? 1 : 0;
