@@ -499,7 +499,7 @@ pub struct Decision {
 
 impl From<&delivery::Decision> for Decision {
     fn from(d: &delivery::Decision) -> Self {
-        let action = Action::from(d.kind());
+        let action = Action::from(d.action());
         Decision {
             action,
             acknowledges: d.acknowledges(),

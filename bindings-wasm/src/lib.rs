@@ -391,7 +391,7 @@ impl WasmReceiver {
     pub fn receive(&self, body: &[u8], signature: Option<String>) -> Result<JsValue, JsValue> {
         let decision = self.inner.receive(body, signature.as_deref());
         let out = js_sys::Object::new();
-        set(&out, "action", &decision.action().into())?;
+        set(&out, "action", &decision.action().as_str().into())?;
         if let Some(env) = decision.envelope() {
             set(&out, "envelope", &envelope_js(env))?;
         }

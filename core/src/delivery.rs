@@ -307,6 +307,12 @@ pub enum Action {
     Reject,
 }
 
+impl PartialEq<&str> for Action {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
 impl Action {
     /// Every action (the bindings' enums are checked against it).
     ///
@@ -369,23 +375,17 @@ pub enum Decision {
 }
 
 impl Decision {
-    /// `process`, `ignore`, `duplicate` or `reject`.
-    ///
-    /// ```
-    /// use xborder_core::{delivery::{Decision, ReceiveError}, signature::SignatureError};
-    /// assert_eq!(Decision::Reject(ReceiveError::Signature(SignatureError::EmptySecret)).action(), "reject");
-    /// ```
-    pub fn action(&self) -> &'static str {
-        self.kind().as_str()
-    }
-
-    /// The [`Action`] of this decision.
+    /// The [`Action`] of this decision: the one way to read its kind without matching (its
+    /// text, FORMAT.md's `process` / `ignore` / `duplicate` / `reject`, is
+    /// [`Action::as_str`], and an `Action` compares equal to that text).
     ///
     /// ```
     /// use xborder_core::{delivery::{Action, Decision, ReceiveError}, signature::SignatureError};
-    /// assert_eq!(Decision::Reject(ReceiveError::Signature(SignatureError::EmptySecret)).kind(), Action::Reject);
+    /// let d = Decision::Reject(ReceiveError::Signature(SignatureError::EmptySecret));
+    /// assert_eq!(d.action(), Action::Reject);
+    /// assert_eq!(d.action(), "reject");
     /// ```
-    pub fn kind(&self) -> Action {
+    pub fn action(&self) -> Action {
         match self {
             Decision::Process(_) => Action::Process,
             Decision::Ignore(_) => Action::Ignore,
@@ -537,7 +537,7 @@ impl<S: DedupeStore> Receiver<S> {
     /// use xborder_core::delivery::Receiver;
     /// let rx = Receiver::new(&["k"], 5).unwrap();
     /// let d = rx.receive(b"{}", Some(&"0".repeat(64)));
-    /// assert_eq!((d.action(), d.error().unwrap().code()), ("reject", "SIGNATURE_MISMATCH"));
+    /// assert_eq!((d.action().as_str(), d.error().unwrap().code()), ("reject", "SIGNATURE_MISMATCH"));
     /// ```
     pub fn receive(&self, body: &[u8], signature: Option<&str>) -> Decision {
         if let Err(e) = self.verifier.verify(body, signature) {
