@@ -122,9 +122,9 @@ fun validate(i: JsonObject): JsonObject {
 
 fun query(i: JsonObject): JsonObject = try {
     obj("ok" to true, "query" to listQuery(json(i)))
-} catch (e: XborderException) {
-    err(e).also { o -> e.errorField()?.let { o.addProperty("field", it) } }
-}
+} catch (e: XborderException.Pagination) {
+    err(e).also { o -> e.field?.let { o.addProperty("field", it) } }
+} catch (e: XborderException) { err(e) }
 
 fun info(i: JsonObject): JsonObject {
     val req = i.get("request")?.takeUnless { it.isJsonNull }?.asJsonObject

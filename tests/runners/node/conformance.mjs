@@ -37,7 +37,7 @@ function body(input) {
 function failure(xb, e) {
   if (!(e instanceof xb.XborderError)) throw e;
   const out = { ok: false, error: e.code };
-  if (e.field !== undefined) out.field = e.field;
+  if (typeof e.field === 'string') out.field = e.field; // undefined or null: no field
   return out;
 }
 
@@ -56,7 +56,9 @@ const handlers = {
   'signature.sign': (xb, i) => attempt(xb, () => ({ signature: xb.sign(i.secret, body(i)) })),
   'signature.verify': (xb, i) =>
     attempt(xb, () => {
-      xb.verify(i.secrets ?? (i.secret === undefined ? [] : i.secret), body(i), i.signature);
+      // The one string when the vector has `secret`, the list when it has `secrets` (rotation);
+      // neither: an empty list (EMPTY_SECRET).
+      xb.verify(i.secrets ?? i.secret ?? [], body(i), i.signature);
       return { ok: true };
     }),
   'envelope.decode': (xb, i) =>
@@ -69,7 +71,7 @@ const handlers = {
   'webhook.receive': (xb, i) => {
     let receiver;
     try {
-      receiver = new xb.Receiver(i.secret, i.window ?? undefined);
+      receiver = new xb.Receiver(i.secrets ?? i.secret, i.window ?? undefined);
     } catch (e) {
       const { error } = failure(xb, e); // a misconfigured receiver rejects every delivery
       return { decisions: i.deliveries.map(() => ({ action: 'reject', error })) };
