@@ -3,14 +3,15 @@
 #
 # Usage: bash tests/tools/setup.sh [wasm|browser|kotlin|swift|python|fuzz ...]
 #        (all parts when none is named)
-# Tools go to ${XBORDER_CACHE:-$HOME/.cache/xborder}; afterwards
+# npm tools and the Swift root go to ${XBORDER_CACHE:-$HOME/.cache/xborder}; cargo-installed tools
+# (wasm-bindgen-cli, cargo-fuzz) to ~/.cargo/bin, apt packages system-wide; afterwards
 #   . "${XBORDER_CACHE:-$HOME/.cache/xborder}/env.sh"
 # gives PATH additions and XBORDER_* variables for the tools that are present.
 # XBORDER_SKIP_VERIFY=1 skips the smoke tests (compile/run hello worlds).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-cd "$HERE/../.."                      # repo root, so rust-toolchain files apply
+cd "$HERE/../.."                      # repo root (no rust-toolchain file: rustup's default applies)
 CACHE=${XBORDER_CACHE:-$HOME/.cache/xborder}
 NODE_TOOLS=$CACHE/node-tools
 SWIFT_ROOT=$CACHE/swift-root
