@@ -73,6 +73,17 @@ def _xb_check(converter, value, param):
                 "Optional", "optional ").replace("Type", ""), type(value).__name__)) from None
 
 
+def _xb_require_bytes(value):
+    """The check of a body: its kind only, no copy (`_xb_bytes` converts it once, when written)."""
+    if isinstance(value, (bytes, str)):
+        return
+    try:
+        memoryview(value)
+    except TypeError:
+        raise TypeError("a body must be bytes, bytearray, memoryview or str (UTF-8), not %%s"
+                        %% type(value).__name__) from None
+
+
 def _xb_bytes(value):
     """The raw bytes of a body: bytes as they are, a str as UTF-8, any buffer's raw bytes."""
     if isinstance(value, bytes):
@@ -136,7 +147,7 @@ def patch(text):
         r"            memoryview\(value\)\n"
         r"        except TypeError:\n"
         r"            raise TypeError\(.*\)\n",
-        r"\1        _xb_bytes(value)\n")
+        r"\1        _xb_require_bytes(value)\n")
     sub("bytes write",
         r"^(class _UniffiFfiConverterBytes\(_UniffiConverterRustBuffer\):\n"
         r"(?:.*\n)*?"
