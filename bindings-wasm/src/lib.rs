@@ -264,8 +264,8 @@ fn start() {
         // The instance is left in an unknown state: the next call gets a fresh one.
         wasm_bindgen::handler::schedule_reinit();
         wasm_bindgen::throw_val(error(
-            "INTERNAL_ERROR",
-            format!("INTERNAL_ERROR: xborder-wasm hit a bug ({info}); the module was reset, objects created before (Receiver) must be created again"),
+            xborder_core::codes::INTERNAL_ERROR,
+            format!("{}: xborder-wasm hit a bug ({info}); the module was reset, objects created before (Receiver) must be created again", xborder_core::codes::INTERNAL_ERROR),
         ));
     }));
 }
