@@ -200,4 +200,18 @@ const body = '{"id":"evt_1","event":"order:created","entity":{"id":"ord_1","type
     'page=0&pageSize=10&sortBy=createdAt&sortOrder=ASC&amount=10&archived=false&status=success');
 }
 
-console.log('kinds: ok (forgery by prefix refused, UTF-8 secrets, body kinds, wrong kinds named, pagination field and filters)');
+// ---------------------------------------------------------------------------------------------
+// A bank list's country: absent is core's decision (a list for no country: BANKS_MISMATCH, not
+// applied); present but not a string is a wrong kind.
+{
+  const draft = { ownerType: 'individual', country: 'CO', paymentType: 'bank_account', paymentInfo: { bankId: 'b1' } };
+  const response = { data: [{ id: 'b1' }] };
+  for (const country of [undefined, null]) {
+    assert.deepEqual(xb.validateBeneficiary(draft, null, { country, response }).issues, [{ path: 'country', code: 'BANKS_MISMATCH' }]);
+  }
+  for (const country of [5, true, ['CO'], { code: 'CO' }]) {
+    assert.throws(() => xb.validateBeneficiary(draft, null, { country, response }), (e) => e instanceof TypeError && e.message.includes('`banks.country`'));
+  }
+}
+
+console.log('kinds: ok (forgery by prefix refused, UTF-8 secrets, body kinds, wrong kinds named, pagination field and filters, bank list country)');
