@@ -31,8 +31,10 @@ pub const ERRORS: &[&str] = &[
     "MISSING_FIELD",
     "INVALID_FIELD",
     "ENTITY_MISMATCH",
-    // delivery::StoreError
+    // delivery::StoreError (also claims::ClaimError)
     "STORE_UNAVAILABLE",
+    // claims::ClaimError
+    "INVALID_STEP",
     // events::RegistrationError, events::CatalogError
     "VALIDATION_FAILED",
     "WEBHOOK_LIMIT_REACHED",
@@ -78,6 +80,7 @@ mod tests {
 
     use super::*;
     use crate::beneficiary::{IssueCode, RoutingNumberError};
+    use crate::claims::ClaimError;
     use crate::delivery::StoreError;
     use crate::envelope::EnvelopeError;
     use crate::events::{CatalogError, RegistrationError};
@@ -187,6 +190,20 @@ mod tests {
         all
     }
 
+    fn every_claim_error() -> Vec<ClaimError> {
+        use ClaimError as E;
+        let all = vec![
+            E::InvalidStep { field: "do" },
+            E::Store(StoreError::new("x")),
+        ];
+        for e in &all {
+            match e {
+                E::InvalidStep { .. } | E::Store(_) => {}
+            }
+        }
+        all
+    }
+
     fn every_drift() -> Vec<Drift> {
         use Drift as D;
         let all = vec![
@@ -219,6 +236,7 @@ mod tests {
         reported.extend(every_registration_error().iter().map(|e| e.code()));
         reported.extend(every_routing_error().iter().map(|e| e.code()));
         reported.insert(StoreError::new("x").code());
+        reported.extend(every_claim_error().iter().map(|e| e.code()));
         reported.insert(CatalogError::InvalidName(String::new()).code());
         reported.insert(crate::MalformedJson.code());
         reported.insert(INTERNAL_ERROR);
@@ -240,6 +258,7 @@ mod tests {
     #[test]
     fn enum_lists_are_complete() {
         use crate::beneficiary::FieldSource;
+        use crate::claims::{Outcome, Step};
         use crate::delivery::Action;
         use crate::events::EventKind;
         let issue = |c: &IssueCode| match c {
@@ -283,6 +302,21 @@ mod tests {
         check(EventKind::ALL.iter().map(kind).collect(), 5);
         check(Action::ALL.iter().map(action).collect(), 4);
         check(FieldSource::ALL.iter().map(source).collect(), 2);
+        let outcome = |o: &Outcome| match o {
+            Outcome::Claimed => 0,
+            Outcome::InProgress => 1,
+            Outcome::Duplicate => 2,
+            Outcome::Completed => 3,
+            Outcome::Released => 4,
+            Outcome::Stale => 5,
+        };
+        let step = |s: &Step| match s {
+            Step::Claim => 0,
+            Step::Complete => 1,
+            Step::Release => 2,
+        };
+        check(Outcome::ALL.iter().map(outcome).collect(), 6);
+        check(Step::ALL.iter().map(step).collect(), 3);
     }
 
     #[test]

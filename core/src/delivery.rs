@@ -6,15 +6,15 @@
 //! persisted the event, so a crash between receiving and persisting never loses the event: its
 //! redelivery is processed again.
 
-use std::collections::{HashSet, VecDeque};
 use std::fmt;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 
 use sha2::{Digest, Sha256};
 
 use crate::envelope::{Envelope, EnvelopeError, Limits};
 use crate::events::{Catalog, EventKind};
 use crate::signature::{SignatureError, Verifier};
+use crate::window::{Packed, Window};
 
 /// Delivery attempts per event before the service dead-letters it (payments-api.md, Limits).
 pub const MAX_DELIVERY_ATTEMPTS: u32 = 5;
@@ -88,10 +88,8 @@ pub trait DedupeStore {
     fn commit(&mut self, id: &str) -> Result<(), StoreError>;
 }
 
-/// A 128-bit digest of an id: what the window keeps instead of the id's text.
-type IdDigest = u128;
-
-fn digest(id: &str) -> IdDigest {
+/// A 128-bit digest of an id: what the windows and the walker keep instead of the id's text.
+pub(crate) fn digest(id: &str) -> u128 {
     let d = Sha256::digest(id.as_bytes());
     let mut b = [0u8; 16];
     b.copy_from_slice(d.get(..16).unwrap_or(&[0; 16]));
@@ -100,7 +98,7 @@ fn digest(id: &str) -> IdDigest {
 
 /// The digests are already uniform: hashing them again would only cost time.
 #[derive(Default)]
-struct DigestHasher(u64);
+pub(crate) struct DigestHasher(u64);
 
 impl Hasher for DigestHasher {
     fn finish(&self) -> u64 {
@@ -119,10 +117,11 @@ impl Hasher for DigestHasher {
 
 /// A bounded in-memory window of committed ids, oldest forgotten first.
 ///
-/// Each id is kept as a 128-bit SHA-256 prefix (a false "duplicate" needs a collision, about
-/// 2⁻⁸⁸ at a million ids), once in a ring and once in a hash set: about 16 + 16/0.875 + 1 ≈ 35
-/// bytes per id when the set is full, at most about 53 just after it grows; the id's length does
-/// not matter. Check and commit are O(1).
+/// Each id is kept as an 80-bit SHA-256 prefix (a false "duplicate" needs a collision, about
+/// 2⁻⁶⁰ per delivery at a million ids), once in a ring and once in a hash set: about 35 bytes
+/// per id when the set is full, at most about 53 just after it grows; the id's length does not
+/// matter. Check and commit are O(1). (The claims' built-in store keeps its done ids the same
+/// way.)
 ///
 /// ```
 /// use xborder_core::delivery::{DedupeStore, MemoryWindow};
@@ -134,9 +133,7 @@ impl Hasher for DigestHasher {
 /// ```
 #[derive(Default)]
 pub struct MemoryWindow {
-    capacity: usize,
-    ring: VecDeque<IdDigest>,
-    set: HashSet<IdDigest, BuildHasherDefault<DigestHasher>>,
+    window: Window,
 }
 
 impl fmt::Debug for MemoryWindow {
@@ -144,8 +141,8 @@ impl fmt::Debug for MemoryWindow {
         write!(
             f,
             "MemoryWindow {{ capacity: {}, len: {} }}",
-            self.capacity,
-            self.ring.len()
+            self.capacity(),
+            self.len()
         )
     }
 }
@@ -159,9 +156,7 @@ impl MemoryWindow {
     /// ```
     pub fn new(capacity: usize) -> Self {
         MemoryWindow {
-            capacity,
-            ring: VecDeque::new(),
-            set: HashSet::default(),
+            window: Window::new(capacity),
         }
     }
 
@@ -171,7 +166,7 @@ impl MemoryWindow {
     /// assert_eq!(xborder_core::delivery::MemoryWindow::new(0).capacity(), 0);
     /// ```
     pub fn capacity(&self) -> usize {
-        self.capacity
+        self.window.capacity()
     }
 
     /// How many ids it remembers now.
@@ -180,7 +175,7 @@ impl MemoryWindow {
     /// assert_eq!(xborder_core::delivery::MemoryWindow::new(3).len(), 0);
     /// ```
     pub fn len(&self) -> usize {
-        self.ring.len()
+        self.window.len()
     }
 
     /// Whether it remembers no id.
@@ -189,7 +184,7 @@ impl MemoryWindow {
     /// assert!(xborder_core::delivery::MemoryWindow::new(3).is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
-        self.ring.is_empty()
+        self.window.len() == 0
     }
 
     /// Bytes held for the ids now (ring and table), for budgets and benchmarks.
@@ -201,30 +196,22 @@ impl MemoryWindow {
     /// assert!(w.approx_bytes() / 1000 <= 64);
     /// ```
     pub fn approx_bytes(&self) -> usize {
-        let slot = std::mem::size_of::<IdDigest>();
-        self.ring.capacity() * slot + self.set.capacity() * (slot + 1) * 8 / 7
+        self.window.approx_bytes()
     }
 }
 
 impl DedupeStore for MemoryWindow {
     fn is_committed(&self, id: &str) -> Result<bool, StoreError> {
-        Ok(self.set.contains(&digest(id)))
+        Ok(self.window.get(Packed::new(id, 0)).is_some())
     }
 
     fn commit(&mut self, id: &str) -> Result<(), StoreError> {
-        if self.capacity == 0 {
-            return Ok(());
+        let probe = Packed::new(id, 0);
+        // Committing an id again keeps its place: the window forgets by first commit.
+        if self.window.get(probe).is_none() {
+            self.window.insert(probe, 0);
+            self.window.evict(0, None);
         }
-        let d = digest(id);
-        if !self.set.insert(d) {
-            return Ok(());
-        }
-        if self.ring.len() >= self.capacity {
-            if let Some(old) = self.ring.pop_front() {
-                self.set.remove(&old);
-            }
-        }
-        self.ring.push_back(d);
         Ok(())
     }
 }
@@ -696,6 +683,7 @@ impl DeliveryAttempts {
 mod tests {
     use super::*;
     use crate::signature::sign;
+    use std::collections::VecDeque;
 
     fn body(id: &str, event: &str) -> Vec<u8> {
         let family = event.split(':').next().unwrap();

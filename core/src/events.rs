@@ -4,7 +4,6 @@
 //! names, the listed wildcards and the planned (reserved) names as static data; a [`Catalog`] can
 //! be extended at runtime when the provider ships names before xborder does.
 
-use std::collections::BTreeSet;
 use std::fmt;
 
 /// The 33 live event names of payments-api.md, in the order of its tables.
@@ -217,8 +216,21 @@ pub struct Classification<'a> {
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Catalog {
-    extra_live: BTreeSet<String>,
-    extra_wildcards: BTreeSet<String>,
+    // Sorted, without repeats: a few names at most, so a vector (smaller code in the WASM
+    // module than a BTreeSet) with binary search.
+    extra_live: Vec<String>,
+    extra_wildcards: Vec<String>,
+}
+
+/// Adds `name` to a sorted vector of names, once.
+fn insert_sorted(names: &mut Vec<String>, name: &str) {
+    if let Err(at) = names.binary_search_by(|n| n.as_str().cmp(name)) {
+        names.insert(at, name.to_owned());
+    }
+}
+
+fn contains_sorted(names: &[String], name: &str) -> bool {
+    names.binary_search_by(|n| n.as_str().cmp(name)).is_ok()
 }
 
 /// Why a name could not be added to a [`Catalog`].
@@ -288,7 +300,7 @@ impl Catalog {
     pub fn add_live(&mut self, name: &str) -> Result<(), CatalogError> {
         match EventName::parse(name) {
             Some(n) if !n.is_wildcard() => {
-                self.extra_live.insert(name.to_owned());
+                insert_sorted(&mut self.extra_live, name);
                 Ok(())
             }
             _ => Err(CatalogError::InvalidName(name.to_owned())),
@@ -305,7 +317,7 @@ impl Catalog {
     pub fn add_wildcard(&mut self, name: &str) -> Result<(), CatalogError> {
         match EventName::parse(name) {
             Some(n) if n.is_wildcard() => {
-                self.extra_wildcards.insert(name.to_owned());
+                insert_sorted(&mut self.extra_wildcards, name);
                 Ok(())
             }
             _ => Err(CatalogError::InvalidName(name.to_owned())),
@@ -318,7 +330,7 @@ impl Catalog {
     /// assert!(!xborder_core::events::Catalog::builtin().is_live("order:refunded"));
     /// ```
     pub fn is_live(&self, name: &str) -> bool {
-        LIVE_EVENTS.contains(&name) || self.extra_live.contains(name)
+        LIVE_EVENTS.contains(&name) || contains_sorted(&self.extra_live, name)
     }
 
     /// Classifies a name: [`EventKind`] only.
@@ -346,7 +358,7 @@ impl Catalog {
             };
         };
         let kind = if parts.is_wildcard() {
-            if WILDCARDS.contains(&name) || self.extra_wildcards.contains(name) {
+            if WILDCARDS.contains(&name) || contains_sorted(&self.extra_wildcards, name) {
                 EventKind::Wildcard
             } else {
                 EventKind::Unknown

@@ -8,6 +8,8 @@
 //! - [`signature`]: `X-Webhook-Signature` signing and constant-time verification.
 //! - [`envelope`]: decoding the webhook envelope from raw bytes, `entity.data` kept raw.
 //! - [`delivery`]: the receiver (process / ignore / duplicate / reject) and dedupe stores.
+//! - [`claims`]: claims on event ids shared by several instances (claim, complete, release),
+//!   the built-in store and the interface a shared one (Redis, SQL) implements.
 //! - [`beneficiary`]: beneficiary drafts checked before they are sent (fixed rules, the server's
 //!   rules document, bank lists, routing numbers), and the fields a form asks for.
 //! - [`pagination`]: list parameters and their query string (endpoint filters included), page
@@ -28,6 +30,7 @@
 #![deny(missing_docs)]
 
 pub mod beneficiary;
+pub mod claims;
 pub mod codes;
 mod countries;
 pub mod delivery;
@@ -37,5 +40,6 @@ mod json;
 pub mod pagination;
 mod scan;
 pub mod signature;
+mod window;
 
 pub use json::{MalformedJson, MAX_JSON_DEPTH};

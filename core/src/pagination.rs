@@ -8,9 +8,12 @@
 
 use std::collections::HashSet;
 use std::fmt;
+use std::hash::BuildHasherDefault;
 
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde_json::Value;
+
+use crate::delivery::{digest, DigestHasher};
 
 /// 2^53 − 1.
 pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
@@ -697,18 +700,40 @@ impl Drift {
 /// # use xborder_core::pagination::{PageWalker, ListParams};
 /// let mut w = PageWalker::new(ListParams::default());
 /// let step = w.feed(&serde_json::json!({"data": [{"id": "a"}], "total": 1, "page": 0, "pageSize": 10})).unwrap();
-/// assert_eq!(step.records.len(), 1);
+/// assert_eq!(step.fresh, vec![0]);
 /// assert!(step.drift.is_empty());
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct WalkStep {
-    /// The page's records not seen before (records without an `id` are always passed on).
-    pub records: Vec<Value>,
+    /// The positions in the page's `data` of the records not seen before, in order (records
+    /// without an `id` are always passed on). [`WalkStep::records`] gives the records
+    /// themselves; a binding hands its caller's own objects back by position, with no copy.
+    pub fresh: Vec<usize>,
     /// The page's facts.
     pub info: PageInfo,
     /// What drifted since the previous page.
     pub drift: Vec<Drift>,
+}
+
+impl WalkStep {
+    /// The fresh records of `response`, the page this step was fed.
+    ///
+    /// ```
+    /// # use xborder_core::pagination::{PageWalker, ListParams};
+    /// use serde_json::json;
+    /// let mut w = PageWalker::new(ListParams::default());
+    /// let page = json!({"data": [{"id": "a"}, {"id": "a"}], "total": 2, "page": 0, "pageSize": 10});
+    /// let step = w.feed(&page).unwrap();
+    /// assert_eq!(step.records(&page), vec![&json!({"id": "a"})]);
+    /// ```
+    pub fn records<'a>(&self, response: &'a Value) -> Vec<&'a Value> {
+        let data = response.get("data").and_then(Value::as_array);
+        self.fresh
+            .iter()
+            .filter_map(|i| data.and_then(|d| d.get(*i)))
+            .collect()
+    }
 }
 
 /// Walks every page: says which page to request next, stops at the end, passes each record on
@@ -722,7 +747,7 @@ pub struct WalkStep {
 /// w.feed(&json!({"data": [{"id": "c"}, {"id": "b"}], "total": 3, "page": 0, "pageSize": 2})).unwrap();
 /// // A new record "d" arrived: "b" is pushed onto page 1 again.
 /// let step = w.feed(&json!({"data": [{"id": "b"}, {"id": "a"}], "total": 4, "page": 1, "pageSize": 2})).unwrap();
-/// assert_eq!(step.records, vec![json!({"id": "a"})]);
+/// assert_eq!(step.fresh, vec![1]); // "a", the second record of the page
 /// assert!(step.drift.contains(&Drift::TotalChanged { from: 3, to: 4 }));
 /// assert!(step.drift.contains(&Drift::RepeatedRecords { count: 1 }));
 /// assert!(w.is_done()); // positions 3-4 were the last of 4
@@ -730,17 +755,25 @@ pub struct WalkStep {
 #[derive(Debug, Clone)]
 pub struct PageWalker {
     params: ListParams,
-    seen: HashSet<String>,
+    seen: HashSet<u128, BuildHasherDefault<DigestHasher>>,
     last_total: Option<u64>,
     unique: u64,
     start_page: u64,
     done: bool,
 }
 
-fn record_key(r: &Value) -> Option<String> {
+/// A record's identity: a 126-bit digest of a string `id`, or the exact number (an integer as
+/// itself, any other number by its bits), tagged by kind in the two low bits, so `"1"`, `1`
+/// and `1.0` are three ids, as their JSON texts are.
+fn record_key(r: &Value) -> Option<u128> {
     match r.get("id")? {
-        Value::String(s) => Some(format!("s:{s}")),
-        Value::Number(n) => Some(format!("n:{n}")),
+        Value::String(s) => Some(digest(s) & !3),
+        Value::Number(n) => n
+            .as_u64()
+            .map(|u| u128::from(u) << 2 | 1)
+            // Two's complement bits: distinct for distinct negatives.
+            .or_else(|| n.as_i64().map(|i| u128::from(i as u64) << 2 | 2))
+            .or_else(|| n.as_f64().map(|f| u128::from(f.to_bits()) << 2 | 3)),
         _ => None,
     }
 }
@@ -756,7 +789,7 @@ impl PageWalker {
         PageWalker {
             start_page: params.page,
             params,
-            seen: HashSet::new(),
+            seen: HashSet::default(),
             last_total: None,
             unique: 0,
             done: false,
@@ -806,13 +839,12 @@ impl PageWalker {
             });
         }
         self.last_total = Some(info.total);
-        let mut records = Vec::new();
+        let mut fresh = Vec::new();
         let mut repeated = 0;
-        for r in data {
-            let fresh = record_key(r).is_none_or(|k| self.seen.insert(k));
-            if fresh {
+        for (i, r) in data.iter().enumerate() {
+            if record_key(r).is_none_or(|k| self.seen.insert(k)) {
                 self.unique += 1;
-                records.push(r.clone());
+                fresh.push(i);
             } else {
                 repeated += 1;
             }
@@ -845,11 +877,7 @@ impl PageWalker {
                 }
             }
         }
-        Ok(WalkStep {
-            records,
-            info,
-            drift,
-        })
+        Ok(WalkStep { fresh, info, drift })
     }
 }
 
@@ -1096,7 +1124,7 @@ mod tests {
                 .feed(&json!({"data": data, "total": 5, "page": req.page, "pageSize": 2}))
                 .unwrap();
             assert!(step.drift.is_empty(), "{:?}", step.drift);
-            all.extend(step.records);
+            all.extend(step.fresh.iter().map(|i| data[*i].clone()));
         }
         assert_eq!(all.len(), 5);
     }
@@ -1116,6 +1144,32 @@ mod tests {
         assert!(step.drift.contains(&Drift::TotalChanged { from: 5, to: 4 }));
         assert!(step.drift.contains(&Drift::PossiblySkipped { count: 1 }));
         assert!(w.is_done()); // positions 3-4 were the last
+    }
+
+    #[test]
+    fn record_ids_are_exact_by_kind_and_value() {
+        let ids = [
+            json!("1"),
+            json!(1),
+            json!(1.0),
+            json!(-1),
+            json!(9_007_199_254_740_992u64),
+            json!(9_007_199_254_740_993u64), // the same double as the one before
+            json!(u64::MAX),
+            json!(i64::MIN),
+            json!(""),
+        ];
+        let keys: HashSet<u128> = ids
+            .iter()
+            .filter_map(|id| record_key(&json!({ "id": id })))
+            .collect();
+        assert_eq!(keys.len(), ids.len());
+        assert_eq!(record_key(&json!({"id": null})), None);
+        assert_eq!(record_key(&json!({"id": [1]})), None);
+        assert_eq!(
+            record_key(&json!({"id": "a"})),
+            record_key(&json!({"id": "a", "x": 1}))
+        );
     }
 
     #[test]

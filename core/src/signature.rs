@@ -207,6 +207,38 @@ pub fn parse_signature(header: Option<&str>) -> Result<SignatureTag, SignatureEr
     Ok(SignatureTag(out))
 }
 
+/// The one `X-Webhook-Signature` value of a request whose headers may repeat it: HTTP lets a
+/// header appear several times, and a framework or proxy may hand the repeats as a list or
+/// joined with `", "` (Node's `IncomingHttpHeaders` does). The provider sends one signature, so:
+/// no value (or only blanks) is `None` (then `MISSING_SIGNATURE`); the same signature repeated
+/// is that signature; two different ones are `MALFORMED_SIGNATURE` (never "try each").
+///
+/// ```
+/// use xborder_core::signature::{signature_header, SignatureError};
+/// let s = "ab".repeat(32);
+/// assert_eq!(signature_header(&[s.as_str()]), Ok(Some(s.as_str())));
+/// assert_eq!(signature_header(&[format!("{s}, {s}")]).map(|v| v.map(str::len)), Ok(Some(64)));
+/// assert_eq!(signature_header(&[s.as_str(), "00"]), Err(SignatureError::MalformedSignature));
+/// assert_eq!(signature_header::<&str>(&[]), Ok(None));
+/// ```
+pub fn signature_header<S: AsRef<str>>(values: &[S]) -> Result<Option<&str>, SignatureError> {
+    let mut found: Option<&str> = None;
+    for value in values {
+        for part in value.as_ref().split(',') {
+            let part = part.trim_ascii();
+            if part.is_empty() {
+                continue;
+            }
+            match found {
+                None => found = Some(part),
+                Some(f) if f != part => return Err(SignatureError::MalformedSignature),
+                Some(_) => {}
+            }
+        }
+    }
+    Ok(found)
+}
+
 impl Verifier {
     /// Keys a verifier with every secret given. Fails with [`SignatureError::EmptySecret`] when
     /// the list is empty or any secret is empty. Secrets are used as given (never trimmed).
@@ -271,6 +303,36 @@ pub fn verify<S: AsRef<[u8]>>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn repeated_headers_collapse_only_when_equal() {
+        let a = "ab".repeat(32);
+        let b = "AB".repeat(32); // the same tag, another text: two signatures sent
+        assert_eq!(
+            signature_header(&[a.as_str(), a.as_str()]),
+            Ok(Some(a.as_str()))
+        );
+        assert_eq!(
+            signature_header(&[format!(" {a} ,{a},, ")])
+                .unwrap()
+                .map(str::len),
+            Some(64)
+        );
+        assert_eq!(
+            signature_header(&[a.as_str(), b.as_str()]),
+            Err(SignatureError::MalformedSignature)
+        );
+        assert_eq!(
+            signature_header(&[format!("{a},{b}")]),
+            Err(SignatureError::MalformedSignature)
+        );
+        assert_eq!(signature_header(&[" ", ","]), Ok(None));
+        // What Verifier::verify then says about the value: a joined pair is not one signature.
+        assert_eq!(
+            parse_signature(Some(&format!("{a}, {a}"))).err(),
+            Some(SignatureError::MalformedSignature)
+        );
+    }
 
     const BODY: &[u8] = br#"{"id":"evt_001","event":"order:funds_received","entity":{"id":"ord_1","type":"order","data":{"status":"funds_received","amount":"100.00"}}}"#;
     const SIG: &str = "7ff8bcb16fa83935166abfab57b78ca9ce4849c76de557025006865bedecbcff";

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 /// The modules whose `pub` items are reachable by users.
 const PUBLIC: &[&str] = &[
     "lib.rs",
+    "claims.rs",
     "codes.rs",
     "delivery.rs",
     "envelope.rs",
@@ -186,4 +187,24 @@ fn public_api() {
         all.extend(items(&src.join(rel), &module));
     }
     insta::assert_snapshot!(all.join("\n"));
+}
+
+/// A new `pub mod` must be scanned too: it is listed in [`PUBLIC`].
+#[test]
+fn every_public_module_is_scanned() {
+    let lib = fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs"))
+        .expect("readable lib.rs");
+    for line in lib.lines() {
+        if let Some(name) = line
+            .strip_prefix("pub mod ")
+            .and_then(|l| l.strip_suffix(';'))
+        {
+            let file = format!("{name}.rs");
+            let dir = format!("{name}/mod.rs");
+            assert!(
+                PUBLIC.contains(&file.as_str()) || PUBLIC.contains(&dir.as_str()),
+                "pub mod {name} is not in PUBLIC"
+            );
+        }
+    }
 }
