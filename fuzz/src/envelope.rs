@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 use xborder_core::delivery::{Decision, ReceiveError, Receiver};
-use xborder_core::envelope::{Envelope, EnvelopeError};
+use xborder_core::envelope::{Envelope, EnvelopeError, Limits};
 use xborder_core::events::{Catalog, EventKind, EventName};
 use xborder_core::signature;
 
@@ -31,6 +31,7 @@ pub fn envelope(data: &[u8]) {
         Envelope::decode_with(data, &catalog),
         "decode is not deterministic"
     );
+    same_depth_as_reference(data, &decoded, &catalog);
     same_as_reference(data, &decoded);
     match &decoded {
         Ok(env) => check_envelope(env, &catalog),
@@ -107,6 +108,38 @@ fn same_as_reference(data: &[u8], decoded: &Result<Envelope, EnvelopeError>) {
                 "the reference decoded what the core refused"
             )
         }
+    }
+}
+
+/// `NESTING_TOO_DEEP` exactly when the byte-by-byte count passes the limit, whatever else is
+/// wrong with the body (the scan counts depth itself, and must decide as the pre-pass it replaced
+/// did); under a lower limit (0 to 7, from the first byte) the same, and a body within it decodes
+/// as under the default limit.
+fn same_depth_as_reference(
+    data: &[u8],
+    decoded: &Result<Envelope, EnvelopeError>,
+    catalog: &Catalog,
+) {
+    let default = Limits::default();
+    assert!(
+        data.len() <= default.max_body_bytes,
+        "fuzz inputs are short"
+    );
+    assert_eq!(
+        matches!(decoded, Err(EnvelopeError::NestingTooDeep { .. })),
+        reference::nesting_exceeds(data, default.max_depth),
+        "depth decided unlike the byte count"
+    );
+    let limit = usize::from(data.first().copied().unwrap_or_default() % 8);
+    let limited = Envelope::decode_with_limits(data, catalog, &Limits::new(data.len(), limit));
+    if reference::nesting_exceeds(data, limit) {
+        assert_eq!(
+            limited,
+            Err(EnvelopeError::NestingTooDeep { limit }),
+            "depth {limit} not refused"
+        );
+    } else {
+        assert_eq!(&limited, decoded, "within depth {limit}, decoded otherwise");
     }
 }
 

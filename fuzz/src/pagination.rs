@@ -76,7 +76,11 @@ pub fn page_info(data: &[u8]) {
     match (walker.feed(response), info) {
         (Ok(step), Ok(info)) => {
             assert_eq!(step.info, info);
-            assert!(step.records.len() <= response["data"].as_array().map_or(0, Vec::len));
+            let len = response["data"].as_array().map_or(0, Vec::len);
+            assert!(
+                step.fresh.windows(2).all(|w| w[0] < w[1]) && step.fresh.iter().all(|i| *i < len)
+            );
+            assert_eq!(step.records(response).len(), step.fresh.len());
             assert_eq!(walker.is_done(), walker.next_request().is_none());
             if let Some(next) = walker.next_request() {
                 assert_eq!(

@@ -1,7 +1,8 @@
 //! The envelope decoder xborder-core had before its scanner: serde_json with derived structs
 //! of borrowed `RawValue`s. Kept here as the reference the `envelope` target compares the core
 //! with, on every fuzz input and every corpus file: the scanner must decide exactly as this did
-//! (same fields, same raw data, same error in the same order).
+//! (same fields, same raw data, same error in the same order). With it, [`nesting_exceeds`]: the
+//! byte-by-byte depth count the core's pre-pass made before the scan counted depth itself.
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -76,4 +77,34 @@ pub fn decode(text: &str) -> Result<Decoded, EnvelopeError> {
         Some(_) => return Err(EnvelopeError::InvalidField("entity.data")),
     };
     Ok((id, event, entity_id, entity_type, data))
+}
+
+/// Whether `[`/`{` outside strings nest deeper than `limit` anywhere in `body`, counted byte by
+/// byte with no JSON needed (an unterminated string ends the count; a closer at depth 0 is
+/// ignored): what decides `NESTING_TOO_DEEP`, ahead of every error but `BODY_TOO_LARGE`.
+pub fn nesting_exceeds(body: &[u8], limit: usize) -> bool {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in body {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
