@@ -11,7 +11,8 @@ use std::process::ExitCode;
 use base64::Engine;
 use serde_json::{json, Map, Value};
 use xborder_core::beneficiary::{validate, BankList, ValidationRules};
-use xborder_core::delivery::{Decision, Receiver, DEFAULT_WINDOW};
+use xborder_core::claims::{ClaimRules, ClaimStore, Claims, Entry};
+use xborder_core::delivery::{Decision, Receiver, StoreError, DEFAULT_WINDOW};
 use xborder_core::envelope::Envelope;
 use xborder_core::events::{Catalog, RegistrationError};
 use xborder_core::pagination::{page_info, request_of, ListParams};
@@ -230,10 +231,87 @@ fn pagination_info(input: &Value) -> Outcome {
     })
 }
 
+/// The runner's own store, written as a user writes one over Redis: entries kept as the text
+/// [`Entry::encode`] gives, compared as text. It ignores TTLs (nothing here outlives a case).
+#[derive(Default)]
+struct TextStore(std::sync::Mutex<std::collections::HashMap<String, String>>);
+
+impl ClaimStore for TextStore {
+    fn load(&self, id: &str) -> Result<Option<Entry>, StoreError> {
+        let map = self.0.lock().map_err(|_| StoreError::new("poisoned"))?;
+        map.get(id).map(|t| Entry::decode(t)).transpose()
+    }
+    fn compare_and_set(
+        &self,
+        id: &str,
+        expected: Option<&Entry>,
+        new: Option<&Entry>,
+        _ttl_ms: Option<u64>,
+    ) -> Result<bool, StoreError> {
+        let mut map = self.0.lock().map_err(|_| StoreError::new("poisoned"))?;
+        if map.get(id).map(String::as_str) != expected.map(Entry::encode).as_deref() {
+            return Ok(false);
+        }
+        match new {
+            Some(e) => map.insert(id.to_owned(), e.encode()),
+            None => map.remove(id),
+        };
+        Ok(true)
+    }
+}
+
+fn claim_steps<S: ClaimStore>(claims: &Claims<S>, steps: &[Value]) -> Result<Vec<String>, String> {
+    steps
+        .iter()
+        .map(|s| {
+            let text = |k: &str| {
+                s.get(k)
+                    .and_then(Value::as_str)
+                    .ok_or(format!("step {k} must be a string"))
+            };
+            let at = s
+                .get("at")
+                .and_then(Value::as_u64)
+                .ok_or("step at must be a count")?;
+            Ok(
+                match claims.step(text("do")?, text("id")?, text("token")?, at) {
+                    Ok(o) => o.as_str().to_owned(),
+                    Err(e) => e.code().to_owned(),
+                },
+            )
+        })
+        .collect()
+}
+
+/// Runs the steps twice, with the built-in store and with [`TextStore`] through the public
+/// [`ClaimStore`] interface (FORMAT.md): both must give the expected results.
+fn delivery_claims(input: &Value) -> Outcome {
+    let count = |k: &str| match input.get(k) {
+        None => Ok(None),
+        Some(v) => v.as_u64().map(Some).ok_or(format!("{k} must be a count")),
+    };
+    let mut rules = ClaimRules::new(count("leaseMs")?.ok_or("leaseMs is required")?);
+    if let Some(w) = count("windowMs")? {
+        rules = rules.with_window(w);
+    }
+    let steps = input
+        .get("steps")
+        .and_then(Value::as_array)
+        .ok_or("steps must be a list")?;
+    let builtin = claim_steps(&Claims::in_memory(rules, DEFAULT_WINDOW), steps)?;
+    let own = claim_steps(&Claims::with_store(rules, TextStore::default()), steps)?;
+    if builtin != own {
+        return Err(format!(
+            "the built-in store gave {builtin:?}, the runner's own store {own:?}"
+        ));
+    }
+    Ok(json!({ "results": builtin }))
+}
+
 /// The ops FORMAT.md defines that this runner does not implement yet: counted as skipped (and
 /// named in a `SKIP` line), never passed or failed. Implementing one: its arm in [`op`], and its
 /// name out of this list.
-const NOT_YET: &[&str] = &["delivery.claims"];
+const NOT_YET: &[&str] = &[];
 
 /// Every op FORMAT.md defines, with this runtime's implementation: `Some(None)` for an op of
 /// [`NOT_YET`], `None` for a name FORMAT.md does not define (a failure).
@@ -252,6 +330,7 @@ fn op(name: &str) -> Option<Option<OpFn>> {
         "beneficiary.validate" => beneficiary_validate,
         "pagination.query" => pagination_query,
         "pagination.info" => pagination_info,
+        "delivery.claims" => delivery_claims,
         _ => return None,
     };
     Some(Some(f))

@@ -2,6 +2,10 @@
 # Kotlin conformance runner: uniffi's generated package dev.xborder compiled with kotlinc
 # against JNA, vectors read with Gson, run on the JDK against the host library in
 # bindings-uniffi/dist/lib/. kotlinc runs only when the runner or the binding changed.
+# The same Runner.kt also runs as a JUnit 5 test in the Maven build (bindings-uniffi/jvm,
+# ConformanceTest calls runVectors), against the jar with the library inside. This script stays
+# on kotlinc: its jar is cached by content (a rerun costs one JVM start), while `mvn verify`
+# recompiles the binding each time (~50 s) and would need Maven here too.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)

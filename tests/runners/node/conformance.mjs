@@ -1,9 +1,13 @@
 // The conformance cases of FORMAT.md run against the public API of xborder-wasm. Shared by the
 // Node runner and the browser runner (this file runs in both: no Node or DOM API besides atob).
 //
-// runVectors(xb, files) → { lines, passed, failed, skipped }, where `files` is
-// [{ name, doc }] (doc: the parsed vector file) and `xb` the package's exports. After each case
+// await runVectors(xb, files, { asyncStore }) → { lines, passed, failed, skipped }, where `files`
+// is [{ name, doc }] (doc: the parsed vector file) and `xb` the package's exports. After each case
 // of a hostile file (path containing "hostile") one ordinary call must still succeed.
+// `delivery.claims` runs each case with the built-in store and with a store written here, in JS
+// (asynchronous when `asyncStore`: the Node runner; synchronous in the browser runner).
+// `signature.verify` and `webhook.receive` also pass each signature as a handler has it (a record
+// of headers, a Fetch Headers): the outcome must be the same.
 
 const OPS = [
   'event.classify',
@@ -20,7 +24,7 @@ const OPS = [
 ];
 
 /** Ops FORMAT.md defines that this runner does not implement yet: counted as skipped. */
-const NOT_YET = ['delivery.claims'];
+const NOT_YET = [];
 
 /** `body` as given, or `bodyBase64` as bytes (Uint8Array). */
 function body(input) {
@@ -49,18 +53,77 @@ function attempt(xb, f) {
   }
 }
 
+/**
+ * The runner's own claim store, plugged in through the public store interface as a user plugs
+ * in Redis: entry texts in a Map, compared and set as text. Its answers are Promises when
+ * `async` (then the steps go through `stepAsync`).
+ */
+function mapStore(async) {
+  const texts = new Map();
+  const answer = (v) => (async ? Promise.resolve(v) : v);
+  return {
+    load: (id) => answer(texts.get(id) ?? null),
+    compareAndSet(id, expected, next) {
+      if ((texts.get(id) ?? null) !== expected) return answer(false);
+      if (next === null) texts.delete(id);
+      else texts.set(id, next);
+      return answer(true);
+    },
+  };
+}
+
+/** Each step's outcome, or its error's code. */
+async function claimSteps(xb, claims, steps, async) {
+  const results = [];
+  for (const s of steps) {
+    try {
+      results.push(async ? await claims.stepAsync(s.do, s.id, s.token, s.at) : claims.step(s.do, s.id, s.token, s.at));
+    } catch (e) {
+      results.push(failure(xb, e).error);
+    }
+  }
+  return results;
+}
+
+/**
+ * The vector's signature header as a handler has it: in a record of headers (Node's
+ * `req.headers`, the name in another case) and in a Fetch `Headers` (where it accepts the value),
+ * `{}` and an empty `Headers` when absent. None for a value with a comma, which a header
+ * collection holds as several values (FORMAT.md's signature is one string).
+ */
+function headerForms(signature) {
+  if (signature === null || signature === undefined) return [{}, new Headers()];
+  if (typeof signature !== 'string' || signature.includes(',')) return [];
+  const forms = [{ 'X-Webhook-Signature': signature, 'content-type': 'application/json' }];
+  try {
+    forms.push(new Headers({ 'x-webhook-signature': signature }));
+  } catch {
+    // Not a value a Fetch Headers takes (a NUL, a line break inside it).
+  }
+  return forms;
+}
+
 const handlers = {
   'event.classify': (xb, i) => xb.classifyEvent(i.name),
   'event.check_registration': (xb, i) => xb.checkRegistration(i.events, i.existingWebhooks ?? undefined),
   'event.matches': (xb, i) => ({ matches: xb.eventMatches(i.subscriptions, i.event) }),
   'signature.sign': (xb, i) => attempt(xb, () => ({ signature: xb.sign(i.secret, body(i)) })),
-  'signature.verify': (xb, i) =>
-    attempt(xb, () => {
-      // The one string when the vector has `secret`, the list when it has `secrets` (rotation);
-      // neither: an empty list (EMPTY_SECRET).
-      xb.verify(i.secrets ?? i.secret ?? [], body(i), i.signature);
-      return { ok: true };
-    }),
+  'signature.verify': (xb, i) => {
+    // The one string when the vector has `secret`, the list when it has `secrets` (rotation);
+    // neither: an empty list (EMPTY_SECRET).
+    const verify = (signature) =>
+      attempt(xb, () => {
+        xb.verify(i.secrets ?? i.secret ?? [], body(i), signature);
+        return { ok: true };
+      });
+    const out = verify(i.signature);
+    // The same header as a handler has it verifies alike (core's signature_header picks it).
+    for (const form of headerForms(i.signature)) {
+      const again = verify(form);
+      if (JSON.stringify(again) !== JSON.stringify(out)) return { ok: 'differs', asValue: out, asHeaders: again };
+    }
+    return out;
+  },
   'envelope.decode': (xb, i) =>
     attempt(xb, () => {
       const env = xb.decodeEnvelope(body(i));
@@ -79,6 +142,13 @@ const handlers = {
     try {
       const decisions = i.deliveries.map((d) => {
         const decision = receiver.receive(body(d), d.signature);
+        // The same header as a handler has it is decided alike (receiving remembers nothing).
+        for (const form of headerForms(d.signature)) {
+          const again = receiver.receive(body(d), form);
+          if (again.action !== decision.action || again.error?.code !== decision.error?.code) {
+            return { action: 'differs', asValue: decision.action, asHeaders: again.action };
+          }
+        }
         if (decision.action === 'reject') return { action: 'reject', error: decision.error.code };
         // The consumer commits after persisting (process) or acknowledging (ignore), unless
         // the delivery stands for a crash before that.
@@ -95,6 +165,22 @@ const handlers = {
   'beneficiary.validate': (xb, i) => xb.validateBeneficiary(i.draft, i.rules, i.banks),
   'pagination.query': (xb, i) => attempt(xb, () => ({ query: xb.listQuery(i) })),
   'pagination.info': (xb, i) => attempt(xb, () => xb.pageInfo(i.response, i.request)),
+  'delivery.claims': async (xb, i, { asyncStore }) => {
+    const rules = { leaseMs: i.leaseMs, windowMs: i.windowMs };
+    const builtin = new xb.Claims(rules);
+    let results;
+    try {
+      results = await claimSteps(xb, builtin, i.steps, false);
+    } finally {
+      builtin.free();
+    }
+    const own = await claimSteps(xb, xb.Claims.withStore(mapStore(asyncStore), rules), i.steps, asyncStore);
+    if (!deepEqual(results, own)) {
+      const kind = asyncStore ? 'asynchronous' : 'synchronous';
+      throw new Error(`the built-in store gave ${JSON.stringify(results)}, the runner's own (${kind}) store ${JSON.stringify(own)}`);
+    }
+    return { results };
+  },
 };
 
 function deepEqual(a, b) {
@@ -145,7 +231,8 @@ function stillWorks(xb) {
   }
 }
 
-export function runVectors(xb, files) {
+export async function runVectors(xb, files, options = {}) {
+  const { asyncStore = false } = options;
   const lines = [];
   let passed = 0;
   let failed = 0;
@@ -163,7 +250,7 @@ export function runVectors(xb, files) {
         why = `op ${JSON.stringify(c.op)} is not defined by FORMAT.md`;
       } else {
         try {
-          why = mismatch(c.expect, JSON.parse(JSON.stringify(handler(xb, c.input))));
+          why = mismatch(c.expect, JSON.parse(JSON.stringify(await handler(xb, c.input, { asyncStore }))));
         } catch (e) {
           why = `threw ${e && e.name}: ${e && e.message}`;
         }

@@ -2,7 +2,8 @@
 # Swift conformance runner: uniffi's generated Xborder.swift (+ XborderFFI.h, module.modulemap)
 # and main.swift compiled with swiftc 6.0.3 inside the Debian trixie root of
 # tests/tools/setup.sh, linked against the host library, and run there. swiftc runs only when
-# the Swift sources, the header or the compiler changed.
+# the Swift sources, the header or the compiler changed. The same main.swift (up to its ENTRY
+# line) also runs as an XCTest case in the SwiftPM package (bindings-uniffi/swift/test.sh).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
