@@ -6,15 +6,35 @@
 # wasm-bindgen (nodejs + web targets, the CLI pinned to the crate's =0.2.130), wasm-opt -Oz
 # (binaryen from npm), package files, npm pack. Idempotent: when nothing that goes into the
 # package changed, it says so and stops. Set XBORDER_BUILT_WASM=1 to skip it entirely.
+#
+# build.sh --test-hooks builds the package's test build instead, the same way with the cargo
+# feature `test-hooks` (`__panicForTests`, for tests/panic.mjs): target/wasm-npm/test-hooks/pkg/
+# and target/wasm-npm/xborder-wasm-test-hooks.tgz. Never published; the published package has no
+# test hook (tests/tarball.mjs checks).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
 cd "$ROOT"
 say() { echo "build-wasm: $*"; }
 
-PKG=$HERE/pkg
 OUT=$ROOT/target/wasm-npm
-TARBALL=$OUT/xborder-wasm.tgz
+if [ "${1:-}" = --test-hooks ]; then
+  FLAVOUR=test-hooks
+  PKG=$OUT/test-hooks/pkg
+  TARBALL=$OUT/xborder-wasm-test-hooks.tgz
+  PROFILE=wasm-test-hooks
+  FEATURES=(--features test-hooks)
+  TARGETS=(nodejs) # the panic test runs in Node only
+elif [ $# -eq 0 ]; then
+  FLAVOUR=release
+  PKG=$HERE/pkg
+  TARBALL=$OUT/xborder-wasm.tgz
+  PROFILE=wasm-release
+  FEATURES=()
+  TARGETS=(nodejs web)
+else
+  echo "usage: build.sh [--test-hooks]" >&2; exit 2
+fi
 if [ "${XBORDER_BUILT_WASM:-0}" = 1 ] && [ -f "$TARBALL" ]; then
   say "XBORDER_BUILT_WASM=1: reusing $TARBALL"
   exit 0
@@ -29,17 +49,18 @@ CRATE_WB=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' "$HERE/Cargo.toml")
 CLI_WB=$(wasm-bindgen --version | awk '{print $2}')
 [ "$CRATE_WB" = "$CLI_WB" ] || { echo "build-wasm: ERROR: crate pins wasm-bindgen $CRATE_WB, CLI is $CLI_WB" >&2; exit 1; }
 
-say "cargo build -p xborder-wasm --target wasm32-unknown-unknown --profile wasm-release"
-cargo build -p xborder-wasm --target wasm32-unknown-unknown --profile wasm-release \
+say "cargo build -p xborder-wasm --target wasm32-unknown-unknown --profile $PROFILE ${FEATURES[*]}"
+cargo build -p xborder-wasm --target wasm32-unknown-unknown --profile "$PROFILE" "${FEATURES[@]}" \
   --config "$HERE/wasm-release.toml" 2>&1 | sed 's/^/  /'
-WASM=$ROOT/target/wasm32-unknown-unknown/wasm-release/xborder_wasm.wasm
+WASM=$ROOT/target/wasm32-unknown-unknown/$PROFILE/xborder_wasm.wasm
 
 VERSION=$(cargo metadata --format-version 1 --no-deps 2>/dev/null \
   | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const p=JSON.parse(s).packages.find(p=>p.name==="xborder-wasm");console.log(p.version)})')
 
 # Everything the package is made of: skip the rest when it is unchanged.
-INPUTS=$( { sha256sum "$WASM" "$HERE"/npm/* "$HERE/js/glue.js" "$HERE/README.md" "$HERE/build.sh" "$HERE/wasm-release.toml";
-            echo "$VERSION $CLI_WB $(wasm-opt --version)"; } | sha256sum | cut -c1-16)
+INPUTS=$( { sha256sum "$WASM" "$HERE"/npm/* "$HERE/js/glue.js" "$HERE/README.md" "$HERE/build.sh" "$HERE/wasm-release.toml" \
+              "$ROOT/LICENSE-MIT" "$ROOT/LICENSE-APACHE";
+            echo "$FLAVOUR $VERSION $CLI_WB $(wasm-opt --version)"; } | sha256sum | cut -c1-16)
 if [ -f "$TARBALL" ] && [ "$(cat "$PKG/.inputs" 2>/dev/null)" = "$INPUTS" ]; then
   say "package up to date ($INPUTS): $TARBALL"
   exit 0
@@ -50,10 +71,10 @@ mkdir -p "$PKG" "$OUT"
 WASM_OPT_FLAGS=(-Oz --converge --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
   --enable-mutable-globals --enable-multivalue --enable-reference-types
   --low-memory-unused --zero-filled-memory --strip-debug --strip-producers --strip-target-features)
-for target in nodejs web; do
+for target in "${TARGETS[@]}"; do
   dir=$PKG/$([ $target = nodejs ] && echo node || echo web)
   say "wasm-bindgen --target $target -> ${dir#"$ROOT"/}"
-  wasm-bindgen --target "$target" --out-dir "$dir" --out-name xborder_wasm "$WASM" 2>&1 \
+  wasm-bindgen --target "$target" --no-typescript --out-dir "$dir" --out-name xborder_wasm "$WASM" 2>&1 \
     | grep -v 'target_features' | sed 's/^/  /' || true
   say "wasm-opt -Oz ${dir#"$ROOT"/}/xborder_wasm_bg.wasm"
   wasm-opt "${WASM_OPT_FLAGS[@]}" "$dir/xborder_wasm_bg.wasm" -o "$dir/xborder_wasm_bg.wasm.opt"
@@ -62,28 +83,37 @@ for target in nodejs web; do
 done
 
 # The JS snippet (XborderError, the envelope view): ESM as written; CommonJS for the Node build.
-GLUE=$(cd "$PKG/web" && ls snippets/*/js/glue.js)
-[ "$(cd "$PKG/node" && ls snippets/*/js/glue.js)" = "$GLUE" ] || { echo "build-wasm: ERROR: snippet paths differ" >&2; exit 1; }
+GLUE=$(cd "$PKG/node" && ls snippets/*/js/glue.js)
+if [ -d "$PKG/web" ]; then
+  [ "$(cd "$PKG/web" && ls snippets/*/js/glue.js)" = "$GLUE" ] || { echo "build-wasm: ERROR: snippet paths differ" >&2; exit 1; }
+fi
 sed -i 's/^export { \(.*\) };$/module.exports = { \1 };/' "$PKG/node/$GLUE"
 grep -q '^module.exports = {' "$PKG/node/$GLUE" || { echo "build-wasm: ERROR: glue.js export line not found" >&2; exit 1; }
 echo '{ "type": "commonjs" }' > "$PKG/node/package.json"
 
 say "package files -> ${PKG#"$ROOT"/}"
-for f in index.cjs index.mjs web.js index.d.ts; do
-  sed "s|@GLUE@|$GLUE|g" "$HERE/npm/$f" > "$PKG/$f"
+# Lines marked `//@TEST-HOOKS ` export the test hooks: kept (unmarked) in the test build only.
+if [ "$FLAVOUR" = test-hooks ]; then HOOKS='s|//@TEST-HOOKS ||'; else HOOKS='/\/\/@TEST-HOOKS /d'; fi
+for f in index.cjs index.mjs web.js index.d.ts web.d.ts; do
+  sed -e "s|@GLUE@|$GLUE|g" -e "$HOOKS" "$HERE/npm/$f" > "$PKG/$f"
 done
+if grep -q '__panicForTests' "$PKG"/index.* "$PKG/web.js" && [ "$FLAVOUR" = release ]; then
+  echo "build-wasm: ERROR: a test hook in the package's entry points" >&2; exit 1
+fi
 cp "$PKG/index.d.ts" "$PKG/index.d.cts"
 sed "s|@VERSION@|$VERSION|" "$HERE/npm/package.json" > "$PKG/package.json"
 cp "$HERE/README.md" "$PKG/README.md"
+cp "$ROOT/LICENSE-MIT" "$ROOT/LICENSE-APACHE" "$PKG/"
 
 for dir in node web; do
+  [ -d "$PKG/$dir" ] || continue
   raw=$(stat -c%s "$PKG/$dir/xborder_wasm_bg.wasm")
   gz=$(gzip -9c "$PKG/$dir/xborder_wasm_bg.wasm" | wc -c)
   say "$dir/xborder_wasm_bg.wasm: $raw bytes, $gz gzipped"
 done
 
 say "npm pack -> ${TARBALL#"$ROOT"/}"
-rm -f "$OUT"/xborder-wasm-*.tgz
+rm -f "$OUT/xborder-wasm-$VERSION.tgz"
 (cd "$PKG" && npm pack --silent --pack-destination "$OUT" >/dev/null)
 mv "$OUT/xborder-wasm-$VERSION.tgz" "$TARBALL"
 echo "$INPUTS" > "$PKG/.inputs"

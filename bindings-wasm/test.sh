@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # The npm package's own tests (the conformance runners are tests/runners/{node,browser}):
-# tarball (import + require, exports = index.d.ts, no `any`; kinds: every parameter refuses a wrong
-# kind with a TypeError naming it, secrets are UTF-8 keys; readme: every js block of README.md run
-# as written, the HTTP handler sent a signed and a tampered delivery), types (tsc --strict), size budget,
-# panic recovery, bundlers (an app built by webpack 5 and by Vite, run in Chromium), demo
+# tarball (import + require + web.js export exactly index.d.ts, no test hook or plumbing, no `any`;
+# kinds: every parameter refuses a wrong kind with a TypeError naming it, secrets are UTF-8 keys,
+# the signature header in every form a handler has it, the hints of a parsed body and of a
+# mismatch; features: Catalog, PageWalker and Claims (built-in and JS stores, sync and async);
+# readme: every js block of README.md run as written, the HTTP handler sent a signed and a tampered
+# delivery), recipes (the README's ts blocks compiled with tsc --strict; the Express, Fastify and
+# Fetch servers started on loopback and sent deliveries), types (tsc --strict), size budget,
+# publish (npm publish --dry-run, publint, attw), panic recovery (on the test build, build.sh
+# --test-hooks), bundlers (an app built by webpack 5 and by Vite, run in Chromium), demo
 # end-to-end in headless Chromium (screenshot under target/wasm-npm/).
 # Uses the artefact of bindings-wasm/build.sh (built here when missing or stale).
 set -uo pipefail
@@ -26,13 +31,33 @@ run() {
 }
 tarball() {
   bash "$HERE/scripts/consumer.sh" "$SCRATCH/consumer-tarball" &&
-    cp "$HERE/tests/tarball.cjs" "$HERE/tests/tarball.mjs" "$HERE/tests/kinds.mjs" "$HERE/tests/panic.mjs" \
-      "$HERE/tests/readme.mjs" "$SCRATCH/consumer-tarball/" &&
+    cp "$HERE/tests/tarball.cjs" "$HERE/tests/tarball.mjs" "$HERE/tests/kinds.mjs" \
+      "$HERE/tests/features.mjs" "$HERE/tests/readme.mjs" "$SCRATCH/consumer-tarball/" &&
     node "$SCRATCH/consumer-tarball/tarball.cjs" && node "$SCRATCH/consumer-tarball/tarball.mjs" &&
-    node "$SCRATCH/consumer-tarball/kinds.mjs" &&
+    node "$SCRATCH/consumer-tarball/kinds.mjs" && node "$SCRATCH/consumer-tarball/features.mjs" &&
     (cd "$SCRATCH/consumer-tarball" && node readme.mjs "$HERE/README.md")
 }
-panic() { bash "$HERE/scripts/consumer.sh" "$SCRATCH/consumer-tarball" && node "$SCRATCH/consumer-tarball/panic.mjs"; }
+panic() {
+  bash "$HERE/build.sh" --test-hooks | grep -E 'done|up to date|ERROR' &&
+    bash "$HERE/scripts/consumer.sh" "$SCRATCH/consumer-panic" "$SCRATCH/xborder-wasm-test-hooks.tgz" &&
+    cp "$HERE/tests/panic.mjs" "$SCRATCH/consumer-panic/" && node "$SCRATCH/consumer-panic/panic.mjs"
+}
+# dev_deps DIR SPEC...: npm packages of the test harness itself (never dependencies of the
+# package), installed as devDependencies of the scratch project DIR, once per list of specs.
+dev_deps() {
+  local dir=$1; shift
+  mkdir -p "$dir"
+  [ -f "$dir/package.json" ] || echo '{ "name": "xborder-recipes", "private": true, "type": "module" }' > "$dir/package.json"
+  if [ "$(cat "$dir/.dev-deps" 2>/dev/null)" = "$*" ] && [ -d "$dir/node_modules" ]; then return 0; fi
+  echo "dev-deps: npm install --save-dev $* (into ${dir#"$ROOT"/})"
+  (cd "$dir" && npm install --no-audit --no-fund --loglevel=error --save-dev "$@" >/dev/null) && echo "$*" > "$dir/.dev-deps"
+}
+recipes() {
+  local dir=$SCRATCH/consumer-recipes
+  dev_deps "$dir" express@5 fastify@5 @types/express@5 @types/node@20 &&
+    bash "$HERE/scripts/consumer.sh" "$dir" &&
+    cp "$HERE/tests/recipes.mjs" "$dir/" && (cd "$dir" && node recipes.mjs "$HERE/README.md")
+}
 bundlers() {
   bash "$HERE/scripts/consumer.sh" "$SCRATCH/consumer-bundlers" &&
     node "$HERE/tests/bundlers.mjs" "$SCRATCH/consumer-bundlers"
@@ -42,10 +67,12 @@ e2e() {
     node "$HERE/tests/e2e.mjs" "$SCRATCH/consumer-tarball" "$SCRATCH/demo-e2e.png"
 }
 run tarball tarball
+run recipes recipes
 run types bash "$HERE/tests/types.sh" "$SCRATCH/consumer-types"
 run size bash "$HERE/tests/size.sh"
+run publish bash "$HERE/tests/publish.sh"
 run panic panic
 run bundlers bundlers
 run e2e e2e
 if [ ${#failed[@]} -gt 0 ]; then echo "wasm tests: FAILED: ${failed[*]}"; exit 1; fi
-echo "wasm tests: all passed (tarball, types, size, panic, bundlers, e2e)"
+echo "wasm tests: all passed (tarball, recipes, types, size, publish, panic, bundlers, e2e)"

@@ -15,10 +15,12 @@ const load = async (name) => (await fetch(new URL(`./fixtures/${name}`, import.m
 const $ = (id) => document.getElementById(id);
 
 await init();
-const [rulesCO, rulesUS, banksCO] = await Promise.all([
-  load('rules-co-individual.json'), load('rules-us-business.json'), load('banks-co.json'),
+const [rulesCO, rulesUSIndividual, rulesUSBusiness, banksCO] = await Promise.all([
+  load('rules-co-individual.json'), load('rules-us-individual.json'), load('rules-us-business.json'), load('banks-co.json'),
 ]);
-const RULES = { CO: rulesCO, US: rulesUS };
+// The server's rules documents by country and owner type (GET /v1/validation-rules/beneficiaries).
+const RULES = { 'CO:individual': rulesCO, 'US:individual': rulesUSIndividual, 'US:business': rulesUSBusiness };
+const rules = () => RULES[`${$('country').value}:${$('ownerType').value}`] ?? null;
 const BANKS = { CO: banksCO };
 
 for (const bank of banksCO.data) $('bankId').add(new Option(bank.name, bank.id));
@@ -51,7 +53,7 @@ function group(path, description) {
 function renderRulesFields() {
   const country = $('country').value;
   const fixed = new Set(['ownerType', 'country', 'paymentType', 'paymentInfo', 'paymentInfo.bankId', 'paymentInfo.routingNumber']);
-  const fields = requiredFields(RULES[country] ?? null, $('paymentType').value, country)
+  const fields = requiredFields(rules(), $('paymentType').value, country)
     .filter((f) => f.source === 'rules' && !fixed.has(f.path));
   const isParent = (f) => fields.some((g) => g.path.startsWith(`${f.path}.`));
   const boxes = { '': $('rules-fields'), paymentInfo: $('payment-fields') };
@@ -79,44 +81,72 @@ function draft() {
   return out;
 }
 
+// The page opens neutral: a field's messages show once the user has typed in it (a group's, once
+// in one of its fields), every message once they ask for a check.
+const touched = new Set();
+let checkAll = false;
+const showsAt = (path) => checkAll || touched.has(path) || [...touched].some((t) => t.startsWith(`${path}.`));
+
 function validate() {
   const country = $('country').value;
   $('bank-field').hidden = country === 'US';
   $('routing-field').hidden = country !== 'US';
   const banks = BANKS[country] ? { country, response: BANKS[country] } : null;
-  const { valid, issues } = validateBeneficiary(draft(), RULES[country] ?? null, banks);
-  const shown = new Set();
+  const { valid, issues } = validateBeneficiary(draft(), rules(), banks);
+  const placed = new Set();
   for (const field of document.querySelectorAll('.field[data-path]')) {
     const mine = issues.filter((i) => i.path === field.dataset.path);
-    mine.forEach((i) => shown.add(i));
-    field.classList.toggle('bad', mine.length > 0);
-    field.querySelector(':scope > .msg').textContent = mine.map((i) => MESSAGES[i.code] ?? i.code).join('; ');
+    mine.forEach((i) => placed.add(i));
+    const shown = showsAt(field.dataset.path) ? mine : [];
+    field.classList.toggle('bad', shown.length > 0);
+    field.querySelector(':scope > .msg').textContent = shown.map((i) => MESSAGES[i.code] ?? i.code).join('; ');
   }
-  $('other-issues').textContent = issues.filter((i) => !shown.has(i)).map((i) => `${i.path || 'draft'}: ${MESSAGES[i.code] ?? i.code}`).join('; ');
+  const others = issues.filter((i) => !placed.has(i) && showsAt(i.path));
+  $('other-issues').textContent = others.map((i) => `${i.path || 'draft'}: ${MESSAGES[i.code] ?? i.code}`).join('; ');
+  if (touched.size === 0 && !checkAll) {
+    $('summary').className = 'neutral';
+    $('summary').textContent = 'Fill in the form: each field is checked as you type';
+    return;
+  }
   $('summary').className = valid ? 'ok' : 'ko';
   $('summary').textContent = valid ? 'Ready to send' : `${issues.length} issue${issues.length === 1 ? '' : 's'} to fix`;
 }
 
-$('form').addEventListener('input', validate);
+$('form').addEventListener('input', (e) => {
+  if (e.target.name) touched.add(e.target.name);
+  validate();
+});
 $('form').addEventListener('change', (e) => {
+  if (e.target.name) touched.add(e.target.name);
   if (['country', 'ownerType', 'paymentType'].includes(e.target.id)) { draft(); renderRulesFields(); }
+  validate();
+});
+$('form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  checkAll = true;
   validate();
 });
 renderRulesFields();
 validate();
 
-// Webhook inspector.
+// Webhook inspector: neutral until the user types in it or signs the sample.
+let inspecting = false;
 function inspect() {
   const body = $('wh-body').value;
   const verdict = $('verdict');
-  try {
-    verify($('wh-secret').value, body, $('wh-signature').value);
-    verdict.className = 'ok';
-    verdict.textContent = 'Signature verified';
-  } catch (e) {
-    if (!(e instanceof XborderError)) throw e;
-    verdict.className = 'ko';
-    verdict.textContent = `Rejected: ${e.code}`;
+  if (!inspecting) {
+    verdict.className = 'neutral';
+    verdict.textContent = 'Paste a delivery (its raw body and X-Webhook-Signature), or sign this sample';
+  } else {
+    try {
+      verify($('wh-secret').value, body, $('wh-signature').value);
+      verdict.className = 'ok';
+      verdict.textContent = 'Signature verified';
+    } catch (e) {
+      if (!(e instanceof XborderError)) throw e;
+      verdict.className = 'ko';
+      verdict.textContent = `Rejected: ${e.code}`;
+    }
   }
   try {
     const env = decodeEnvelope(body);
@@ -128,8 +158,14 @@ function inspect() {
     $('wh-envelope').textContent = `Not an envelope: ${e.code}${e.field ? ` (${e.field})` : ''}`;
   }
 }
-for (const id of ['wh-body', 'wh-secret', 'wh-signature']) $(id).addEventListener('input', inspect);
+for (const id of ['wh-body', 'wh-secret', 'wh-signature']) {
+  $(id).addEventListener('input', () => {
+    inspecting = true;
+    inspect();
+  });
+}
 $('wh-sign').addEventListener('click', () => {
+  inspecting = true;
   try { $('wh-signature').value = sign($('wh-secret').value, $('wh-body').value); } catch (e) { if (!(e instanceof XborderError)) throw e; }
   inspect();
 });

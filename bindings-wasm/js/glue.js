@@ -2,8 +2,9 @@
 // last line into `module.exports = {...};` for the CommonJS (Node) build. No rule lives here:
 // the error class every xborder function throws, the envelope view whose `data` is parsed
 // from the raw JSON text (kept by the core) on first access, the checks of every public
-// parameter's kind (wrapApi), and the two helpers the Rust side reads JS documents with
-// (plainJson, isWellFormed).
+// parameter's kind and the gathering of a header from the host's header collection (wrapApi),
+// the objects' recovery after a reset, and what the Rust side reads JS documents with (jsonTape:
+// plainJson walked once, isWellFormed).
 
 /** The error every xborder function throws: `code` is a FORMAT.md code. */
 class XborderError extends Error {
@@ -18,6 +19,17 @@ class XborderError extends Error {
 
 function xbError(code, message, field, rejected) {
   return new XborderError(code, message, field, rejected);
+}
+
+/**
+ * What a signature that does not match the body usually means in JavaScript: the body was
+ * parsed and written again (express.json(), JSON.stringify) before it was verified.
+ */
+const RAW_BODY_HINT = 'the body must be the raw bytes as received (express.raw(), await req.arrayBuffer()), not re-serialised JSON';
+
+/** The error of a signature that does not match the body (core's code and message), with the hint. */
+function xbMismatch(code, message) {
+  return new XborderError(code, `${message}; ${RAW_BODY_HINT}`);
 }
 
 const RAW = Symbol('rawData');
@@ -50,6 +62,22 @@ class Envelope {
 
 function makeEnvelope(id, event, kind, entityId, entityType, rawData) {
   return new Envelope(id, event, kind, entityId, entityType, rawData);
+}
+
+/** The facts of a page (core's PageInfo), made here in one call from the Rust side. */
+function makePageInfo(total, page, pageSize, totalPages, hasNext, hasNextConflict, hasPrevious, firstItem, lastItem, nextPage) {
+  return { total, page, pageSize, totalPages, hasNext, hasNextConflict, hasPrevious, firstItem, lastItem, nextPage: nextPage ?? null };
+}
+
+/**
+ * `{kind, entity?, action?}` from core's classification of `name`, packed in one number by the
+ * Rust side (`Catalog.__classify`): the kind's index in `kinds` (core's texts), plus 8 × (the
+ * entity's length + 1) when the name is well formed, `<entity>:<action>` in ASCII.
+ */
+function classification(kinds, n, name) {
+  const kind = kinds[n % 8];
+  const colon = Math.floor(n / 8) - 1;
+  return colon < 0 ? { kind } : { kind, entity: name.slice(0, colon), action: name.slice(colon + 1) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -129,20 +157,20 @@ const secrets = (name) => (v) => {
   return list;
 };
 
+const BODY_WANT = 'the raw body: a string, a Uint8Array (a Buffer) or an ArrayBuffer';
+const RAW_HOW = "express.raw({ type: 'application/json' }) in Express (not express.json()), await req.arrayBuffer() or await request.text() in a Fetch handler";
+
 /** The raw body: a string (its UTF-8 bytes), a Uint8Array (a Node Buffer is one) or an ArrayBuffer. */
 function body(v) {
   if (typeof v === 'string') return ENCODER.encode(v);
   if (TYPED_ARRAY_TAG.call(v) === 'Uint8Array') return v;
   if (isArrayBuffer(v)) return new Uint8Array(v);
-  throw refuse('body', 'the raw body: a string, a Uint8Array (a Buffer) or an ArrayBuffer', v,
-    'pass the bytes exactly as received, not a parsed or re-serialised object');
-}
-
-/** The X-Webhook-Signature header: a string, or null/undefined when absent. */
-function header(v) {
-  if (typeof v === 'string' || v === null || v === undefined) return v;
-  throw refuse('signature', 'the X-Webhook-Signature header value (a string, or null/undefined when absent)', v,
-    'pass the single header value (a string)');
+  // A plain object or an array is what a JSON body parser leaves (express.json() in req.body):
+  // its bytes are gone, so no signature can be checked against it.
+  if (isOptions(v) || Array.isArray(v)) {
+    throw refuse('body', BODY_WANT, v, `this is a parsed JSON body (what express.json() leaves in req.body), whose signed bytes are gone; keep the raw bytes: ${RAW_HOW}`);
+  }
+  throw refuse('body', BODY_WANT, v, `pass the bytes exactly as received: ${RAW_HOW}`);
 }
 
 /** An optional count: absent (undefined or null) or a non-negative integer number, never `+x`. */
@@ -151,21 +179,81 @@ const count = (name, example) => (v) => {
   throw refuse(name, 'a non-negative integer (a number)', v, `pass ${example}, or leave it out`);
 };
 
+/** Milliseconds: a non-negative safe integer number (exact in the core's u64). */
+const millis = (name, example) => (v) => {
+  if (Number.isSafeInteger(v) && v >= 0) return v;
+  throw refuse(name, 'a non-negative safe integer number of milliseconds', v, `pass ${example}`);
+};
+
+/** Optional milliseconds: absent (undefined or null) or as `millis`. */
+const maybeMillis = (name, example) => {
+  const check = millis(name, example);
+  return (v) => (v === undefined || v === null ? undefined : check(v));
+};
+
+/** A function the caller hands over (a store method, fetchPage). */
+const fn = (name, example) => (v) => {
+  if (typeof v === 'function') return v;
+  throw refuse(name, 'a function', v, `pass ${example}`);
+};
+
+/** An instance of the class `C` (a Catalog). */
+const instance = (name, C, example) => (v) => {
+  if (v instanceof C) return v;
+  throw refuse(name, `a ${C.name}`, v, `pass ${example}`);
+};
+
+function isOptions(v) {
+  return typeof v === 'object' && v !== null && Object.prototype.toString.call(v) === '[object Object]';
+}
+
+/**
+ * An options object: absent (undefined or null: `{}`) or a plain object whose keys are all in
+ * `checks` (a misspelt option is a TypeError, never silently ignored); each present option is
+ * checked and the converted values returned, by key.
+ */
+function options(name, v, checks) {
+  const out = {};
+  if (v === undefined || v === null) return out;
+  const keys = Object.keys(checks);
+  if (!isOptions(v)) throw refuse(name, `an options object ({ ${keys.join(', ')} })`, v);
+  for (const key of Object.keys(v)) {
+    if (!keys.includes(key)) throw new TypeError(`xborder: \`${name}.${key}\` is not an option: the options are ${keys.join(', ')}`);
+  }
+  for (const key of keys) out[key] = checks[key](v[key]);
+  return out;
+}
+
 const EXISTING = count('existingWebhooks', 'how many webhooks exist (3)');
+
+/** The checks of the catalog's methods (the free functions are those of the built-in catalog). */
+const CATALOG = {
+  addLive: [str('name')],
+  addWildcard: [str('name')],
+  classify: [str('name')],
+  isLive: [str('name')],
+  checkRegistration: [names('events', "['order:created']"), EXISTING],
+  createWebhookBody: [names('events', "['order:created']"), str('url'), EXISTING],
+  matches: [names('subscriptions', "['order:*']"), str('event')],
+};
+
+/** The free functions that are methods of the built-in catalog. */
+const BUILTIN = {
+  classifyEvent: 'classify',
+  checkRegistration: 'checkRegistration',
+  createWebhookBody: 'createWebhookBody',
+  eventMatches: 'matches',
+};
 
 /** The checks of each function's parameters, in order; `null` passes a JSON document as it is. */
 const PARAMETERS = {
-  classifyEvent: [str('name')],
-  checkRegistration: [names('events', "['order:created']"), EXISTING],
-  createWebhookBody: [names('events', "['order:created']"), str('url'), EXISTING],
-  eventMatches: [names('subscriptions', "['order:*']"), str('event')],
   sign: [str('secret'), body],
-  verify: [secrets('secretOrSecrets'), body, header],
   decodeEnvelope: [body],
   validateBeneficiary: [],
   requiredFields: [null, str('paymentType'), str('country')],
   listQuery: [],
   pageInfo: [],
+  // The test build's hook (build.sh --test-hooks); absent from the published module.
   __panicForTests: [],
 };
 
@@ -174,53 +262,374 @@ function convert(checks, args) {
   return args;
 }
 
+const HEADER_WANT = "the X-Webhook-Signature header: its value (a string) or values (an array of strings), the request's headers (Node's req.headers, a Fetch Headers, a plain object), or null/undefined when absent";
+
+/**
+ * The signature parameter: `[value, undefined]` for the one header value passed as a string (or
+ * absent), `[undefined, values]` for the values gathered from what a handler has (an array of
+ * values; a Fetch `Headers`; Node's `IncomingHttpHeaders` or another record, the name looked up
+ * in any case). Which of several values counts is core's `signature_header`, never decided here.
+ */
+function signatureIn(name, v) {
+  if (typeof v === 'string' || v === null || v === undefined) return [v, undefined];
+  const list = strings('signature', v, 'a header value (a string)');
+  if (list !== undefined) return [undefined, list];
+  const tag = Object.prototype.toString.call(v);
+  if (tag === '[object Headers]' || (tag === '[object Object]' && typeof v.get === 'function')) {
+    // A Fetch Headers (or a library's one like it): get() joins repeated values with ", ". (A
+    // Map, URLSearchParams or FormData has a get() too, but compares names exactly: refused.)
+    const x = v.get(name());
+    if (x === null || x === undefined) return [undefined, []];
+    if (typeof x !== 'string') throw refuse(`signature.get('${name()}')`, 'a string, or null when absent', x);
+    return [undefined, [x]];
+  }
+  if (tag === '[object Object]') {
+    const values = [];
+    for (const key of Object.keys(v)) {
+      if (key.toLowerCase() !== name()) continue;
+      const x = v[key];
+      if (typeof x === 'string') values.push(x);
+      else if (x !== undefined) {
+        const many = strings(`signature['${key}']`, x, 'a header value (a string)');
+        if (many === undefined) throw refuse(`signature['${key}']`, 'a header value (a string) or an array of them', x);
+        values.push(...many);
+      }
+    }
+    return [undefined, values];
+  }
+  throw refuse('signature', HEADER_WANT, v, 'pass req.headers (Node), request.headers (Fetch) or the header value');
+}
+
+const INNER = Symbol('inner'); // a wrapper's wasm-bindgen object
+const REMAKE = Symbol('remake'); // makes it again in a fresh instance (or throws)
+const FREED = Symbol('freed');
+const ADDED = Symbol('added'); // a catalog's added names, in order: [method, name]
+const LOST = Symbol('lost'); // marks the error of an object whose state went with a reset
+
 /**
  * The public API over the wasm-bindgen module `raw`: each call's arguments are checked and
  * converted (above), then passed through. After an INTERNAL_ERROR (a Rust panic) the Rust side
  * asked for a fresh instance, which wasm-bindgen creates at the next call; that call is made here
  * at once, with no argument (wasm-bindgen 0.2.130 copies a call's arguments into the old
- * instance before switching).
+ * instance before switching). The package then recovers by itself: every object holds its
+ * wasm-bindgen object (INNER) and makes it again, in the fresh instance, from what made it
+ * (secrets, window, catalog names, options) on its next call. What lived only in the old
+ * instance's memory is gone: a Receiver's window of committed ids, the built-in Claims' claims,
+ * a PageWalker's walk (which throws INTERNAL_ERROR: start a new one). A Claims store of the
+ * host's keeps everything: it lives outside the module.
  */
 function wrapApi(raw) {
+  let generation = 0; // which WebAssembly instance: objects of an earlier one are made again
+  let resetBy; // the INTERNAL_ERROR that reset the module
   const reset = (e) => {
-    if (e instanceof XborderError && e.code === 'INTERNAL_ERROR') raw.__xborderReset();
+    if (e instanceof XborderError && e.code === 'INTERNAL_ERROR' && !e[LOST]) {
+      builtinCatalog = undefined; // it lived in the old instance
+      generation++;
+      resetBy = e;
+      raw.__xborderReset();
+    }
     return e;
   };
-  const call = (f, self, checks, args) => {
-    convert(checks, args);
+  const run = (f, self, args) => {
     try {
       return f.apply(self, args);
     } catch (e) {
       throw reset(e);
     }
   };
+  const call = (f, self, checks, args) => run(f, self, convert(checks, args));
+  /** The wasm-bindgen object of a wrapper, made again when the module was reset since. */
+  const live = (o) => {
+    if (o[BORN] !== generation && !o[FREED]) {
+      o[INNER] = run(o[REMAKE], o, []);
+      o[BORN] = generation;
+    }
+    return o[INNER];
+  };
+  /** Makes a wrapper's wasm-bindgen object (`make(first)`; again with `first` false after a reset). */
+  const adopt = (o, make) => {
+    o[REMAKE] = () => make(false);
+    o[INNER] = run(make, o, [true]);
+    o[BORN] = generation;
+  };
+  /** Releases the memory now; a wrapper made before a reset has none in this instance. */
+  function free() {
+    if (this[FREED]) return;
+    this[FREED] = true;
+    if (this[BORN] === generation) this[INNER].free();
+  }
+  const freeable = (C) => {
+    Object.defineProperty(C.prototype, 'free', { value: free, writable: true, configurable: true });
+    if (Symbol.dispose) Object.defineProperty(C.prototype, Symbol.dispose, { value: free, writable: true, configurable: true });
+  };
+  let headerName;
+  const signatureName = () => (headerName ??= raw.__signatureHeader().toLowerCase());
+  const signature = (v) => signatureIn(signatureName, v);
+
   const api = {};
   for (const [name, checks] of Object.entries(PARAMETERS)) {
     const f = raw[name];
+    if (typeof f !== 'function') continue; // a test hook, in the test build only
     api[name] = { [name](...args) { return call(f, this, checks, args); } }[name];
   }
-  const { receive, commit } = raw.Receiver.prototype;
-  const NEW = [secrets('secretOrSecrets'), count('window', 'how many committed ids to remember (10000)')];
-  const RECEIVE = [body, header];
-  const COMMIT = [str('id')];
-  /** Verifies, decodes, classifies and dedupes webhook deliveries. */
-  api.Receiver = class Receiver extends raw.Receiver {
-    constructor(secretOrSecrets, window) {
-      const args = convert(NEW, [secretOrSecrets, window]);
-      try {
-        super(...args);
-      } catch (e) {
-        throw reset(e);
-      }
-    }
-    receive(...args) {
-      return call(receive, this, RECEIVE, args);
-    }
-    commit(...args) {
-      return call(commit, this, COMMIT, args);
+  const VERIFY = [secrets('secretOrSecrets'), body, signature];
+  api.verify = function verify(...args) {
+    const [keys, bytes, [value, values]] = convert(VERIFY, args);
+    return run(raw.verify, undefined, [keys, bytes, value, values]);
+  };
+
+  /** An event catalog: `new Catalog()` is a copy of the built-in one, to add names to. */
+  api.Catalog = class Catalog {
+    constructor() {
+      this[ADDED] = [];
+      adopt(this, () => catalogOf(this[ADDED]));
     }
   };
+  /** A catalog in this instance with `added` added (each was accepted once already). */
+  const catalogOf = (added) => {
+    const c = new raw.Catalog();
+    for (const [method, name] of added) raw.Catalog.prototype[method].call(c, name);
+    return c;
+  };
+  freeable(api.Catalog);
+  // classify: core's answer as one number, made an object here (classification).
+  let kinds;
+  const { __classify } = raw.Catalog.prototype;
+  const classify = function classify(name) {
+    return classification(kinds ??= raw.__eventKinds(), __classify.call(this, name), name);
+  };
+  const catalogMethod = (name) => (name === 'classify' ? classify : raw.Catalog.prototype[name]);
+  for (const [name, checks] of Object.entries(CATALOG)) {
+    const f = catalogMethod(name);
+    const adds = name === 'addLive' || name === 'addWildcard';
+    Object.defineProperty(api.Catalog.prototype, name, {
+      value: { [name](...args) {
+        const out = call(f, live(this), checks, args);
+        if (adds) this[ADDED].push([name, args[0]]);
+        return out;
+      } }[name],
+      writable: true,
+      configurable: true,
+    });
+  }
+  // The free functions: the methods of one built-in catalog, made again after a reset.
+  let builtinCatalog;
+  const builtin = () => (builtinCatalog ??= new raw.Catalog());
+  for (const [name, of] of Object.entries(BUILTIN)) {
+    const f = catalogMethod(of);
+    const checks = CATALOG[of];
+    api[name] = { [name](...args) { return call(f, builtin(), checks, args); } }[name];
+  }
+
+  const { receive, commit } = raw.Receiver.prototype;
+  const SECRETS = secrets('secretOrSecrets');
+  const WINDOW_EXAMPLE = 'how many committed ids to remember (10000)';
+  const WINDOW = count('window', `${WINDOW_EXAMPLE} or an options object ({ window, catalog })`);
+  const RECEIVER_OPTIONS = {
+    window: count('options.window', WINDOW_EXAMPLE),
+    catalog: (v) => (v === undefined || v === null ? undefined : instance('options.catalog', api.Catalog, 'a Catalog (new Catalog())')(v)),
+  };
+  const RECEIVE = [body, signature];
+  const COMMIT = [str('id')];
+  /** Verifies, decodes, classifies and dedupes webhook deliveries. */
+  api.Receiver = class Receiver {
+    constructor(secretOrSecrets, windowOrOptions) {
+      const keys = SECRETS(secretOrSecrets);
+      const { window, catalog } = isOptions(windowOrOptions)
+        ? options('options', windowOrOptions, RECEIVER_OPTIONS)
+        : { window: WINDOW(windowOrOptions) };
+      const added = catalog?.[ADDED].slice(); // the receiver takes a copy of the catalog as it is now
+      adopt(this, (first) => {
+        if (added === undefined) return new raw.Receiver(keys, window, builtin());
+        if (first) return new raw.Receiver(keys, window, live(catalog));
+        const copy = catalogOf(added);
+        try {
+          return new raw.Receiver(keys, window, copy);
+        } finally {
+          copy.free();
+        }
+      });
+    }
+    receive(...args) {
+      const [bytes, [value, values]] = convert(RECEIVE, args);
+      return run(receive, live(this), [bytes, value, values]);
+    }
+    commit(...args) {
+      return call(commit, live(this), COMMIT, args);
+    }
+  };
+
+  const { nextQuery, isDone, __feed } = raw.PageWalker.prototype;
+  const FETCH_PAGE = [fn('fetchPage', 'async (query) => (await fetch(`${url}?${query}`)).json()'),
+    (v) => (v === undefined || v === null ? undefined : fn('onStep', '(step) => console.log(step.drifts)')(v))];
+  /** Walks every page of a list: the query to send next, each record once, the drift. */
+  api.PageWalker = class PageWalker {
+    constructor(params) {
+      adopt(this, (first) => {
+        if (first) return new raw.PageWalker(params);
+        // Which records were passed on lived in the old instance: a walk cannot go on.
+        const e = new XborderError(resetBy.code, `${resetBy.code}: this PageWalker's walk was lost when xborder-wasm was reset after an internal error; start a new PageWalker`);
+        Object.defineProperty(e, LOST, { value: true }); // a consequence of the reset, not another one
+        throw e;
+      });
+    }
+    nextQuery() {
+      return call(nextQuery, live(this), [], []) ?? null;
+    }
+    isDone() {
+      return call(isDone, live(this), [], []);
+    }
+    feed(response) {
+      const { fresh, info, drifts } = call(__feed, live(this), [], [response]);
+      // The caller's own records at the indices the core passes on (its plain copy when the
+      // response is made by toJSON).
+      const own = isOptions(response) && typeof response.toJSON !== 'function' ? response.data : undefined;
+      const data = Array.isArray(own) && typeof own.toJSON !== 'function' ? own : plainJson(response).data;
+      return { records: fresh.map((i) => data[i]), info, drifts };
+    }
+    records(...args) {
+      const [fetchPage, onStep] = convert(FETCH_PAGE, args);
+      const walker = this;
+      return (async function* records() {
+        for (let query = walker.nextQuery(); query !== null; query = walker.nextQuery()) {
+          const step = walker.feed(await fetchPage(query));
+          if (onStep !== undefined) await onStep(step);
+          yield* step.records;
+        }
+      })();
+    }
+  };
+
+  freeable(api.Receiver);
+  freeable(api.PageWalker);
+
+  api.Claims = claimsClass(raw, { call, live, adopt, generation: () => generation });
+  freeable(api.Claims);
   return api;
+}
+
+const STEP = [str('step'), str('id'), str('token'), millis('atMs', 'Date.now()')];
+const LEASE = maybeMillis('options.leaseMs', 'how long a claim holds (30000)');
+const WINDOW_MS = maybeMillis('options.windowMs', 'how long a done id is a duplicate (86400000)');
+const BORN = Symbol('born'); // the WebAssembly instance (its generation) an object was made in
+const STORE = Symbol('store');
+const RULES = Symbol('rules');
+
+function storeFailed(raw, method, cause) {
+  const e = raw.__storeUnavailable(`store.${method} failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+  e.cause = cause;
+  return e;
+}
+
+/** A store's answer checked by kind: a load's entry text (or null), a compare-and-set's boolean. */
+function answer(need, v) {
+  if (need.op === 'load') {
+    if (typeof v === 'string' || v === null || v === undefined) return v ?? null;
+    throw refuse('store.load', 'an entry text (a string) or null/undefined when there is none (a result)', v);
+  }
+  if (typeof v === 'boolean') return v;
+  throw refuse('store.compareAndSet', 'true or false (a result)', v, 'answer whether the entry was the expected one and was set');
+}
+
+/** The store method a need asks for. */
+const method = (need) => (need.op === 'load' ? 'load' : 'compareAndSet');
+
+/** The store call a need asks for, unawaited; STORE_UNAVAILABLE (with the cause) when it throws. */
+function ask(raw, store, need) {
+  try {
+    return need.op === 'load' ? store.load(need.id) : store.compareAndSet(need.id, need.expected, need.next, need.ttlMs);
+  } catch (e) {
+    throw storeFailed(raw, method(need), e);
+  }
+}
+
+function isThenable(v) {
+  return (typeof v === 'object' || typeof v === 'function') && v !== null && typeof v.then === 'function';
+}
+
+/**
+ * The `Claims` class: core's in-memory store, or the host's store driven through core's claim
+ * task (every decision, the retries on conflict included, is the task's: the loops below only
+ * carry its needs to the store and the answers back). The built-in store lives in the module's
+ * memory: after a reset it is made again, empty. A store of the host's lives outside it: a task
+ * is made per step, so nothing of it is lost.
+ */
+function claimsClass(raw, { call, live, adopt, generation }) {
+  const { step: memoryStep } = raw.Claims.prototype;
+  const { start, loaded, swapped } = raw.ClaimTask.prototype;
+  const CAPACITY = count('options.capacity', 'how many done ids to remember (10000)');
+  const newTask = (...args) => new raw.ClaimTask(...args);
+  const task = (claims, args) => call(newTask, undefined, [], [...claims[RULES], ...convert(STEP, args)]);
+  // A task's memory is given back at once, unless the module was reset meanwhile (wasm-bindgen's
+  // free() would then free that address in the new instance).
+  const done = (t, born) => {
+    if (generation() === born) t.free();
+  };
+  const next = (t, need, v) => call(need.op === 'load' ? loaded : swapped, t, [], [answer(need, v)]);
+
+  class Claims {
+    constructor(opts) {
+      const o = options('options', opts, { leaseMs: LEASE, windowMs: WINDOW_MS, capacity: CAPACITY });
+      adopt(this, () => new raw.Claims(o.leaseMs, o.windowMs, o.capacity));
+    }
+
+    static withStore(store, opts) {
+      if (typeof store !== 'object' || store === null) {
+        throw refuse('store', 'a store object ({ load(id), compareAndSet(id, expected, next, ttlMs) })', store);
+      }
+      fn('store.load', 'load(id) { return redis.get(id) }')(store.load);
+      fn('store.compareAndSet', 'compareAndSet(id, expected, next, ttlMs) { ... }')(store.compareAndSet);
+      const o = options('options', opts, { leaseMs: LEASE, windowMs: WINDOW_MS });
+      const claims = Object.create(Claims.prototype);
+      claims[STORE] = store;
+      claims[RULES] = [o.leaseMs, o.windowMs];
+      claims[FREED] = true; // nothing of it is in the module's memory
+      return claims;
+    }
+
+    step(...args) {
+      if (!this[STORE]) return call(memoryStep, live(this), STEP, args);
+      const t = task(this, args);
+      const born = generation();
+      try {
+        let need = call(start, t, [], []);
+        while (need.op !== 'done') {
+          const v = ask(raw, this[STORE], need);
+          if (isThenable(v)) {
+            Promise.resolve(v).catch(() => {});
+            throw new TypeError(`xborder: \`store.${method(need)}\` returned a Promise: step() needs a synchronous store; use stepAsync() with an asynchronous one`);
+          }
+          need = next(t, need, v);
+        }
+        return need.outcome;
+      } finally {
+        done(t, born);
+      }
+    }
+
+    async stepAsync(...args) {
+      if (!this[STORE]) return this.step(...args);
+      const t = task(this, args);
+      const born = generation();
+      try {
+        let need = call(start, t, [], []);
+        while (need.op !== 'done') {
+          const pending = ask(raw, this[STORE], need); // throws STORE_UNAVAILABLE when the method throws
+          let v;
+          try {
+            v = await pending;
+          } catch (e) {
+            throw storeFailed(raw, method(need), e);
+          }
+          need = next(t, need, v);
+        }
+        return need.outcome;
+      } finally {
+        done(t, born);
+      }
+    }
+  }
+  return Claims;
 }
 
 /**
@@ -240,6 +649,54 @@ function plainJson(value) {
   return text === undefined ? null : JSON.parse(text);
 }
 
+let tapeText = '';
+
+/**
+ * A JS value's JSON document as the tape the Rust side reads it from (`Tape` in src/lib.rs), in
+ * two calls however large it is: the plain JSON data of `plainJson`, walked once depth first
+ * into codes (returned: a tag per value, 0 null, 1 false, 2 true, 3 a number then its value, 4 a
+ * string then its length in UTF-16 units, 5 an array then its length, 6 an object then its
+ * number of keys, each key a string before its value; first a 1 when a string or key is not
+ * well-formed UTF-16, which the Rust side refuses as serde_json does its escape) and the text of
+ * every string and key in order (`jsonTapeText`, asked right after). Throws where plainJson does.
+ */
+function jsonTape(value) {
+  const codes = [0];
+  const texts = [];
+  const string = (s) => {
+    if (!isWellFormed(s)) codes[0] = 1;
+    codes.push(4, s.length);
+    texts.push(s);
+  };
+  const walk = (v) => {
+    if (v === null) codes.push(0);
+    else if (typeof v === 'boolean') codes.push(v ? 2 : 1);
+    else if (typeof v === 'number') codes.push(3, v);
+    else if (typeof v === 'string') string(v);
+    else if (Array.isArray(v)) {
+      codes.push(5, v.length);
+      for (const x of v) walk(x);
+    } else {
+      const keys = Object.keys(v);
+      codes.push(6, keys.length);
+      for (const k of keys) {
+        string(k);
+        walk(v[k]);
+      }
+    }
+  };
+  walk(plainJson(value));
+  tapeText = texts.join('');
+  return codes;
+}
+
+/** The text of the last jsonTape. */
+function jsonTapeText() {
+  const text = tapeText;
+  tapeText = '';
+  return text;
+}
+
 /** Whether a string is well-formed UTF-16 (no lone surrogate), for engines without isWellFormed too. */
 function isWellFormed(s) {
   if (typeof s.isWellFormed === 'function') return s.isWellFormed();
@@ -255,4 +712,4 @@ function isWellFormed(s) {
   return true;
 }
 
-export { XborderError, Envelope, xbError, makeEnvelope, wrapApi, plainJson, isWellFormed };
+export { XborderError, Envelope, xbError, xbMismatch, makeEnvelope, makePageInfo, wrapApi, plainJson, jsonTape, jsonTapeText, isWellFormed };

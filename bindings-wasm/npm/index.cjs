@@ -17,9 +17,12 @@ module.exports = {
   verify: api.verify,
   decodeEnvelope: api.decodeEnvelope,
   Receiver: api.Receiver,
+  Catalog: api.Catalog,
+  PageWalker: api.PageWalker,
+  Claims: api.Claims,
   validateBeneficiary: api.validateBeneficiary,
   requiredFields: api.requiredFields,
   listQuery: api.listQuery,
   pageInfo: api.pageInfo,
-  __panicForTests: api.__panicForTests,
+  //@TEST-HOOKS __panicForTests: api.__panicForTests,
 };

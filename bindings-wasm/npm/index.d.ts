@@ -10,10 +10,33 @@ export type JsonObject = { [key: string]: JsonValue };
 
 /**
  * A raw webhook body: the bytes exactly as received. A string is taken as its UTF-8 bytes; a
- * `Uint8Array` (a Node `Buffer` is one) or an `ArrayBuffer` as its bytes. Anything else (a parsed
- * JSON object, a `DataView`, another typed array) throws a `TypeError` naming `body`.
+ * `Uint8Array` (a Node `Buffer` is one) or an `ArrayBuffer` as its bytes: Express's `req.body`
+ * under `express.raw({ type: 'application/json' })`, `await request.arrayBuffer()` or
+ * `await request.text()` in a Fetch handler. Anything else throws a `TypeError` naming `body`;
+ * a parsed JSON object (what `express.json()` leaves in `req.body`) says how to keep the raw
+ * bytes, since its signed bytes are gone.
  */
 export type Body = string | Uint8Array | ArrayBuffer;
+
+/**
+ * A request's headers as a handler has them, where `X-Webhook-Signature` is looked up in any case:
+ * Node's `req.headers` (`IncomingHttpHeaders`, also Express's and Fastify's), or any plain object
+ * of header values; or a Fetch `Headers` (`request.headers` in a Fetch handler: Next.js route
+ * handlers, Hono's `c.req.raw.headers`, Workers), or a library's object with the same `get(name)`.
+ */
+export type HeaderCollection =
+  | { readonly [name: string]: string | readonly string[] | undefined }
+  | { get(name: string): string | null };
+
+/**
+ * The `X-Webhook-Signature` header: its one value as a string (taken exactly as it is), its values
+ * (an array, as Node types a repeated header), the request's headers (a `HeaderCollection`), or
+ * `null` / `undefined` when absent. Of several values (an array, a repeated header, one value
+ * joined with `", "` by Node or a proxy), xborder's core decides: the same signature repeated is
+ * that signature, two different ones are `MALFORMED_SIGNATURE` (never "try each"), only blank ones
+ * are none (`MISSING_SIGNATURE`). Anything else throws a `TypeError` naming `signature`.
+ */
+export type SignatureHeader = string | readonly string[] | HeaderCollection | null | undefined;
 
 /**
  * The signing secret: one secret as a string (its UTF-8 bytes are the key, nothing is trimmed),
@@ -53,16 +76,28 @@ export type PaginationErrorCode =
   | "OUT_OF_RANGE";
 /** Why a delivery was rejected. */
 export type ReceiveErrorCode = SignatureErrorCode | EnvelopeErrorCode | "STORE_UNAVAILABLE";
+/** Why a name could not be added to a `Catalog`. */
+export type CatalogErrorCode = "INVALID_EVENT_NAME";
+/**
+ * Why a claim step could not be carried out: `INVALID_STEP` (with `field`: `do`, `id` or
+ * `token`), `STORE_UNAVAILABLE` (the store threw or rejected, with the store's error as `cause`;
+ * it holds a text xborder did not write; or the entry kept changing under concurrent requests).
+ */
+export type ClaimErrorCode = "INVALID_STEP" | "STORE_UNAVAILABLE";
 /**
  * Every code an `XborderError` carries. `MALFORMED_JSON` is also thrown for a JS value that
  * cannot be written as JSON (a BigInt, a cycle); `INTERNAL_ERROR` is a bug of xborder (a panic),
- * after which the module is reset.
+ * after which the module is reset: objects made before answer again, made again from what made
+ * them, without what they held in memory (a `Receiver`'s window, the built-in `Claims`' claims); a
+ * `PageWalker` made before throws `INTERNAL_ERROR` (start the walk again).
  */
 export type ErrorCode =
   | SignatureErrorCode
   | EnvelopeErrorCode
   | RegistrationErrorCode
   | PaginationErrorCode
+  | CatalogErrorCode
+  | ClaimErrorCode
   | "STORE_UNAVAILABLE"
   | "INTERNAL_ERROR";
 
@@ -80,7 +115,8 @@ export class XborderError extends Error {
    * What the error is about: the envelope field (an `EnvelopeField`: `MISSING_FIELD`,
    * `INVALID_FIELD`, `ENTITY_MISMATCH`), or the list parameter or filter key (`UNKNOWN_PARAMETER`,
    * `INVALID_FILTER`: `"status"`, `"filters"` when `filters` is not an object, `""` when the
-   * parameters are not an object).
+   * parameters are not an object), or the part of a claim step that is wrong (`INVALID_STEP`:
+   * `"do"`, `"id"`, `"token"`).
    */
   readonly field?: string;
   /** The refused names (`VALIDATION_FAILED` from `createWebhookBody`). */
@@ -145,6 +181,41 @@ export function createWebhookBody(events: readonly string[], url: string, existi
  */
 export function eventMatches(subscriptions: readonly string[], event: string): boolean;
 
+/**
+ * An event catalog: the built-in names plus the ones added to it, for event names the provider
+ * sends before this release knows them. The free functions above use the built-in catalog; a
+ * `Receiver` given a catalog (`new Receiver(secret, { catalog })`) classifies with a copy of it
+ * taken when the receiver is made.
+ */
+export class Catalog {
+  /** A copy of the built-in catalog, with nothing added. */
+  constructor();
+  /**
+   * Adds a live name (`order:rejected`); a planned name added this way becomes live.
+   * @throws {XborderError} `INVALID_EVENT_NAME` when the name is not well formed or is a wildcard.
+   * @throws {TypeError} when `name` is not a string.
+   */
+  addLive(name: string): void;
+  /**
+   * Adds a wildcard `<entity>:*` the provider accepts in registrations.
+   * @throws {XborderError} `INVALID_EVENT_NAME` when the name is not a well-formed wildcard.
+   * @throws {TypeError} when `name` is not a string.
+   */
+  addWildcard(name: string): void;
+  /** Whether `name` is live (built in or added). @throws {TypeError} when `name` is not a string. */
+  isLive(name: string): boolean;
+  /** As `classifyEvent`, against this catalog. */
+  classify(name: string): Classification;
+  /** As `checkRegistration`, against this catalog. */
+  checkRegistration(events: readonly string[], existingWebhooks?: number | null): RegistrationCheck;
+  /** As `createWebhookBody`, against this catalog. */
+  createWebhookBody(events: readonly string[], url: string, existingWebhooks?: number | null): string;
+  /** As `eventMatches`, against this catalog. */
+  matches(subscriptions: readonly string[], event: string): boolean;
+  /** Releases the catalog's WebAssembly memory now (otherwise done when it is garbage-collected). */
+  free(): void;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Signatures and envelopes
 
@@ -159,13 +230,15 @@ export function sign(secret: string, body: Body): string;
 /**
  * Checks a signature header against the raw body, with one secret (a string) or several (an
  * array, during a key rotation). Returns when it verifies.
- * @param signature the `X-Webhook-Signature` header value; `null` or `undefined` when absent.
- * @throws {XborderError} `EMPTY_SECRET`, `MISSING_SIGNATURE`, `MALFORMED_SIGNATURE`, `SIGNATURE_MISMATCH`.
+ * @param signature the request's headers (`req.headers`, `request.headers`) or the
+ *   `X-Webhook-Signature` value; `null` or `undefined` when absent (a `SignatureHeader`).
+ * @throws {XborderError} `EMPTY_SECRET`, `MISSING_SIGNATURE`, `MALFORMED_SIGNATURE`,
+ *   `SIGNATURE_MISMATCH` (its message ends with how to pass the body: the raw bytes as received,
+ *   not re-serialised JSON).
  * @throws {TypeError} when `secretOrSecrets` is neither a string nor an array of strings, `body`
- *   not a `Body`, or `signature` not a string, `null` or `undefined` (an array of header values
- *   is refused: pass the single value).
+ *   not a `Body`, or `signature` not a `SignatureHeader`.
  */
-export function verify(secretOrSecrets: SecretOrSecrets, body: Body, signature: string | null | undefined): void;
+export function verify(secretOrSecrets: SecretOrSecrets, body: Body, signature: SignatureHeader): void;
 
 /** A decoded webhook envelope. */
 export interface Envelope {
@@ -206,7 +279,20 @@ export type Decision =
   /** Not verified or not decodable: answer non-2xx so the service retries. */
   | { action: "reject"; error: XborderError & { code: ReceiveErrorCode; field?: EnvelopeField } };
 
-/** Verifies, decodes, classifies and dedupes webhook deliveries. */
+/** The options of a `Receiver`; absent or `null` takes the default. Any other key is a `TypeError`. */
+export interface ReceiverOptions {
+  /** How many committed ids are remembered (10,000 by default; 0 when claims dedupe instead). */
+  window?: number | null;
+  /** The catalog names are classified against (a copy, taken now); the built-in one by default. */
+  catalog?: Catalog | null;
+}
+
+/**
+ * Verifies, decodes, classifies and dedupes webhook deliveries. Its window of committed ids is
+ * memory of this process: it does not survive a restart, nor a reset of the module after an
+ * `INTERNAL_ERROR` (the receiver then answers again with an empty window). Ids that must survive
+ * belong in a `Claims` store of yours (`Claims.withStore`), with `{ window: 0 }` here.
+ */
 export class Receiver {
   /**
    * @param secretOrSecrets one signing secret (a string), or an array of them during a key
@@ -219,17 +305,108 @@ export class Receiver {
    */
   constructor(secretOrSecrets: SecretOrSecrets, window?: number | null);
   /**
-   * Decides one delivery from the raw body and the `X-Webhook-Signature` header value (`null` or
-   * `undefined` when absent). Remembers nothing.
-   * @throws {TypeError} when `body` is not a `Body` or `signature` not a string, `null` or `undefined`.
+   * @param options `{ window, catalog }`: the window as above, and the catalog to classify with.
+   * @throws {XborderError} `EMPTY_SECRET`.
+   * @throws {TypeError} when `secretOrSecrets` is neither a string nor an array of strings, an
+   *   option is of the wrong kind (`options.window`, `options.catalog`), or a key is not an option.
    */
-  receive(body: Body, signature: string | null | undefined): Decision;
+  constructor(secretOrSecrets: SecretOrSecrets, options: ReceiverOptions);
+  /**
+   * Decides one delivery from the raw body and the request's headers (`req.headers`,
+   * `request.headers`) or the `X-Webhook-Signature` value (`null` or `undefined` when absent).
+   * Remembers nothing.
+   * @throws {TypeError} when `body` is not a `Body` or `signature` not a `SignatureHeader`.
+   */
+  receive(body: Body, signature: SignatureHeader): Decision;
   /**
    * Records an event id as processed: call it once the event is persisted.
    * @throws {TypeError} when `id` is not a string.
    */
   commit(id: string): void;
   /** Releases the receiver's WebAssembly memory now (otherwise done when it is garbage-collected). */
+  free(): void;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Claims (several instances of one consumer)
+
+/** What a request does to an event id's claim. */
+export type ClaimStep = "claim" | "complete" | "release";
+
+/**
+ * The answer to a step: `claimed` (process, then `complete`, or `release` when it failed),
+ * `in_progress` (another request holds the id: answer non-2xx with `Retry-After`), `duplicate`
+ * (done: answer 2xx), `completed` (answer 2xx), `released` (answer non-2xx: the retry processes
+ * it), `stale` (this request no longer holds the id: nothing changed).
+ */
+export type ClaimOutcome = "claimed" | "in_progress" | "duplicate" | "completed" | "released" | "stale";
+
+/**
+ * A store of claims shared by the instances of one consumer (Redis, SQL, ...). It keeps one
+ * entry text per event id and compares-and-sets it atomically; every decision is xborder's.
+ * Either method may return a Promise (then use `stepAsync`); one that throws or rejects makes
+ * the step fail with `STORE_UNAVAILABLE`, the error as its `cause`.
+ */
+export interface ClaimStore {
+  /** The entry text of `id`: a string, or `null` / `undefined` when there is none. */
+  load(id: string): string | null | undefined | PromiseLike<string | null | undefined>;
+  /**
+   * Atomically: when the entry of `id` is `expected` (`null`: no entry), make it `next` (`null`:
+   * remove it), which the store may drop on its own after `ttlMs` (`null`: never), and answer
+   * `true`; otherwise change nothing and answer `false`.
+   */
+  compareAndSet(id: string, expected: string | null, next: string | null, ttlMs: number | null): boolean | PromiseLike<boolean>;
+}
+
+/** The rules of claims; absent or `null` takes the default. Any other key is a `TypeError`. */
+export interface ClaimRulesOptions {
+  /** How long a claim holds an id, in milliseconds (30,000 by default). */
+  leaseMs?: number | null;
+  /** How long a done id is a duplicate, in milliseconds (by default until the store forgets it). */
+  windowMs?: number | null;
+}
+
+/** The options of the built-in store. */
+export interface ClaimsOptions extends ClaimRulesOptions {
+  /** How many done ids it remembers (10,000 by default; oldest forgotten first). */
+  capacity?: number | null;
+}
+
+/**
+ * Claims on event ids, so that a delivery and its retry arriving at two instances at once are
+ * processed once: `claim` before processing, then `complete` once persisted (or `release` when
+ * it failed). Times are the host's clock in milliseconds (`Date.now()`), non-decreasing.
+ */
+export class Claims {
+  /**
+   * Claims kept in this process's memory (one instance; lost on a restart, and emptied by a reset
+   * of the module after an `INTERNAL_ERROR`). Several instances, or done ids that must survive,
+   * share a `ClaimStore` through `withStore`.
+   * @throws {TypeError} when `options` is not an options object, a key is not an option, or
+   *   `leaseMs` / `windowMs` / `capacity` is not a non-negative safe integer number.
+   */
+  constructor(options?: ClaimsOptions | null);
+  /**
+   * Claims kept in a store of the host's.
+   * @throws {TypeError} when `store` lacks `load` or `compareAndSet`, or an option is wrong as above.
+   */
+  static withStore(store: ClaimStore, options?: ClaimRulesOptions | null): Claims;
+  /**
+   * One step by the request `token` (each request makes its own) on the event `id` at `atMs`,
+   * with a synchronous store (or the built-in one).
+   * @throws {XborderError} `INVALID_STEP` (with `field`), `STORE_UNAVAILABLE`.
+   * @throws {TypeError} when an argument is of the wrong kind (`atMs`: a non-negative safe integer
+   *   number), or the store returned a Promise (use `stepAsync`).
+   */
+  step(step: ClaimStep, id: string, token: string, atMs: number): ClaimOutcome;
+  /**
+   * One step, awaiting the store's answers (an asynchronous store: Redis, SQL); steps of
+   * concurrent requests may interleave.
+   * @throws {XborderError} (rejects with) `INVALID_STEP` (with `field`), `STORE_UNAVAILABLE`.
+   * @throws {TypeError} (rejects with) when an argument is of the wrong kind.
+   */
+  stepAsync(step: ClaimStep, id: string, token: string, atMs: number): Promise<ClaimOutcome>;
+  /** Releases the built-in store's WebAssembly memory now (otherwise done when it is garbage-collected). */
   free(): void;
 }
 
@@ -376,6 +553,71 @@ export interface PageInfo {
  * @throws {XborderError} `MALFORMED_RESPONSE`, `INVALID_PAGE_SIZE`, `OUT_OF_RANGE` (or the request's `INVALID_*`).
  */
 export function pageInfo(response: JsonValue, request?: ListParams | null): PageInfo;
+
+/** Why a walk may not have seen the list as one snapshot. */
+export type DriftCode = "TOTAL_CHANGED" | "REPEATED_RECORDS" | "HAS_NEXT_CONFLICT" | "POSSIBLY_SKIPPED";
+
+/** Something that changed under the walker's feet between pages. */
+export type Drift =
+  /** `total` differs from the previous page's. */
+  | { code: "TOTAL_CHANGED"; from: number; to: number }
+  /** Records seen on an earlier page came again (new records pushed them down): passed on once. */
+  | { code: "REPEATED_RECORDS"; count: number }
+  /** The page's `hasNext` contradicts its `total`; the walker follows `hasNext`. */
+  | { code: "HAS_NEXT_CONFLICT"; hasNext: boolean }
+  /** Records may have been skipped (the total shrank, or fewer unique records than `total`). */
+  | { code: "POSSIBLY_SKIPPED"; count: number };
+
+/** A page of a list, as the server sends it (`{data, total, page, pageSize}` or `{data, total, hasNext}`). */
+export interface PageResponse<T> {
+  data: readonly T[];
+  total: number;
+  page?: number;
+  pageSize?: number;
+  hasNext?: boolean;
+}
+
+/** What one page gave the walker. */
+export interface WalkStep<T> {
+  /** The page's records not seen before (by `id`; records without one always), the caller's own objects. */
+  records: T[];
+  /** The page's facts. */
+  info: PageInfo;
+  /** What drifted since the previous page. */
+  drifts: Drift[];
+}
+
+/**
+ * Walks every page of a list: the query to send next, each record once (by `id`), the drift
+ * between pages. Drive it by hand (`nextQuery`, `feed`) or with `records`.
+ */
+export class PageWalker {
+  /**
+   * Starts at `params.page` with the list parameters (filters included).
+   * @throws {XborderError} as `listQuery`.
+   */
+  constructor(params?: ListParams | null);
+  /** The query string of the next request (without `?`), `null` when the walk is over. */
+  nextQuery(): string | null;
+  /** Whether the last page was fed. */
+  isDone(): boolean;
+  /**
+   * Feeds the response to the last query. A response that throws can be fed again.
+   * @throws {XborderError} `MALFORMED_RESPONSE`, `INVALID_PAGE_SIZE`, `OUT_OF_RANGE`, `MALFORMED_JSON`.
+   */
+  feed<T = JsonValue>(response: PageResponse<T>): WalkStep<T>;
+  /**
+   * Every record of the list, each once: asks `fetchPage` for each query in turn (the parsed
+   * response), calls `onStep` with each page's step (its drifts), and yields the fresh records.
+   * @throws {TypeError} when `fetchPage` or `onStep` is not a function.
+   */
+  records<T = JsonValue>(
+    fetchPage: (query: string) => PageResponse<T> | PromiseLike<PageResponse<T>>,
+    onStep?: ((step: WalkStep<T>) => void | PromiseLike<void>) | null,
+  ): AsyncGenerator<T, void, undefined>;
+  /** Releases the walker's WebAssembly memory now (otherwise done when it is garbage-collected). */
+  free(): void;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Loading

@@ -12,9 +12,12 @@ export const {
   verify,
   decodeEnvelope,
   Receiver,
+  Catalog,
+  PageWalker,
+  Claims,
   validateBeneficiary,
   requiredFields,
   listQuery,
   pageInfo,
-  __panicForTests,
+  //@TEST-HOOKS __panicForTests,
 } = xborder;

@@ -15,11 +15,13 @@ export const {
   verify,
   decodeEnvelope,
   Receiver,
+  Catalog,
+  PageWalker,
+  Claims,
   validateBeneficiary,
   requiredFields,
   listQuery,
   pageInfo,
-  __panicForTests,
 } = api;
 
 let ready;

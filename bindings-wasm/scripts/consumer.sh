@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# consumer.sh DIR: a scratch npm project in DIR with the packed tarball installed, as a user
-# would (`npm install ./xborder-wasm.tgz`). Reinstalls only when the tarball changed.
+# consumer.sh DIR [TARBALL]: a scratch npm project in DIR with the packed tarball installed, as a
+# user would (`npm install ./xborder-wasm.tgz`). Reinstalls only when the tarball changed.
+# TARBALL defaults to the package (target/wasm-npm/xborder-wasm.tgz); the test build's
+# (xborder-wasm-test-hooks.tgz) is installed the same way, under the same name, by the panic test.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DIR=$1
-TARBALL=$ROOT/target/wasm-npm/xborder-wasm.tgz
+TARBALL=${2:-$ROOT/target/wasm-npm/xborder-wasm.tgz}
 [ -f "$TARBALL" ] || { echo "consumer: no $TARBALL (run bindings-wasm/build.sh)" >&2; exit 1; }
 mkdir -p "$DIR"
 SUM=$(sha256sum "$TARBALL" | cut -c1-16)

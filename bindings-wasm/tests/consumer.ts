@@ -1,9 +1,12 @@
 // A TypeScript consumer of the packed package, checked with `tsc --noEmit --strict`.
 import {
   XborderError, Receiver, classifyEvent, checkRegistration, createWebhookBody, eventMatches, sign, verify,
-  decodeEnvelope, validateBeneficiary, requiredFields, listQuery, pageInfo, init,
+  decodeEnvelope, validateBeneficiary, requiredFields, listQuery, pageInfo, init, Catalog, PageWalker, Claims,
   type ErrorCode, type Decision, type Envelope, type Issue, type IssueCode, type PageInfo, type JsonObject,
-  type Body, type SecretOrSecrets, type ListParams,
+  type Body, type SecretOrSecrets, type ListParams, type Classification, type RegistrationCheck,
+  type ReceiverOptions, type Drift, type DriftCode, type WalkStep, type PageResponse, type ClaimStore,
+  type ClaimOutcome, type ClaimStep, type ClaimsOptions, type ClaimRulesOptions, type JsonValue,
+  type SignatureHeader, type HeaderCollection,
 } from 'xborder-wasm';
 
 await init();
@@ -26,8 +29,28 @@ createWebhookBody(['order:*'], 'https://x.test/h', '3');
 eventMatches('order:*', 'order:created');
 // @ts-expect-error: a secret is a string (or an array of them), not a number
 verify(42, body, signature);
-// @ts-expect-error: one header value, not an array of them
-verify('k', body, [signature]);
+// The signature header as a handler has it: Node's IncomingHttpHeaders (as @types/node declares
+// it: values string | string[] | undefined), one of its values, a Fetch Headers, a plain record.
+interface Dict<T> { [key: string]: T | undefined }
+interface IncomingHttpHeaders extends Dict<string | string[]> { accept?: string | undefined; 'set-cookie'?: string[] | undefined }
+const incoming: IncomingHttpHeaders = { 'x-webhook-signature': signature, 'set-cookie': ['a=1'] };
+verify('k', body, incoming);
+verify('k', body, incoming['x-webhook-signature']);
+verify('k', body, [signature, signature]);
+verify('k', body, new Headers({ 'X-Webhook-Signature': signature }));
+verify('k', body, { 'X-Webhook-Signature': signature });
+verify('k', body, undefined);
+const collection: HeaderCollection = new Headers();
+const header: SignatureHeader = collection;
+verify('k', body, header);
+// @ts-expect-error: a header value is a string
+verify('k', body, { 'x-webhook-signature': 42 });
+// @ts-expect-error: header values are strings
+verify('k', body, [signature, 1]);
+// @ts-expect-error: a Map is not a header collection (its names are case-sensitive)
+verify('k', body, new Map<string, string>([['x-webhook-signature', signature]]));
+// @ts-expect-error: a Buffer is not the header
+verify('k', body, new Uint8Array(64));
 // @ts-expect-error: the raw body, not a parsed object
 sign('k', { id: 'evt_1' });
 // @ts-expect-error: a string id
@@ -55,6 +78,8 @@ const rx = new Receiver(['k'], 1000);
 const one = new Receiver(secretFromEnvironment(), null);
 one.free();
 const decision: Decision = rx.receive(new Uint8Array([1, 2]), undefined);
+const fromHeaders: Decision = rx.receive(new ArrayBuffer(2), incoming);
+void fromHeaders;
 switch (decision.action) {
   case 'process': rx.commit(decision.envelope.id); break;
   case 'reject': {
@@ -90,6 +115,110 @@ const next: number | null = info.nextPage;
 const conflict: boolean = info.hasNextConflict;
 void conflict;
 console.log(kind, matches, data, id, codes, paths, q, next, withFilters);
+
+// Catalog: the built-in names plus added ones; a receiver classifies with it.
+const catalog = new Catalog();
+catalog.addLive('order:rejected');
+catalog.addWildcard('fiat_deposit:*');
+const live: boolean = catalog.isLive('order:rejected');
+const classified: Classification = catalog.classify('order:rejected');
+const registration: RegistrationCheck = catalog.checkRegistration(['order:rejected'], null);
+const webhookBody: string = catalog.createWebhookBody(['order:rejected'], 'https://x.test/h', 0);
+const covered: boolean = catalog.matches(['fiat_deposit:*'], 'fiat_deposit:created');
+// @ts-expect-error: a list of names, not one name
+catalog.checkRegistration('order:rejected');
+// @ts-expect-error: a name is a string
+catalog.addLive(1);
+const receiverOptions: ReceiverOptions = { window: 100, catalog };
+const withCatalog = new Receiver('k', receiverOptions);
+const noWindow = new Receiver(['k1', 'k2'], { window: 0 });
+// @ts-expect-error: a misspelt option
+new Receiver('k', { windw: 10 });
+// @ts-expect-error: the catalog is a Catalog, not a list of names
+new Receiver('k', { catalog: ['order:rejected'] });
+withCatalog.free(); noWindow.free(); catalog.free();
+try {
+  new Catalog().addLive('order:*');
+} catch (err) {
+  if (err instanceof XborderError && err.code === 'INVALID_EVENT_NAME') console.log(err.message);
+}
+
+// PageWalker: the caller's own record type comes back; drifts are a tagged union.
+interface Beneficiary { id: string; name: string }
+const walker = new PageWalker({ pageSize: 50, filters: { status: 'active' } });
+const query: string | null = walker.nextQuery();
+const page: PageResponse<Beneficiary> = { data: [{ id: 'b1', name: 'Ana' }], total: 1, page: 0, pageSize: 50 };
+const walked: WalkStep<Beneficiary> = walker.feed(page);
+const names: string[] = walked.records.map((b) => b.name);
+const done: boolean = walker.isDone();
+for (const d of walked.drifts) {
+  const dc: DriftCode = d.code;
+  switch (d.code) {
+    case 'TOTAL_CHANGED': { const moved: number = d.to - d.from; void moved; break; }
+    case 'REPEATED_RECORDS': case 'POSSIBLY_SKIPPED': { const n: number = d.count; void n; break; }
+    case 'HAS_NEXT_CONFLICT': { const h: boolean = d.hasNext; void h; break; }
+    default: { const never: never = d; void never; }
+  }
+  void dc;
+}
+const drift: Drift = { code: 'REPEATED_RECORDS', count: 1 };
+// @ts-expect-error: a TOTAL_CHANGED drift has from and to
+const badDrift: Drift = { code: 'TOTAL_CHANGED', count: 1 };
+async function everyBeneficiary(): Promise<Beneficiary[]> {
+  const out: Beneficiary[] = [];
+  const all = new PageWalker({ pageSize: 100 });
+  for await (const b of all.records(async (q: string): Promise<PageResponse<Beneficiary>> => ({ data: [{ id: q, name: q }], total: 1 }),
+    (step) => { const ds: Drift[] = step.drifts; void ds; })) {
+    out.push(b);
+  }
+  all.free();
+  // @ts-expect-error: fetchPage is a function
+  all.records('https://x.test/list');
+  const plain = new PageWalker(null).feed({ data: [1, 'a', null], total: 3 });
+  const values: JsonValue[] = plain.records;
+  void values;
+  return out;
+}
+void everyBeneficiary;
+
+// Claims: the built-in store, and a store of the host's (sync or async).
+const claimsOptions: ClaimsOptions = { leaseMs: 30_000, windowMs: 86_400_000, capacity: 10_000 };
+const claims = new Claims(claimsOptions);
+const stepName: ClaimStep = 'claim';
+const outcome: ClaimOutcome = claims.step(stepName, 'evt_1', 'req_a', Date.now());
+// @ts-expect-error: not a step
+claims.step('finish', 'evt_1', 'req_a', 0);
+// @ts-expect-error: a time is a number of milliseconds, not a Date
+claims.step('claim', 'evt_1', 'req_a', new Date());
+// @ts-expect-error: the built-in store's options only
+new Claims({ lease: 10 });
+claims.free();
+const texts = new Map<string, string>();
+const syncStore: ClaimStore = {
+  load: (id) => texts.get(id) ?? null,
+  compareAndSet(id, expected, next, ttlMs) {
+    void ttlMs;
+    if ((texts.get(id) ?? null) !== expected) return false;
+    if (next === null) texts.delete(id); else texts.set(id, next);
+    return true;
+  },
+};
+const asyncStore: ClaimStore = {
+  load: async (id) => texts.get(id),
+  compareAndSet: async (id, expected, next, ttlMs: number | null) => syncStore.compareAndSet(id, expected, next, ttlMs) === true,
+};
+const rules: ClaimRulesOptions = { leaseMs: 1000 };
+const shared = Claims.withStore(syncStore, rules);
+const again: ClaimOutcome = shared.step('complete', 'evt_1', 'req_a', 5);
+const later: Promise<ClaimOutcome> = Claims.withStore(asyncStore).stepAsync('release', 'evt_1', 'req_a', 6);
+// @ts-expect-error: a store has load and compareAndSet
+Claims.withStore({ load: () => null });
+// @ts-expect-error: capacity is the built-in store's
+Claims.withStore(syncStore, { capacity: 5 });
+later.catch((err: unknown) => {
+  if (err instanceof XborderError && (err.code === 'INVALID_STEP' || err.code === 'STORE_UNAVAILABLE')) console.log(err.field, err.cause);
+});
+console.log(live, classified, registration, webhookBody, covered, query, names, done, drift, badDrift, outcome, again);
 
 /** The secret as a deployment would read it (no Node types here: `process` is not declared). */
 function secretFromEnvironment(): string {

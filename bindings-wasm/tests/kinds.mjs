@@ -121,13 +121,48 @@ const body = '{"id":"evt_1","event":"order:created","entity":{"id":"ord_1","type
   // Kinds that are wrong for one secret or a list of them.
   const notSecrets = [42, null, undefined, true, {}, buffer, new Uint8Array([119]), new String('k'), [1], ['k', null],
     ['k', buffer], [new String('k')], [['k']]];
-  // Kinds that are wrong for the signature header (an array: Node's headers type allows one).
-  const notHeader = [42, true, [sig], [sig, sig], {}, Buffer.from(sig), new String(sig)];
+  // Kinds that are wrong for the signature header: it is a string, an array of strings, a header
+  // collection (a record of strings or arrays of them, a Fetch Headers), or absent.
+  const notHeader = [42, true, Buffer.from(sig), new String(sig), [sig, 42], [sig, null], [Buffer.from(sig)],
+    new Map([['x-webhook-signature', sig]]), new URLSearchParams({ 'x-webhook-signature': sig }),
+    new URLSearchParams({ 'x-webhook-signature': sig }).entries(),
+    { 'x-webhook-signature': 42 }, { 'X-Webhook-Signature': [sig, null] }, { 'x-webhook-signature': Buffer.from(sig) },
+    { 'X-WEBHOOK-SIGNATURE': null }, { get: () => 42 }, { get: () => [sig] }, () => sig];
   // Kinds that are wrong for an optional count: never converted with `+x`.
   const notCount = ['3', '', true, false, [], [3], {}, -1, 1.5, NaN, Infinity, -Infinity, new Number(3), 3n, buffer];
+  // A receiver's second argument is a window or an options object: `{}` is the empty options.
+  const notWindow = notCount.filter((v) => !(typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype));
+  // Kinds that are wrong for milliseconds (a time or a duration): only non-negative safe integer numbers.
+  const notMillis = ['30000', '', true, false, [], [1], {}, -1, -0.5, 1.5, NaN, Infinity, -Infinity, 2 ** 53, Number.MAX_VALUE,
+    new Number(1), 1n, buffer, new Date(0)];
+  // Kinds that are wrong for an options object (absent, null or a plain object are fine).
+  const notOptions = ['window', 42, true, [], [{ window: 1 }], new Map([['window', 1]]), new Number(1), buffer, () => ({})];
+  // Kinds that are wrong for a Catalog.
+  const notCatalog = ['order:rejected', ['order:rejected'], {}, { addLive() {} }, 42, true, new Map()];
+  // Kinds that are wrong for a function.
+  const notFunction = ['https://x.test/list', 42, true, {}, [], new URL('https://x.test/list'), new String('f')];
+  const mapStore = () => {
+    const m = new Map();
+    return {
+      load: (id) => m.get(id) ?? null,
+      compareAndSet(id, expected, next) {
+        if ((m.get(id) ?? null) !== expected) return false;
+        if (next === null) m.delete(id); else m.set(id, next);
+        return true;
+      },
+    };
+  };
+  // Kinds that are wrong for a claim store: not an object, or without a `load` / `compareAndSet` function.
+  const notStore = [null, undefined, 'redis://localhost', 42, true, [], {}, { load() { return null; } },
+    { compareAndSet() { return true; } }, { load: 'GET', compareAndSet() { return true; } },
+    { load() { return null; }, compareAndSet: true }, () => null];
 
   /** [function name, call(args), good arguments, [parameter name, wrong kinds] per parameter]. */
   const rx = new Receiver('k');
+  const catalog = new xb.Catalog();
+  const walker = new xb.PageWalker();
+  const memoryClaims = new xb.Claims();
+  const storeClaims = xb.Claims.withStore(mapStore());
   const cases = [
     ['classifyEvent', (a) => xb.classifyEvent(...a), ['order:created'], [['name', notString]]],
     ['checkRegistration', (a) => xb.checkRegistration(...a), [['order:created'], 0],
@@ -142,9 +177,33 @@ const body = '{"id":"evt_1","event":"order:created","entity":{"id":"ord_1","type
     ['decodeEnvelope', (a) => xb.decodeEnvelope(...a), [body], [['body', notBody]]],
     ['requiredFields', (a) => xb.requiredFields(...a), [null, 'bank_account', 'CO'],
       [null, ['paymentType', notString], ['country', notString]]],
-    ['new Receiver', (a) => new Receiver(...a), ['k', 10], [['secretOrSecrets', notSecrets], ['window', notCount]]],
+    ['new Receiver', (a) => new Receiver(...a), ['k', 10], [['secretOrSecrets', notSecrets], ['window', [...notWindow, new Map([['window', 1]]), () => 10]]]],
+    ['new Receiver (options)', (a) => new Receiver(a[0], { window: a[1], catalog: a[2] }), ['k', 10, new xb.Catalog()],
+      [['secretOrSecrets', notSecrets], ['options.window', notCount], ['options.catalog', notCatalog]]],
     ['Receiver#receive', (a) => rx.receive(...a), [body, sig], [['body', notBody], ['signature', notHeader]]],
     ['Receiver#commit', (a) => rx.commit(...a), ['evt_9'], [['id', notString]]],
+    ['Catalog#addLive', (a) => catalog.addLive(...a), ['order:rejected'], [['name', notString]]],
+    ['Catalog#addWildcard', (a) => catalog.addWildcard(...a), ['fiat_deposit:*'], [['name', notString]]],
+    ['Catalog#isLive', (a) => catalog.isLive(...a), ['order:rejected'], [['name', notString]]],
+    ['Catalog#classify', (a) => catalog.classify(...a), ['order:rejected'], [['name', notString]]],
+    ['Catalog#checkRegistration', (a) => catalog.checkRegistration(...a), [['order:rejected'], 0],
+      [['events', notNames], ['existingWebhooks', notCount]]],
+    ['Catalog#createWebhookBody', (a) => catalog.createWebhookBody(...a), [['order:rejected'], 'https://x.test/h', 0],
+      [['events', notNames], ['url', notString], ['existingWebhooks', notCount]]],
+    ['Catalog#matches', (a) => catalog.matches(...a), [['fiat_deposit:*'], 'fiat_deposit:created'],
+      [['subscriptions', notNames], ['event', notString]]],
+    ['PageWalker#records', (a) => walker.records(...a), [async () => ({ data: [], total: 0 }), () => {}],
+      [['fetchPage', [undefined, null, ...notFunction]], ['onStep', notFunction]]],
+    ['new Claims', (a) => new xb.Claims(...a), [{ leaseMs: 1000, windowMs: 5000, capacity: 10 }], [['options', notOptions]]],
+    ['new Claims (options)', (a) => new xb.Claims({ leaseMs: a[0], windowMs: a[1], capacity: a[2] }), [1000, 5000, 10],
+      [['options.leaseMs', notMillis], ['options.windowMs', notMillis], ['options.capacity', notCount]]],
+    ['Claims.withStore', (a) => xb.Claims.withStore(...a), [mapStore(), { leaseMs: 1000 }], [['store', notStore], ['options', notOptions]]],
+    ['Claims.withStore (options)', (a) => xb.Claims.withStore(mapStore(), { leaseMs: a[0], windowMs: a[1] }), [1000, 5000],
+      [['options.leaseMs', notMillis], ['options.windowMs', notMillis]]],
+    ['Claims#step (built-in store)', (a) => memoryClaims.step(...a), ['claim', 'evt_1', 'req_a', 0],
+      [['step', notString], ['id', notString], ['token', notString], ['atMs', [null, undefined, ...notMillis]]]],
+    ['Claims#step (a store of the host\'s)', (a) => storeClaims.step(...a), ['claim', 'evt_1', 'req_a', 0],
+      [['step', notString], ['id', notString], ['token', notString], ['atMs', [null, undefined, ...notMillis]]]],
   ];
   let checked = 0;
   for (const [fn, call, good, params] of cases) {
@@ -167,7 +226,65 @@ const body = '{"id":"evt_1","event":"order:created","entity":{"id":"ord_1","type
     });
   }
   rx.free();
-  assert.ok(checked > 150, `${checked} wrong-kind calls`);
+  catalog.free();
+  walker.free();
+  memoryClaims.free();
+  assert.ok(checked > 400, `${checked} wrong-kind calls`);
+
+  // stepAsync: the same checks, as a rejected promise (nothing is thrown synchronously).
+  for (const [what, claims] of [['built-in store', new xb.Claims()], ['a store of the host\'s', xb.Claims.withStore(mapStore())]]) {
+    const good = ['claim', 'evt_1', 'req_a', 0];
+    assert.equal(await claims.stepAsync(...good), 'claimed');
+    const params = [['step', notString], ['id', notString], ['token', notString], ['atMs', [null, undefined, ...notMillis]]];
+    for (const [i, [name, wrongs]] of params.entries()) {
+      for (const wrong of wrongs) {
+        const args = [...good];
+        args[i] = wrong;
+        let pending;
+        assert.doesNotThrow(() => { pending = claims.stepAsync(...args); }, `stepAsync (${what}): ${name} threw synchronously`);
+        await assert.rejects(pending, (e) => e instanceof TypeError && !(e instanceof XborderError) && e.message.includes(`\`${name}\``),
+          `stepAsync (${what}): ${name} = ${String(wrong)}`);
+        checked++;
+      }
+    }
+  }
+
+  // Options objects: a key that is not an option (a misspelling) is a TypeError naming it, never ignored.
+  const store = mapStore();
+  const misspelt = [
+    ['new Receiver', (o) => new Receiver('k', o), ['windw', 'Window', 'size', 'catalogue', 'leaseMs']],
+    ['new Claims', (o) => new xb.Claims(o), ['lease', 'leaseMS', 'lease_ms', 'window', 'windowMS', 'capacityy', 'catalog']],
+    ['Claims.withStore', (o) => xb.Claims.withStore(store, o), ['capacity', 'lease', 'window', 'windowMS']],
+  ];
+  for (const [fn, make, keys] of misspelt) {
+    make({}); // the empty options object is the defaults
+    make(null);
+    for (const key of keys) {
+      assert.throws(() => make({ [key]: 1 }), (e) => e instanceof TypeError && e.message.includes(`\`options.${key}\` is not an option`),
+        `${fn}: options.${key}`);
+      checked++;
+    }
+  }
+  assert.throws(() => new xb.Claims({ lease: 10 }), { message: /`options.lease` is not an option: the options are leaseMs, windowMs, capacity/ });
+
+  // What a store answers is checked by kind too: a load's entry text (or null / undefined), a
+  // compare-and-set's boolean; never coerced ('true' or 1 is not true).
+  const answering = (load, cas) => ({ load: () => load, compareAndSet: () => cas });
+  for (const bad of [42, true, {}, ['h:0:r'], new String('d:1'), Buffer.from('d:1')]) {
+    assert.throws(() => xb.Claims.withStore(answering(bad, true)).step('claim', 'e', 'r', 0),
+      (e) => e instanceof TypeError && e.message.includes('`store.load`'), `load answered ${String(bad)}`);
+    await assert.rejects(xb.Claims.withStore({ load: async () => bad, compareAndSet: async () => true }).stepAsync('claim', 'e', 'r', 0),
+      (e) => e instanceof TypeError && e.message.includes('`store.load`'), `async load answered ${String(bad)}`);
+    checked += 2;
+  }
+  for (const bad of ['true', 1, 0, null, undefined, {}, new Boolean(true)]) {
+    assert.throws(() => xb.Claims.withStore(answering(null, bad)).step('claim', 'e', 'r', 0),
+      (e) => e instanceof TypeError && e.message.includes('`store.compareAndSet`'), `compareAndSet answered ${String(bad)}`);
+    await assert.rejects(xb.Claims.withStore({ load: async () => null, compareAndSet: async () => bad }).stepAsync('claim', 'e', 'r', 0),
+      (e) => e instanceof TypeError && e.message.includes('`store.compareAndSet`'), `async compareAndSet answered ${String(bad)}`);
+    checked += 2;
+  }
+  assert.ok(checked > 600, `${checked} wrong-kind checks`);
 
   // The messages say how to pass the value.
   assert.throws(() => xb.checkRegistration('order:created'),
@@ -175,15 +292,111 @@ const body = '{"id":"evt_1","event":"order:created","entity":{"id":"ord_1","type
   assert.throws(() => xb.eventMatches('order:*', 'order:created'), { message: /`subscriptions` must be an array of event names, not a string/ });
   assert.throws(() => verify(42, body, sig), { message: /`secretOrSecrets` must be a secret \(a string\) or an array of secrets, not the number 42/ });
   assert.throws(() => verify(Buffer.from('k'), body, sig), { message: /not a Buffer: pass one secret as a string/ });
-  assert.throws(() => verify('k', body, [sig]), { message: /`signature` .* not an array: pass the single header value/ });
+  assert.throws(() => verify('k', body, 42), { message: /`signature` must be the X-Webhook-Signature header: .*req.headers.*not the number 42: pass req.headers \(Node\), request.headers \(Fetch\)/ });
+  assert.throws(() => verify('k', body, { 'X-Webhook-Signature': 42 }), { message: /`signature\['X-Webhook-Signature'\]` must be a header value \(a string\) or an array of them, not the number 42/ });
+  assert.throws(() => verify('k', body, { get: () => 1 }), { message: /`signature.get\('x-webhook-signature'\)` must be a string, or null when absent/ });
   assert.throws(() => xb.checkRegistration(['order:created'], '3'), { message: /`existingWebhooks` must be a non-negative integer \(a number\), not a string/ });
   assert.throws(() => xb.checkRegistration(['order:created', 7]), { message: /`events\[1\]` must be an event name \(a string\), not the number 7/ });
   assert.throws(() => xb.decodeEnvelope(JSON.parse(body)), { message: /`body` must be the raw body: a string, a Uint8Array \(a Buffer\) or an ArrayBuffer, not an object/ });
+  // A parsed body (what express.json() leaves in req.body) says how to keep the raw bytes.
+  for (const parsed of [JSON.parse(body), [JSON.parse(body)], Object.assign(Object.create(null), JSON.parse(body))]) {
+    for (const call of [() => verify('k', parsed, sig), () => new Receiver('k').receive(parsed, sig), () => sign('k', parsed)]) {
+      assert.throws(call, (e) => {
+        assert.ok(e instanceof TypeError && !(e instanceof XborderError));
+        assert.match(e.message, /parsed JSON body \(what express.json\(\) leaves in req.body\)/);
+        assert.ok(e.message.includes("express.raw({ type: 'application/json' })"), e.message);
+        assert.ok(e.message.includes('await req.arrayBuffer()') && e.message.includes('await request.text()'), e.message);
+        return true;
+      });
+    }
+  }
+  assert.throws(() => verify('k', 42, sig), { message: /not the number 42: pass the bytes exactly as received: express.raw\(/ });
 
   // A list is copied once it is checked: later changes to it do not matter, and it is left as it was.
   const events = ['order:created', 'order:*'];
   assert.deepEqual(xb.checkRegistration(events), { ok: true, events: ['order:created', 'order:*'] });
   assert.deepEqual(events, ['order:created', 'order:*']);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The signature header as a handler has it: the header's one value (a string, taken exactly as
+// it is), its values (an array), or the request's headers (Node's IncomingHttpHeaders or any
+// record, looked up in any case; a Fetch Headers). What several values mean is core's
+// signature_header: equal repeats are that signature, different ones MALFORMED_SIGNATURE, only
+// blanks none (MISSING_SIGNATURE). verify and Receiver#receive agree on every form.
+{
+  const sig = sign('k', body);
+  const other = sign('other', body);
+  const nullProto = (o) => Object.assign(Object.create(null), o);
+  const outcome = (signature) => {
+    let viaVerify;
+    try {
+      verify('k', body, signature);
+      viaVerify = 'ok';
+    } catch (e) {
+      assert.ok(e instanceof XborderError, `verify threw ${e}`);
+      viaVerify = e.code;
+    }
+    const d = new Receiver('k').receive(body, signature);
+    const viaReceive = d.action === 'reject' ? d.error.code : 'ok';
+    assert.equal(viaReceive, viaVerify, `receive and verify disagree on ${JSON.stringify(signature)}`);
+    return viaVerify;
+  };
+  const cases = [
+    // One value: every form of it is that signature.
+    ['ok', sig, `  ${sig.toUpperCase()}\n`, [sig], { 'x-webhook-signature': sig }, { 'X-Webhook-Signature': sig },
+      { 'X-WEBHOOK-SIGNATURE': [sig] }, nullProto({ host: 'x', 'x-webhook-signature': sig }), new Headers({ 'X-Webhook-Signature': sig }),
+      { 'x-webhook-signature': sig, 'content-type': 'application/json', 'set-cookie': ['a=1', 'b=2'], 'x-other': undefined }],
+    // Equal repeats collapse: an array, a joined value (as Node joins a repeated header), both spellings of the name.
+    ['ok', [sig, sig], [`${sig}, ${sig}`], { 'x-webhook-signature': `${sig}, ${sig}` }, { 'x-webhook-signature': [sig, ` ${sig} `] },
+      { 'x-webhook-signature': sig, 'X-Webhook-Signature': sig }, new Headers([['x-webhook-signature', sig], ['x-webhook-signature', sig]]),
+      [sig, '', ' ']],
+    // Different signatures are never "try each", even when one of them is right.
+    ['MALFORMED_SIGNATURE', [sig, other], [other, sig], { 'x-webhook-signature': `${sig}, ${other}` }, { 'x-webhook-signature': [sig, other] },
+      { 'x-webhook-signature': sig, 'X-Webhook-Signature': other }, new Headers([['x-webhook-signature', other], ['x-webhook-signature', sig]]),
+      [sig, sig.toUpperCase()]],
+    // None: absent, or only blanks.
+    ['MISSING_SIGNATURE', null, undefined, [], [''], [' ', ','], {}, { 'content-type': 'application/json' },
+      { 'x-webhook-signature': undefined }, { 'x-webhook-signature': [] }, { 'x-webhook-signature': ' , ' }, new Headers()],
+    // A wrong signature is a mismatch in every form.
+    ['SIGNATURE_MISMATCH', other, [other], { 'x-webhook-signature': other }, new Headers({ 'x-webhook-signature': other })],
+    // The one string passed is the header's value exactly as it is: not split at commas.
+    ['MALFORMED_SIGNATURE', `${sig}, ${sig}`, ',', `${sig},`],
+  ];
+  let n = 0;
+  for (const [want, ...inputs] of cases) {
+    for (const input of inputs) {
+      assert.equal(outcome(input), want, `${JSON.stringify(input instanceof Headers ? [...input] : input)}`);
+      n++;
+    }
+  }
+  // The configuration error still comes first.
+  assert.throws(() => verify('', body, { 'x-webhook-signature': [sig, other] }), code('EMPTY_SECRET'));
+  // A Headers-like object of another library: its get() is asked for the lower-case name.
+  const asked = [];
+  verify('k', body, { get: (name) => (asked.push(name), sig) });
+  assert.deepEqual(asked, ['x-webhook-signature']);
+  // The headers object is read, never changed.
+  const headers = { 'X-Webhook-Signature': [sig, sig] };
+  verify('k', body, headers);
+  assert.deepEqual(headers, { 'X-Webhook-Signature': [sig, sig] });
+
+  // SIGNATURE_MISMATCH (core's code) ends with how to pass the body, thrown or in a decision.
+  const hint = 'the body must be the raw bytes as received (express.raw(), await req.arrayBuffer()), not re-serialised JSON';
+  const reserialised = JSON.stringify(JSON.parse(body), null, 2);
+  assert.throws(() => verify('k', reserialised, sig), (e) => {
+    assert.equal(e.code, 'SIGNATURE_MISMATCH');
+    assert.ok(e.message.startsWith('SIGNATURE_MISMATCH: '), e.message);
+    assert.ok(e.message.endsWith(hint), e.message);
+    return true;
+  });
+  const d = new Receiver('k').receive(reserialised, { 'x-webhook-signature': sig });
+  assert.equal(d.action, 'reject');
+  assert.equal(d.error.code, 'SIGNATURE_MISMATCH');
+  assert.ok(d.error instanceof XborderError && d.error.message.endsWith(hint), d.error.message);
+  // Other codes keep core's message as it is.
+  assert.throws(() => verify('k', body, 'nope'), (e) => e.code === 'MALFORMED_SIGNATURE' && !e.message.includes('express'));
+  assert.ok(n > 40, `${n} header forms`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -214,4 +427,4 @@ const body = '{"id":"evt_1","event":"order:created","entity":{"id":"ord_1","type
   }
 }
 
-console.log('kinds: ok (forgery by prefix refused, UTF-8 secrets, body kinds, wrong kinds named, pagination field and filters, bank list country)');
+console.log('kinds: ok (forgery by prefix refused, UTF-8 secrets, body kinds, the signature header in every form a handler has (core picks among repeats), parsed bodies and mismatches say how to fix them, wrong kinds named (options, stores and their answers too), pagination field and filters, bank list country)');

@@ -1,14 +1,20 @@
 // Runs every ```js block of the package README as written, in the consumer folder where the packed
 // tarball is installed: node readme.mjs README.md. The names a snippet leaves to the reader
-// (rawBody, rulesResponse, saveEvent, fetch's answer, ...) are defined first, as a reader's app
-// would have them. A block that starts a server (`.listen(PORT)`) is run in its own process and
+// (rawBody, rulesResponse, saveEvent, fetch's answer, a Redis client, ...) are defined first, as a
+// reader's app would have them: fetch serves the pages of a list of 60 records; saveEvent refuses
+// an event persisted twice; `redis` is an in-memory node-redis stand-in whose EVAL runs only
+// xborder's compare-and-set script (services/redis/compare-and-set.lua, copied beside the
+// snippets as the README says), emulated in JS. A block that starts a server (`.listen(PORT)`) is run in its own process and
 // sent a signed delivery (answered 200) and a tampered one (answered 400). Exits 1 on any failure.
 import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { dirname, join } from 'node:path';
 
 const readme = readFileSync(process.argv[2], 'utf8');
+const LUA = join(dirname(process.argv[2]), '..', 'services', 'redis', 'compare-and-set.lua');
+copyFileSync(LUA, 'compare-and-set.lua');
 const blocks = [...readme.matchAll(/^```js\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
 if (blocks.length === 0) throw new Error('no ```js block in the README');
 
@@ -25,11 +31,40 @@ globalThis.rawBody = Buffer.from(${JSON.stringify(BODY)});
 globalThis.signatureHeader = ${JSON.stringify(sign(BODY))};
 globalThis.handled = [];
 globalThis.handle = (event, data) => globalThis.handled.push([event, data]);
-globalThis.saveEvent = async () => {};
+globalThis.saved = new Set();
+globalThis.saveEvent = async (id) => {
+  if (globalThis.saved.has(id)) throw new Error('event ' + id + ' persisted twice');
+  globalThis.saved.add(id);
+};
 globalThis.rulesResponse = { data: { country: 'CO', ownerType: 'individual', rules: { requiredFields: [{ field: 'lastName' }] } } };
 globalThis.banksResponse = { data: [{ id: 'bank_co_001', name: 'Bank 001' }] };
 globalThis.headers = { authorization: 'Bearer test' };
-globalThis.fetch = async () => ({ json: async () => ({ data: [{ id: 'b1' }], total: 60, page: 2, pageSize: 25 }) });
+globalThis.fetch = async (url) => {
+  const q = new URL(url).searchParams;
+  const [page, pageSize] = [Number(q.get('page')), Number(q.get('pageSize'))];
+  const records = Array.from({ length: 60 }, (_, i) => ({ id: 'b' + i }));
+  return { json: async () => ({ data: records.slice(page * pageSize, (page + 1) * pageSize), total: 60, page, pageSize }) };
+};
+globalThis.redis = (() => {
+  const SCRIPT = ${JSON.stringify(readFileSync(LUA, 'utf8'))};
+  const kv = new Map(); // key -> [value, expiresAt]
+  const later = (v) => new Promise((resolve) => setTimeout(() => resolve(v), 0));
+  const get = (k) => {
+    const e = kv.get(k);
+    if (e && e[1] <= Date.now()) kv.delete(k);
+    return kv.has(k) ? kv.get(k)[0] : null;
+  };
+  return {
+    get: (key) => later(get(key)),
+    eval(script, { keys: [key], arguments: [expected, next, ttl] }) {
+      if (script !== SCRIPT) throw new Error('redis stand-in: EVAL runs only compare-and-set.lua');
+      if ((get(key) ?? '') !== expected) return later(0);
+      if (next === '' || (ttl !== '' && Number(ttl) < 1)) kv.delete(key);
+      else kv.set(key, [next, ttl === '' ? Infinity : Date.now() + Number(ttl)]);
+      return later(1);
+    },
+  };
+})();
 `;
 
 function run(file, { server }) {

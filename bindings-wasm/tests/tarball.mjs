@@ -74,12 +74,21 @@ for (const bad of [-1, 1.5, NaN, Infinity, 'x']) {
 }
 assert.equal(listQuery({ page: 2, pageSize: 50, search: 'a&b' }), listQuery(JSON.parse('{"page":2,"pageSize":50,"search":"a&b"}')));
 
-// The runtime exports are exactly the documented ones (index.d.ts), plus the test hook.
-const dts = readFileSync(require.resolve('xborder-wasm/package.json').replace('package.json', 'index.d.ts'), 'utf8');
+// The runtime exports are exactly the documented ones (index.d.ts), through import, require and
+// the browser entry: no test hook, no plumbing of the glue (`__`-prefixed), in any of them.
+const pkgDir = require.resolve('xborder-wasm/package.json').replace(/package\.json$/, '');
+const dts = readFileSync(`${pkgDir}index.d.ts`, 'utf8');
 const declared = [...dts.matchAll(/^export (?:function|class) (\w+)/gm)].map((m) => m[1]).sort();
-const runtime = Object.keys(xb).filter((k) => k !== '__panicForTests' && k !== 'default').sort();
-assert.deepEqual(runtime, declared);
-assert.deepEqual(Object.keys(require('xborder-wasm')).filter((k) => k !== '__panicForTests').sort(), declared);
+const web = await import('xborder-wasm/web');
+for (const [entry, names] of [['import', Object.keys(xb)], ['require', Object.keys(require('xborder-wasm'))], ['web.js', Object.keys(web)]]) {
+  assert.deepEqual(names.filter((k) => k !== 'default').sort(), declared, entry);
+}
+assert.doesNotMatch(dts, /\b__\w/, 'index.d.ts types no __ name');
+assert.equal(readFileSync(`${pkgDir}index.d.cts`, 'utf8'), dts);
+// The test hook is not even compiled into the published module (it is the test build's: build.sh --test-hooks).
+for (const dir of ['node', 'web']) {
+  assert.doesNotMatch(readFileSync(`${pkgDir}${dir}/xborder_wasm.js`, 'utf8'), /panicForTests/, `${dir}/xborder_wasm.js`);
+}
 const code = dts.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
 assert.doesNotMatch(code, /\bany\b/, 'index.d.ts must not use any');
 console.log(`tarball (import + require): ok, ${declared.length} exports: ${declared.join(', ')}`);

@@ -1,0 +1,357 @@
+// The packed package's Catalog, PageWalker and Claims, as a user installs them: what each answers,
+// through the public API only. Every rule is core's; these check that the package carries it
+// across (the caller's own objects, a store of the caller's, errors as XborderError with code,
+// field and cause).
+import assert from 'node:assert/strict';
+import * as xb from 'xborder-wasm';
+
+const { XborderError, Catalog, PageWalker, Claims, Receiver, sign } = xb;
+const code = (c, field) => (e) => e instanceof XborderError && e.code === c && (field === undefined || e.field === field);
+const SECRET = 'whsec_features';
+const delivery = (id, event) => {
+  const body = JSON.stringify({ id, event, entity: { id: 'ord_1', type: event.split(':')[0], data: {} } });
+  return [body, sign(SECRET, body)];
+};
+
+// ---------------------------------------------------------------------------------------------
+// Catalog
+{
+  const catalog = new Catalog();
+  assert.deepEqual(catalog.classify('order:rejected'), { kind: 'unknown', entity: 'order', action: 'rejected' });
+  assert.equal(catalog.isLive('order:rejected'), false);
+  catalog.addLive('order:rejected');
+  catalog.addLive('order:rejected'); // twice is once
+  assert.deepEqual(catalog.classify('order:rejected'), { kind: 'live', entity: 'order', action: 'rejected' });
+  assert.equal(catalog.isLive('order:rejected'), true);
+  assert.equal(catalog.isLive('order:created'), true); // the built-in names are there
+  // The registration pre-check and the webhook body accept it; the built-in catalog still does not.
+  assert.deepEqual(catalog.checkRegistration(['order:rejected', 'order:created']), { ok: true, events: ['order:rejected', 'order:created'] });
+  assert.equal(catalog.createWebhookBody(['order:rejected'], 'https://x.test/h'), '{"events":["order:rejected"],"url":"https://x.test/h"}');
+  assert.deepEqual(xb.classifyEvent('order:rejected').kind, 'unknown');
+  assert.deepEqual(xb.checkRegistration(['order:rejected']),
+    { ok: false, code: 'VALIDATION_FAILED', rejected: [{ event: 'order:rejected', reason: 'unknown' }] });
+  assert.throws(() => xb.createWebhookBody(['order:rejected'], 'https://x.test/h'), code('VALIDATION_FAILED'));
+  // A planned name added as live becomes live.
+  assert.equal(catalog.classify('order:refunded').kind, 'planned');
+  catalog.addLive('order:refunded');
+  assert.equal(catalog.classify('order:refunded').kind, 'live');
+  // Wildcards.
+  assert.equal(catalog.classify('fiat_deposit:*').kind, 'unknown');
+  catalog.addWildcard('fiat_deposit:*');
+  assert.deepEqual(catalog.classify('fiat_deposit:*'), { kind: 'wildcard', entity: 'fiat_deposit', action: '*' });
+  assert.deepEqual(catalog.checkRegistration(['fiat_deposit:*']), { ok: true, events: ['fiat_deposit:*'] });
+  assert.equal(catalog.matches(['fiat_deposit:*'], 'fiat_deposit:created'), true);
+  assert.equal(catalog.matches(['order:*'], 'fiat_deposit:created'), false);
+  assert.deepEqual(catalog.checkRegistration(['order:created'], 5), { ok: false, code: 'WEBHOOK_LIMIT_REACHED' });
+  // A name that is not well formed, a wildcard given as live, a live name given as a wildcard.
+  for (const [add, name] of [['addLive', 'order:*'], ['addLive', 'Order:rejected'], ['addLive', 'nope'], ['addLive', ''],
+    ['addLive', 'order:rejected '], ['addWildcard', 'order:created'], ['addWildcard', '*'], ['addWildcard', '']]) {
+    assert.throws(() => catalog[add](name), (e) => {
+      assert.ok(e instanceof XborderError && e instanceof Error, `${add}(${JSON.stringify(name)}): ${e}`);
+      assert.equal(e.code, 'INVALID_EVENT_NAME');
+      assert.match(e.message, /^INVALID_EVENT_NAME/);
+      return true;
+    });
+  }
+  assert.equal(catalog.isLive('order:*'), false);
+
+  // A receiver classifies with the catalog it is given: process with it, ignore without it.
+  const [body, signature] = delivery('evt_r1', 'order:rejected');
+  const withCatalog = new Receiver(SECRET, { catalog });
+  const decision = withCatalog.receive(body, signature);
+  assert.equal(decision.action, 'process');
+  assert.equal(decision.envelope.kind, 'live');
+  const without = new Receiver(SECRET);
+  assert.equal(without.receive(body, signature).action, 'ignore');
+  assert.equal(without.receive(body, signature).envelope.kind, 'unknown');
+  assert.equal(new Receiver(SECRET, { catalog: null }).receive(body, signature).action, 'ignore');
+  assert.equal(new Receiver(SECRET, {}).receive(body, signature).action, 'ignore');
+  // It takes a copy: names added afterwards do not change a receiver made before.
+  const later = new Catalog();
+  const before = new Receiver(SECRET, { catalog: later });
+  later.addLive('order:rejected');
+  assert.equal(before.receive(body, signature).action, 'ignore');
+  assert.equal(new Receiver(SECRET, { catalog: later }).receive(body, signature).action, 'process');
+  // The options' window is the window: one committed id remembered, the older forgotten.
+  const small = new Receiver([SECRET], { window: 1, catalog });
+  const [b1, s1] = delivery('evt_w1', 'order:created');
+  const [b2, s2] = delivery('evt_w2', 'order:created');
+  small.commit('evt_w1');
+  assert.equal(small.receive(b1, s1).action, 'duplicate');
+  small.commit('evt_w2');
+  assert.equal(small.receive(b2, s2).action, 'duplicate');
+  assert.equal(small.receive(b1, s1).action, 'process');
+  assert.throws(() => new Receiver('', { catalog }), code('EMPTY_SECRET'));
+  for (const r of [withCatalog, without, before, small]) r.free();
+  catalog.free();
+}
+
+// ---------------------------------------------------------------------------------------------
+// PageWalker
+{
+  // By hand: a record pushed onto the next page by an insertion is passed on once, and the drift
+  // is reported; the records are the caller's own objects, not copies.
+  const walker = new PageWalker({ pageSize: 2, filters: { status: 'active' } });
+  assert.equal(walker.nextQuery(), 'page=0&pageSize=2&sortBy=createdAt&sortOrder=DESC&status=active');
+  assert.equal(walker.isDone(), false);
+  const page0 = { data: [{ id: 'c' }, { id: 'b' }], total: 3, page: 0, pageSize: 2 };
+  const step0 = walker.feed(page0);
+  assert.deepEqual(step0.records, [{ id: 'c' }, { id: 'b' }]);
+  assert.ok(step0.records[0] === page0.data[0] && step0.records[1] === page0.data[1]);
+  assert.deepEqual(step0.drifts, []);
+  assert.equal(step0.info.nextPage, 1);
+  assert.equal(walker.nextQuery(), 'page=1&pageSize=2&sortBy=createdAt&sortOrder=DESC&status=active');
+  // "d" arrived at the top: "b" comes again on page 1.
+  const page1 = { data: [{ id: 'b', n: 2 }, { id: 'a' }], total: 4, page: 1, pageSize: 2 };
+  const step1 = walker.feed(page1);
+  assert.equal(step1.records.length, 1);
+  assert.ok(step1.records[0] === page1.data[1]);
+  // ... and "d" itself was never seen (a walk from page 0 met 3 unique records of 4).
+  assert.deepEqual(step1.drifts, [{ code: 'TOTAL_CHANGED', from: 3, to: 4 }, { code: 'REPEATED_RECORDS', count: 1 },
+    { code: 'POSSIBLY_SKIPPED', count: 1 }]);
+  assert.equal(walker.isDone(), true);
+  assert.equal(walker.nextQuery(), null);
+  walker.free();
+
+  // A bad response throws (XborderError) and can be fed again; the walk is not over.
+  const retry = new PageWalker();
+  assert.throws(() => retry.feed({ data: [] }), code('MALFORMED_RESPONSE'));
+  assert.throws(() => retry.feed({ total: 1 }), code('MALFORMED_RESPONSE'));
+  assert.throws(() => retry.feed({ data: [], total: NaN }), code('MALFORMED_JSON'));
+  assert.equal(retry.isDone(), false);
+  const records = [{ id: 1 }, { id: '1' }, { name: 'no id' }, { name: 'no id' }];
+  const ok = retry.feed({ data: records, total: 4 });
+  assert.equal(ok.records.length, 4); // 1 and "1" are two ids; records without an id always pass
+  assert.ok(ok.records.every((r, i) => r === records[i]));
+  assert.equal(retry.isDone(), true);
+  // A response made by toJSON: the records of its plain copy.
+  const viaToJson = new PageWalker().feed({ toJSON: () => ({ data: [{ id: 'x' }], total: 1 }) });
+  assert.deepEqual(viaToJson.records, [{ id: 'x' }]);
+  // Bad list parameters are the list parameters' errors.
+  assert.throws(() => new PageWalker({ status: 'active' }), code('UNKNOWN_PARAMETER', 'status'));
+  assert.throws(() => new PageWalker({ pageSize: 0 }), code('INVALID_PAGE_SIZE'));
+
+  // The async iterator over a server whose list grows while it is walked: every record once.
+  const server = Array.from({ length: 7 }, (_, i) => ({ id: `r${7 - i}` })); // newest first
+  const queries = [];
+  const drifts = [];
+  const fetchPage = async (query) => {
+    queries.push(query);
+    const params = new URLSearchParams(query);
+    const page = Number(params.get('page'));
+    const size = Number(params.get('pageSize'));
+    const response = { data: server.slice(page * size, (page + 1) * size), total: server.length, page, pageSize: size };
+    if (page === 0) server.unshift({ id: 'r8' }); // a record created after the first page was read
+    return response;
+  };
+  const seen = [];
+  for await (const r of new PageWalker({ pageSize: 3 }).records(fetchPage, (step) => drifts.push(...step.drifts))) {
+    assert.ok(server.includes(r), 'a record is the server\'s own object');
+    seen.push(r.id);
+  }
+  assert.deepEqual(seen, ['r7', 'r6', 'r5', 'r4', 'r3', 'r2', 'r1']);
+  assert.deepEqual(queries.map((q) => new URLSearchParams(q).get('page')), ['0', '1', '2']);
+  assert.ok(drifts.some((d) => d.code === 'TOTAL_CHANGED' && d.from === 7 && d.to === 8), JSON.stringify(drifts));
+  assert.ok(drifts.some((d) => d.code === 'REPEATED_RECORDS' && d.count === 1), JSON.stringify(drifts));
+  // A synchronous fetchPage works too; a failing one ends the iteration with its own error.
+  const sync = [];
+  for await (const r of new PageWalker().records(() => ({ data: [{ id: 'a' }, { id: 'a' }], total: 2 }))) sync.push(r);
+  assert.deepEqual(sync, [{ id: 'a' }]);
+  const down = new Error('list endpoint down');
+  await assert.rejects(async () => {
+    for await (const r of new PageWalker().records(async () => { throw down; })) assert.fail(`yielded ${r}`);
+  }, (e) => e === down);
+  await assert.rejects(async () => {
+    for await (const r of new PageWalker().records(async () => ({ data: [{ id: 'a' }] }))) assert.fail(`yielded ${r}`);
+  }, code('MALFORMED_RESPONSE'));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Claims
+
+/** A store written in JS: entry texts in a Map, compared as text (what a Redis or SQL store does). */
+class MapStore {
+  constructor({ async = false } = {}) {
+    this.texts = new Map();
+    this.async = async;
+    this.calls = [];
+  }
+  answer(v) {
+    // Asynchronous answers come back on a later turn of the event loop, as a network's would.
+    return this.async ? new Promise((resolve) => setTimeout(() => resolve(v), 0)) : v;
+  }
+  load(id) {
+    this.calls.push(['load', id]);
+    return this.answer(this.texts.get(id) ?? null);
+  }
+  compareAndSet(id, expected, next, ttlMs) {
+    this.calls.push(['compareAndSet', id, expected, next, ttlMs]);
+    if ((this.texts.get(id) ?? null) !== expected) return this.answer(false);
+    if (next === null) this.texts.delete(id);
+    else this.texts.set(id, next);
+    return this.answer(true);
+  }
+}
+
+/** Runs [do, id, at, token] steps; an XborderError becomes its code. */
+async function run(claims, steps, { async = false } = {}) {
+  const out = [];
+  for (const [step, id, at, token] of steps) {
+    try {
+      out.push(async ? await claims.stepAsync(step, id, token, at) : claims.step(step, id, token, at));
+    } catch (e) {
+      if (!(e instanceof XborderError)) throw e;
+      out.push(e.code);
+    }
+  }
+  return out;
+}
+
+/** The same steps with the built-in store and with a JS store (sync and async): the same results. */
+async function alike(rules, steps, want) {
+  const builtin = await run(new Claims(rules), steps);
+  const builtinAsync = await run(new Claims(rules), steps, { async: true });
+  const sync = await run(Claims.withStore(new MapStore(), rules), steps);
+  const asyncStore = await run(Claims.withStore(new MapStore({ async: true }), rules), steps, { async: true });
+  assert.deepEqual(builtin, want, 'built-in store');
+  assert.deepEqual(builtinAsync, want, 'built-in store, stepAsync');
+  assert.deepEqual(sync, want, 'a JS store');
+  assert.deepEqual(asyncStore, want, 'an async JS store');
+}
+
+{
+  // The flow, and the defaults (a lease of 30 s).
+  await alike(undefined, [
+    ['claim', 'evt_1', 0, 'r1'], ['claim', 'evt_1', 10, 'r2'], ['complete', 'evt_1', 20, 'r1'], ['claim', 'evt_1', 900, 'r3'],
+    ['claim', 'evt_2', 0, 'r1'], ['claim', 'evt_2', 29_999, 'r2'], ['claim', 'evt_2', 30_000, 'r3'], ['complete', 'evt_2', 30_001, 'r1'],
+  ], ['claimed', 'in_progress', 'completed', 'duplicate', 'claimed', 'in_progress', 'claimed', 'stale']);
+  // Release, then claim again.
+  await alike({ leaseMs: 1000 }, [
+    ['claim', 'evt_1', 0, 'r1'], ['release', 'evt_1', 5, 'r1'], ['release', 'evt_1', 6, 'r1'], ['claim', 'evt_1', 7, 'r2'],
+    ['complete', 'evt_1', 8, 'r2'], ['claim', 'evt_1', 9, 'r3'], ['release', 'evt_1', 10, 'r2'],
+  ], ['claimed', 'released', 'stale', 'claimed', 'completed', 'duplicate', 'stale']);
+  // windowMs forgets done ids: a duplicate until done-time + windowMs, claimable from then on.
+  await alike({ leaseMs: 1000, windowMs: 60_000 }, [
+    ['claim', 'evt_1', 0, 'r1'], ['complete', 'evt_1', 0, 'r1'], ['claim', 'evt_1', 59_999, 'r2'], ['claim', 'evt_1', 60_000, 'r3'],
+    ['complete', 'evt_1', 60_001, 'r3'], ['claim', 'evt_1', 120_000, 'r4'],
+  ], ['claimed', 'completed', 'duplicate', 'claimed', 'completed', 'duplicate']);
+  // Without windowMs a done id stays a duplicate; times as Date.now() gives them.
+  const now = 1_767_225_600_000;
+  await alike({ leaseMs: 1000 }, [
+    ['claim', 'evt_1', now, 'r1'], ['complete', 'evt_1', now + 1, 'r1'], ['claim', 'evt_1', now + 1e9, 'r2'],
+  ], ['claimed', 'completed', 'duplicate']);
+  // INVALID_STEP changes nothing.
+  await alike({ leaseMs: 100 }, [
+    ['claim', 'e', 0, 'r1'], ['finish', 'e', 1, 'r1'], ['Complete', 'e', 1, 'r1'], ['complete', 'e', 1, ''], ['release', '', 1, 'r1'],
+    ['complete', 'e', 2, 'r1'],
+  ], ['claimed', 'INVALID_STEP', 'INVALID_STEP', 'INVALID_STEP', 'INVALID_STEP', 'completed']);
+  for (const claims of [new Claims(), Claims.withStore(new MapStore())]) {
+    for (const [args, field] of [[['finish', 'e', 'r', 0], 'do'], [['claim', '', 'r', 0], 'id'], [['claim', 'e', '', 0], 'token'], [['finish', '', '', 0], 'do']]) {
+      assert.throws(() => claims.step(...args), code('INVALID_STEP', field), `${args} -> field ${field}`);
+      await assert.rejects(claims.stepAsync(...args), code('INVALID_STEP', field));
+    }
+  }
+
+  // What a store is asked: core's entry texts, the TTLs core gives (a claim: two leases; a done
+  // entry: the window), `null` for no entry; its `this` is the store.
+  const store = new MapStore();
+  const claims = Claims.withStore(store, { leaseMs: 1000, windowMs: 5000 });
+  assert.equal(claims.step('claim', 'evt:1', 'req a', 7), 'claimed');
+  assert.equal(claims.step('complete', 'evt:1', 'req a', 8), 'completed');
+  assert.deepEqual(store.calls, [
+    ['load', 'evt:1'], ['compareAndSet', 'evt:1', null, 'h:7:req a', 2000],
+    ['load', 'evt:1'], ['compareAndSet', 'evt:1', 'h:7:req a', 'd:8', 5000],
+  ]);
+  store.calls.length = 0;
+  assert.equal(claims.step('claim', 'evt:1', 'req b', 9), 'duplicate');
+  assert.deepEqual(store.calls, [['load', 'evt:1']]); // nothing to write
+  assert.equal(claims.step('release', 'evt:2', 'req b', 9), 'stale');
+  store.texts.set('evt:3', 'h:1:req c');
+  assert.equal(claims.step('release', 'evt:3', 'req c', 10), 'released');
+  assert.deepEqual(store.calls.at(-1), ['compareAndSet', 'evt:3', 'h:1:req c', null, null]);
+  assert.equal(store.texts.has('evt:3'), false);
+  // `undefined` from load is "no entry", as null is.
+  assert.equal(Claims.withStore({ load: () => undefined, compareAndSet: () => true }).step('claim', 'e', 'r', 0), 'claimed');
+  // A text xborder did not write is STORE_UNAVAILABLE.
+  store.texts.set('evt:4', 'claimed by someone');
+  assert.throws(() => claims.step('claim', 'evt:4', 'r', 11), code('STORE_UNAVAILABLE'));
+  await assert.rejects(claims.stepAsync('claim', 'evt:4', 'r', 11), code('STORE_UNAVAILABLE'));
+}
+
+{
+  // Concurrent requests on one id through an async store: exactly one claims it.
+  for (let round = 0; round < 5; round++) {
+    const store = new MapStore({ async: true });
+    const claims = Claims.withStore(store, { leaseMs: 30_000 });
+    const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => claims.stepAsync('claim', 'evt_1', `req_${i}`, 1000)));
+    assert.equal(outcomes.filter((o) => o === 'claimed').length, 1, outcomes.join());
+    assert.equal(outcomes.filter((o) => o === 'in_progress').length, 7, outcomes.join());
+    const winner = `req_${outcomes.indexOf('claimed')}`;
+    assert.equal(store.texts.get('evt_1'), `h:1000:${winner}`);
+    assert.ok(store.calls.filter(([m]) => m === 'compareAndSet').length >= 8, 'every request tried to write');
+    // The winner completes; the others' retries are duplicates.
+    assert.equal(await claims.stepAsync('complete', 'evt_1', winner, 1001), 'completed');
+    const retries = await Promise.all(Array.from({ length: 4 }, (_, i) => claims.stepAsync('claim', 'evt_1', `retry_${i}`, 1002)));
+    assert.deepEqual(retries, ['duplicate', 'duplicate', 'duplicate', 'duplicate']);
+  }
+
+  // A store whose compare-and-set never applies (somebody else always first): the task's
+  // conflict limit (core's) ends the step with STORE_UNAVAILABLE, after as many loads as writes.
+  for (const async of [false, true]) {
+    let loads = 0;
+    let writes = 0;
+    const answer = (v) => (async ? Promise.resolve(v) : v);
+    const busy = Claims.withStore({
+      load: () => { loads++; return answer(null); },
+      compareAndSet: () => { writes++; return answer(false); },
+    });
+    if (async) await assert.rejects(busy.stepAsync('claim', 'e', 'r', 0), code('STORE_UNAVAILABLE'));
+    else assert.throws(() => busy.step('claim', 'e', 'r', 0), code('STORE_UNAVAILABLE'));
+    assert.ok(writes > 1 && writes < 1000, `${writes} compare-and-sets`);
+    assert.equal(loads, writes, 'each conflict reloads the entry');
+  }
+
+  // A store that throws or rejects: STORE_UNAVAILABLE with the store's error as `cause`.
+  const down = new Error('ECONNREFUSED 127.0.0.1:6379');
+  const failing = [
+    ['load throws', { load() { throw down; }, compareAndSet: () => true }, 'load'],
+    ['load rejects', { load: async () => { throw down; }, compareAndSet: async () => true }, 'load'],
+    ['compareAndSet throws', { load: () => null, compareAndSet() { throw down; } }, 'compareAndSet'],
+    ['compareAndSet rejects', { load: async () => null, compareAndSet: () => Promise.reject(down) }, 'compareAndSet'],
+  ];
+  for (const [what, store, method] of failing) {
+    const check = (e) => {
+      assert.ok(e instanceof XborderError, `${what}: ${e}`);
+      assert.equal(e.code, 'STORE_UNAVAILABLE', what);
+      assert.equal(e.cause, down, `${what}: cause`);
+      assert.ok(e.message.includes(`store.${method}`) && e.message.includes('ECONNREFUSED'), `${what}: ${e.message}`);
+      return true;
+    };
+    await assert.rejects(Claims.withStore(store).stepAsync('claim', 'e', 'r', 0), check);
+    if (what.endsWith('throws')) assert.throws(() => Claims.withStore(store).step('claim', 'e', 'r', 0), check);
+  }
+  // A thrown non-Error is the cause as it is.
+  await assert.rejects(Claims.withStore({ load: () => Promise.reject('timeout'), compareAndSet: () => true }).stepAsync('claim', 'e', 'r', 0),
+    (e) => code('STORE_UNAVAILABLE')(e) && e.cause === 'timeout' && e.message.includes('timeout'));
+
+  // step() needs a synchronous store: a Promise from the store is a TypeError naming stepAsync.
+  const asyncStore = new MapStore({ async: true });
+  assert.throws(() => Claims.withStore(asyncStore).step('claim', 'e', 'r', 0),
+    (e) => e instanceof TypeError && !(e instanceof XborderError) && /`store.load` returned a Promise.*stepAsync/.test(e.message));
+  const halfAsync = { load: () => null, compareAndSet: async () => true };
+  assert.throws(() => Claims.withStore(halfAsync).step('claim', 'e', 'r', 0), (e) => e instanceof TypeError && e.message.includes('`store.compareAndSet` returned a Promise'));
+  assert.equal(await Claims.withStore(halfAsync).stepAsync('claim', 'e', 'r', 0), 'claimed');
+
+  // The built-in store's capacity: the oldest done ids are forgotten first.
+  const small = new Claims({ leaseMs: 10, capacity: 2 });
+  for (const id of ['a', 'b', 'c']) {
+    assert.equal(small.step('claim', id, 'r', 0), 'claimed');
+    assert.equal(small.step('complete', id, 'r', 0), 'completed');
+  }
+  assert.equal(small.step('claim', 'a', 'r2', 1), 'claimed');
+  assert.equal(small.step('claim', 'c', 'r2', 1), 'duplicate');
+  small.free();
+  assert.throws(() => small.step('claim', 'c', 'r3', 2), Error); // freed, as a freed Receiver
+}
+
+console.log('features: ok (catalog and receivers, page walker by hand and as an async iterator, claims: built-in and JS stores alike, one winner among concurrent requests, conflicts, failing stores, windows)');
