@@ -7,7 +7,9 @@
 #   dist/kotlin/dev/xborder/xborder.kt                 package dev.xborder (JNA)
 #   dist/swift/{Xborder.swift,XborderFFI.h,module.modulemap}
 #   dist/python/{xborder.py,libxborder_ffi.so}         the module beside its library, hardened
-#                                                      by python/harden.py
+#                                                      by python/harden.py, with the native-value
+#                                                      conveniences of python/package.py
+#   dist/python/wheel/xborder-*.whl                    the pip-installable package (package.py)
 #
 # Usage: bash bindings-uniffi/build.sh        (incremental: cargo rebuilds only what changed)
 # Needs only the Rust toolchain; the runners under tests/runners/ set up their own tools.
@@ -68,6 +70,8 @@ cp "$GEN/xborder.py" "$LIB" "$DIST.new/python/"
 # Python's coercions (a str is a sequence of strings, a bool an int): guards with the parameter
 # named, added to the generated module (bindings-uniffi/python/harden.py says which and why).
 "${XBORDER_PYTHON:-python3}" "$HERE/python/harden.py" "$DIST.new/python/xborder.py"
+# Dicts and lists for JSON texts, readable reprs; then the wheel (cached by its inputs' hash).
+"${XBORDER_PYTHON:-python3}" "$HERE/python/package.py" "$DIST.new/python"
 cp "$HERE/dist-readme/README.md" "$DIST.new/README.md"
 for lang in kotlin swift python; do cp "$HERE/dist-readme/$lang.md" "$DIST.new/$lang/README.md"; done
 rm -rf "$DIST"

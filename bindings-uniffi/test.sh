@@ -2,10 +2,14 @@
 # The uniffi bindings' own API tests (the conformance runners are tests/runners/{kotlin,swift,python}):
 # what a Kotlin, Swift or Python user calls, with right and wrong values (issue 12: one secret is
 # never split; a Python str is never a list).
-#   python  bindings-uniffi/python/tests/test_api.py  (unittest, against dist/python)
+#   python  bindings-uniffi/python/tests/run.sh       (the wheel installed in a fresh venv: test_api.py,
+#                                                      the stubs, every README snippet)
 #   kotlin  bindings-uniffi/tests/kotlin/ApiTest.kt   (kotlinc, run on the JDK with JNA)
 #   swift   bindings-uniffi/tests/swift/ApiTests.swift (swiftc in the trixie root)
-# Usage: bash bindings-uniffi/test.sh [python|kotlin|swift ...]   (all when none is named)
+#   jvm     bindings-uniffi/jvm/test.sh                (Maven: the jar with the library inside, JUnit 5
+#                                                      tests from Java and the conformance runner)
+#   swiftpm bindings-uniffi/swift/test.sh              (SwiftPM: swift build and swift test in the root)
+# Usage: bash bindings-uniffi/test.sh [python|kotlin|swift|jvm|swiftpm ...]   (all when none is named)
 # Uses bindings-uniffi/dist (built here when missing; conformance.sh builds it once per run).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -16,7 +20,7 @@ cd "$ROOT"
 DIST=$HERE/dist
 [ -f "$DIST/python/xborder.py" ] && [ -f "$DIST/kotlin/dev/xborder/xborder.kt" ] && [ -f "$DIST/swift/Xborder.swift" ] ||
   bash "$HERE/build.sh" || exit 1
-[ $# -gt 0 ] && PARTS=("$@") || PARTS=(python kotlin swift)
+[ $# -gt 0 ] && PARTS=("$@") || PARTS=(python kotlin swift jvm swiftpm)
 
 # snippet LANG FILE.md: the first ```LANG block of a README, as written.
 snippet() { awk -v lang="$1" '$0 == "```" lang {f = 1; next} f && /^```/ {exit} f' "$2"; }
@@ -30,9 +34,7 @@ run() {
 
 python_api() {
   xb_tools python '-n "${XBORDER_PYTHON:-}"'
-  PYTHONPATH=$DIST/python "${XBORDER_PYTHON:-python3}" "$HERE/python/tests/test_api.py" || return 1
-  echo "python: the python.md snippet, as written"
-  snippet python "$HERE/dist-readme/python.md" | PYTHONPATH=$DIST/python "${XBORDER_PYTHON:-python3}" -
+  bash "$HERE/python/tests/run.sh"
 }
 
 kotlin_api() {
@@ -76,7 +78,8 @@ swift_api() {
 for part in "${PARTS[@]}"; do
   case $part in
     python|kotlin|swift) run "$part api" "${part}_api" ;;
-    *) echo "bindings-uniffi/test.sh: unknown part '$part' (python, kotlin, swift)" >&2; exit 2 ;;
+    jvm|swiftpm) run "$part package" bash "$HERE/${part/pm/}/test.sh" ;;
+    *) echo "bindings-uniffi/test.sh: unknown part '$part' (python, kotlin, swift, jvm, swiftpm)" >&2; exit 2 ;;
   esac
 done
 if [ ${#failed[@]} -gt 0 ]; then echo "uniffi api tests: FAILED: ${failed[*]}"; exit 1; fi

@@ -10,12 +10,16 @@ Python some wrong values do:
 - `True`/`False` are ints (`window=True` would be a window of 1);
 - any object is a bool (`check_lower` of a bool is `not not value`);
 - a `memoryview` of non-byte items (`array('I')`) reports its length in items, not bytes;
-- a dict or a str given for a record (`limits`, `request`) fails with an AttributeError.
+- a dict or a str given for a record (`limits`, `request`) fails with an AttributeError;
+- what a store written in Python (a `ClaimStore` subclass) returns is lowered unchecked: a
+  `compare_and_set` answering `1` or `"0"` would be read as applied (two instances would both
+  think they hold a claim), a `load` answering `bytes` would fail deep inside.
 
 This script rewrites the generated module (the build's own output, never a source file) so
-that each of these raises `TypeError`, naming the parameter and how to pass it, and so that a
-body may be `bytes`, `bytearray`, `memoryview` (any format: its raw bytes) or `str` (its UTF-8
-bytes). It refuses to write a module it could not patch completely, so a uniffi upgrade that
+that each of these raises `TypeError`, naming the parameter and how to pass it (a store's wrong
+answer is a `TypeError` inside the callback, which fails the step with `STORE_UNAVAILABLE`),
+and so that a body may be `bytes`, `bytearray`, `memoryview` (any format: its raw bytes) or
+`str` (its UTF-8 bytes). It refuses to write a module it could not patch completely, so a uniffi upgrade that
 changes the generated code fails the build instead of silently dropping a guard.
 
 Usage: python3 harden.py path/to/xborder.py
@@ -71,6 +75,16 @@ def _xb_check(converter, value, param):
         raise TypeError("`%%s`: expected %%s, not %%s" %% (
             param, converter.__name__.replace("_UniffiFfiConverter", "").replace(
                 "Optional", "optional ").replace("Type", ""), type(value).__name__)) from None
+
+
+def _xb_check_return(converter, value):
+    """What a method of a store written in Python returns, checked as an argument is (a bool is
+    a bool, a text a str or None): the TypeError fails the step with STORE_UNAVAILABLE."""
+    try:
+        converter.check_lower(value)
+    except (TypeError, AttributeError) as e:
+        raise TypeError("a store method returned %%s, not what it must (%%s)"
+                        %% (type(value).__name__, e)) from None
 
 
 def _xb_require_bytes(value):
@@ -157,6 +171,11 @@ def patch(text):
         r"\1        value = _xb_bytes(value)\n"
         r"        buf.write_i32(len(value))\n"
         r"        buf.write(value)\n")
+    # 6. Foreign trait methods (a ClaimStore written in Python): their answers are checked
+    #    before they are lowered, as arguments are.
+    sub("callback returns",
+        r"^( +)(uniffi_out_return\[0\] = )(_UniffiFfiConverter\w+)(\.lower\(v\))$",
+        r"\1_xb_check_return(\3, v)\n\1\2\3\4", expect_min=2)
     # The helpers go after the module's imports, before the first converter.
     anchor = text.find("\nclass ")
     if anchor < 0:

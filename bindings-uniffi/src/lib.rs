@@ -9,10 +9,10 @@
 //! boundary as JSON text; raw webhook bodies as bytes, exactly as received.
 
 use std::fmt;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde_json::Value;
-use xborder_core::{beneficiary, delivery, envelope, events, pagination, signature};
+use xborder_core::{beneficiary, claims, delivery, envelope, events, pagination, signature};
 
 uniffi::setup_scaffolding!("xborder");
 
@@ -53,11 +53,32 @@ pub enum XborderError {
         /// What happened, for people.
         detail: String,
     },
-    /// The dedupe store failed: `STORE_UNAVAILABLE`.
+    /// A store failed (the receiver's dedupe store, or a claims store: it threw, answered an
+    /// entry xborder did not write, or kept changing under concurrent requests):
+    /// `STORE_UNAVAILABLE`.
     #[error("{detail}")]
     Store {
         /// The stable code.
         code: String,
+        /// What happened, for people.
+        detail: String,
+    },
+    /// A name could not be added to a [`Catalog`]: `INVALID_EVENT_NAME`.
+    #[error("{detail}")]
+    Catalog {
+        /// `INVALID_EVENT_NAME`.
+        code: String,
+        /// What happened, for people.
+        detail: String,
+    },
+    /// A claim step is not usable: `INVALID_STEP` (a store failure during a step is a `Store`
+    /// error, `STORE_UNAVAILABLE`).
+    #[error("{detail}")]
+    Claim {
+        /// `INVALID_STEP`.
+        code: String,
+        /// The input at fault: `do` (the step), `id` or `token`.
+        field: Option<String>,
         /// What happened, for people.
         detail: String,
     },
@@ -92,18 +113,21 @@ impl XborderError {
             | XborderError::Signature { code, .. }
             | XborderError::Envelope { code, .. }
             | XborderError::Store { code, .. }
+            | XborderError::Catalog { code, .. }
+            | XborderError::Claim { code, .. }
             | XborderError::Json { code, .. }
             | XborderError::Pagination { code, .. } => code.clone(),
         }
     }
 
     /// The field concerned: the envelope field of an `Envelope` error, the parameter or filter
-    /// key of a `Pagination` error, where they name one.
+    /// key of a `Pagination` error, the step input (`do`, `id`, `token`) of a `Claim` error,
+    /// where they name one.
     pub fn error_field(&self) -> Option<String> {
         match self {
-            XborderError::Envelope { field, .. } | XborderError::Pagination { field, .. } => {
-                field.clone()
-            }
+            XborderError::Envelope { field, .. }
+            | XborderError::Pagination { field, .. }
+            | XborderError::Claim { field, .. } => field.clone(),
             _ => None,
         }
     }
@@ -154,6 +178,36 @@ impl From<pagination::PaginationError> for XborderError {
             field: e.field().map(str::to_owned),
             detail: e.to_string(),
         }
+    }
+}
+
+impl From<events::CatalogError> for XborderError {
+    fn from(e: events::CatalogError) -> Self {
+        XborderError::Catalog {
+            code: e.code().to_owned(),
+            detail: e.to_string(),
+        }
+    }
+}
+
+impl From<claims::ClaimError> for XborderError {
+    fn from(e: claims::ClaimError) -> Self {
+        match e {
+            claims::ClaimError::Store(store) => store.into(),
+            other => XborderError::Claim {
+                code: other.code().to_owned(),
+                field: other.field().map(str::to_owned),
+                detail: other.to_string(),
+            },
+        }
+    }
+}
+
+/// What a foreign [`ClaimStore`] raised that is not an `XborderError` (any exception of the
+/// host's own): a store failure, `STORE_UNAVAILABLE`, never a panic.
+impl From<uniffi::UnexpectedUniFFICallbackError> for XborderError {
+    fn from(e: uniffi::UnexpectedUniFFICallbackError) -> Self {
+        delivery::StoreError::new(format!("the store raised: {}", e.reason)).into()
     }
 }
 
@@ -241,15 +295,20 @@ pub struct EventClassification {
     pub action: Option<String>,
 }
 
+impl From<events::Classification<'_>> for EventClassification {
+    fn from(c: events::Classification<'_>) -> Self {
+        EventClassification {
+            kind: c.kind.into(),
+            entity: c.parts.map(|p| p.entity().to_owned()),
+            action: c.parts.map(|p| p.action().to_owned()),
+        }
+    }
+}
+
 /// Classifies an event name against the built-in catalog.
 #[uniffi::export]
 pub fn classify_event(name: String) -> EventClassification {
-    let c = events::Catalog::builtin().classify_name(&name);
-    EventClassification {
-        kind: c.kind.into(),
-        entity: c.parts.map(|p| p.entity().to_owned()),
-        action: c.parts.map(|p| p.action().to_owned()),
-    }
+    events::Catalog::builtin().classify_name(&name).into()
 }
 
 /// A name refused by the registration pre-check, with its kind as the reason.
@@ -287,7 +346,15 @@ pub struct RegistrationCheck {
 /// webhooks may exist already.
 #[uniffi::export(default(existing_webhooks = 0))]
 pub fn check_registration(events: Vec<String>, existing_webhooks: u32) -> RegistrationCheck {
-    match events::Catalog::builtin().check_registration(&events, existing_webhooks) {
+    registration_check(&events::Catalog::builtin(), &events, existing_webhooks)
+}
+
+fn registration_check(
+    catalog: &events::Catalog,
+    events: &[String],
+    existing_webhooks: u32,
+) -> RegistrationCheck {
+    match catalog.check_registration(events, existing_webhooks) {
         Ok(reg) => RegistrationCheck {
             ok: true,
             code: None,
@@ -320,6 +387,106 @@ pub fn create_webhook_body(
 #[uniffi::export]
 pub fn event_matches(subscriptions: Vec<String>, event: String) -> bool {
     events::Catalog::builtin().matches(&subscriptions, &event)
+}
+
+/// The event catalog of a host that knows names this release does not: the built-in catalog
+/// plus the live names and wildcards the host adds (`order:rejected`, `fiat_deposit:*`, ...).
+/// Classification, the registration check and matching answer as the free functions do, with
+/// the added names. Safe to share between threads. A [`Receiver`] built with a catalog keeps its
+/// own copy: names added afterwards do not reach it.
+#[derive(uniffi::Object)]
+pub struct Catalog {
+    inner: Mutex<events::Catalog>,
+}
+
+impl fmt::Debug for Catalog {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.lock(), f)
+    }
+}
+
+impl Default for Catalog {
+    fn default() -> Self {
+        Catalog::new()
+    }
+}
+
+impl Catalog {
+    fn lock(&self) -> MutexGuard<'_, events::Catalog> {
+        // Each change is one insertion into a sorted list, done or not: a poisoned lock holds a
+        // usable catalog, so it is taken over.
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A copy of the catalog as it is now.
+    fn snapshot(&self) -> events::Catalog {
+        self.lock().clone()
+    }
+}
+
+#[uniffi::export]
+impl Catalog {
+    /// A copy of the built-in catalog, with nothing added.
+    #[uniffi::constructor]
+    pub fn new() -> Self {
+        Catalog {
+            inner: Mutex::new(events::Catalog::builtin()),
+        }
+    }
+
+    /// Adds a live name (`<entity>:<action>`, not a wildcard) the provider sends before this
+    /// release knows it; a planned name added this way becomes live. Throws
+    /// `INVALID_EVENT_NAME`.
+    pub fn add_live(&self, name: String) -> Result<(), XborderError> {
+        Ok(self.lock().add_live(&name)?)
+    }
+
+    /// Adds a wildcard (`<entity>:*`) the provider accepts at registration. Throws
+    /// `INVALID_EVENT_NAME`.
+    pub fn add_wildcard(&self, name: String) -> Result<(), XborderError> {
+        Ok(self.lock().add_wildcard(&name)?)
+    }
+
+    /// Classifies an event name against this catalog (as [`classify_event`] does against the
+    /// built-in one).
+    pub fn classify(&self, name: String) -> EventClassification {
+        self.lock().classify_name(&name).into()
+    }
+
+    /// Whether `name` is live here (built in or added).
+    pub fn is_live(&self, name: String) -> bool {
+        self.lock().is_live(&name)
+    }
+
+    /// [`check_registration`] against this catalog.
+    #[uniffi::method(default(existing_webhooks = 0))]
+    pub fn check_registration(
+        &self,
+        events: Vec<String>,
+        existing_webhooks: u32,
+    ) -> RegistrationCheck {
+        registration_check(&self.lock(), &events, existing_webhooks)
+    }
+
+    /// [`create_webhook_body`] against this catalog: the added names are accepted.
+    #[uniffi::method(default(existing_webhooks = 0))]
+    pub fn create_webhook_body(
+        &self,
+        events: Vec<String>,
+        url: String,
+        existing_webhooks: u32,
+    ) -> Result<String, XborderError> {
+        let reg = self.lock().check_registration(&events, existing_webhooks)?;
+        Ok(reg.create_webhook_body(&url))
+    }
+
+    /// [`event_matches`] (matching does not depend on the names listed: a wildcard covers every
+    /// name of its family).
+    pub fn matches(&self, subscriptions: Vec<String>, event: String) -> bool {
+        self.lock().matches(&subscriptions, &event)
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -538,28 +705,38 @@ impl Receiver {
     /// A receiver keyed with one secret (its UTF-8 bytes, used as given) and an in-memory
     /// window of `window` committed ids (10,000 by default; 0 remembers none). Throws
     /// `EMPTY_SECRET` when the secret is empty. `limits` bounds the bodies it decodes (the
-    /// core's defaults when absent). During a key rotation use [`Receiver::with_secrets`].
-    #[uniffi::constructor(default(window = 10000, limits = None))]
+    /// core's defaults when absent). `catalog` classifies the events (the built-in catalog when
+    /// absent); the receiver copies it now, so names added to it later do not reach this
+    /// receiver. During a key rotation use [`Receiver::with_secrets`].
+    #[uniffi::constructor(default(window = 10000, limits = None, catalog = None))]
     pub fn new(
         secret: String,
         window: u64,
         limits: Option<DecodeLimits>,
+        catalog: Option<Arc<Catalog>>,
     ) -> Result<Self, XborderError> {
-        Self::with_secrets(vec![secret], window, limits)
+        Self::with_secrets(vec![secret], window, limits, catalog)
     }
 
     /// A receiver keyed with several secrets, for a key rotation: a delivery signed with any of
     /// them verifies. Throws `EMPTY_SECRET` when the list is empty or a secret in it is empty.
-    #[uniffi::constructor(default(window = 10000, limits = None))]
+    /// `window`, `limits` and `catalog` as for the one-secret constructor (the catalog is
+    /// copied).
+    #[uniffi::constructor(default(window = 10000, limits = None, catalog = None))]
     pub fn with_secrets(
         secrets: Vec<String>,
         window: u64,
         limits: Option<DecodeLimits>,
+        catalog: Option<Arc<Catalog>>,
     ) -> Result<Self, XborderError> {
         let window = usize::try_from(window).unwrap_or(usize::MAX);
         let limits = limits.map(envelope::Limits::from).unwrap_or_default();
+        let mut rx = delivery::Receiver::new(&secrets, window)?.with_limits(limits);
+        if let Some(catalog) = catalog {
+            rx = rx.with_catalog(catalog.snapshot());
+        }
         Ok(Receiver {
-            inner: Mutex::new(delivery::Receiver::new(&secrets, window)?.with_limits(limits)),
+            inner: Mutex::new(rx),
         })
     }
 
@@ -831,19 +1008,488 @@ pub fn page_info(
 ) -> Result<PageInfo, XborderError> {
     let response = parse_json(&response_json, "response_json")?;
     let request = request.map(|r| r.resolved()).transpose()?;
-    let i = pagination::page_info(&response, request)?;
-    Ok(PageInfo {
-        total: i.total,
-        page: i.page,
-        page_size: i.page_size,
-        total_pages: i.total_pages,
-        has_next: i.has_next,
-        has_next_conflict: i.has_next_conflict,
-        has_previous: i.has_previous,
-        first_item: i.first_item,
-        last_item: i.last_item,
-        next_page: i.next_page,
-    })
+    Ok(pagination::page_info(&response, request)?.into())
+}
+
+impl From<pagination::PageInfo> for PageInfo {
+    fn from(i: pagination::PageInfo) -> Self {
+        PageInfo {
+            total: i.total,
+            page: i.page,
+            page_size: i.page_size,
+            total_pages: i.total_pages,
+            has_next: i.has_next,
+            has_next_conflict: i.has_next_conflict,
+            has_previous: i.has_previous,
+            first_item: i.first_item,
+            last_item: i.last_item,
+            next_page: i.next_page,
+        }
+    }
+}
+
+/// Something that changed under the walker's feet between pages. `code` is core's
+/// (`TOTAL_CHANGED`, `REPEATED_RECORDS`, `HAS_NEXT_CONFLICT`, `POSSIBLY_SKIPPED`); the numbers
+/// that code carries are set, the others absent.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct Drift {
+    /// The stable drift code.
+    pub code: String,
+    /// `TOTAL_CHANGED`: the previous page's total.
+    pub previous_total: Option<u64>,
+    /// `TOTAL_CHANGED`: this page's total.
+    pub total: Option<u64>,
+    /// `REPEATED_RECORDS`: records seen before; `POSSIBLY_SKIPPED`: positions unaccounted for.
+    pub count: Option<u64>,
+    /// `HAS_NEXT_CONFLICT`: what the response's `hasNext` said (the walker follows it).
+    pub has_next: Option<bool>,
+}
+
+impl From<&pagination::Drift> for Drift {
+    fn from(d: &pagination::Drift) -> Self {
+        let mut out = Drift {
+            code: d.code().to_owned(),
+            previous_total: None,
+            total: None,
+            count: None,
+            has_next: None,
+        };
+        match d {
+            pagination::Drift::TotalChanged { from, to } => {
+                out.previous_total = Some(*from);
+                out.total = Some(*to);
+            }
+            pagination::Drift::RepeatedRecords { count }
+            | pagination::Drift::PossiblySkipped { count } => out.count = Some(*count),
+            pagination::Drift::HasNextConflict { has_next } => out.has_next = Some(*has_next),
+            // Non-exhaustive in the core: a new drift still crosses with its code
+            // (`drifts_keep_their_code_and_numbers` walks core's list of drift codes).
+            _ => {}
+        }
+        out
+    }
+}
+
+/// What one page gave a [`PageWalker`].
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct WalkStep {
+    /// The page's records not seen on an earlier page, in order, each as its own JSON text
+    /// (decode each with your model type); records without an `id` are always passed on.
+    pub records_json: Vec<String>,
+    /// The page's facts.
+    pub info: PageInfo,
+    /// What drifted since the previous page (empty when nothing did).
+    pub drifts: Vec<Drift>,
+}
+
+/// Walks every page of a list: says which query to send next, stops at the end, passes each
+/// record on once (by its `id`) and reports drift (records added or removed while walking).
+/// Safe to share between threads; one walk at a time.
+///
+/// ```text
+/// walker = PageWalker(params_json)
+/// while (query = walker.next_query()) != null:
+///     step = walker.feed(GET /v1/<list>?<query>)
+///     use step.records_json; report step.drifts
+/// ```
+#[derive(uniffi::Object)]
+pub struct PageWalker {
+    inner: Mutex<pagination::PageWalker>,
+}
+
+impl fmt::Debug for PageWalker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PageWalker")
+            .field("next_query", &self.next_query())
+            .finish()
+    }
+}
+
+impl PageWalker {
+    fn lock(&self) -> MutexGuard<'_, pagination::PageWalker> {
+        // A feed that panicked midway can at worst leave a record counted as seen: the walk
+        // goes on (a failed feed may be retried anyway), so a poisoned lock is taken over.
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[uniffi::export]
+impl PageWalker {
+    /// A walk from the list parameters [`list_query`] takes (a JSON object, its `page` the
+    /// first page asked for). Throws the pagination codes, or `MALFORMED_JSON`.
+    #[uniffi::constructor]
+    pub fn new(params_json: String) -> Result<Self, XborderError> {
+        let params = pagination::ListParams::from_value(&parse_json(&params_json, "params_json")?)?;
+        Ok(PageWalker {
+            inner: Mutex::new(pagination::PageWalker::new(params)),
+        })
+    }
+
+    /// The query string (without `?`) of the next request, absent when the walk is over.
+    pub fn next_query(&self) -> Option<String> {
+        self.lock().next_request().map(|p| p.to_query())
+    }
+
+    /// Whether the last page was fed.
+    pub fn is_done(&self) -> bool {
+        self.lock().is_done()
+    }
+
+    /// Feeds the response (JSON text) to the request [`PageWalker::next_query`] gave. An empty
+    /// page ends the walk. Throws `MALFORMED_RESPONSE`, `INVALID_PAGE_SIZE`, `OUT_OF_RANGE` or
+    /// `MALFORMED_JSON`; the walk is then where it was, and the page may be fetched again.
+    pub fn feed(&self, response_json: String) -> Result<WalkStep, XborderError> {
+        let response = parse_json(&response_json, "response_json")?;
+        let step = self.lock().feed(&response)?;
+        let records_json = step
+            .records(&response)
+            .into_iter()
+            .map(|r| {
+                serde_json::to_string(r).map_err(|_| pagination::PaginationError::MalformedResponse)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(WalkStep {
+            records_json,
+            info: step.info.into(),
+            drifts: step.drift.iter().map(Drift::from).collect(),
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Claims
+
+/// The answer to one claim step. Its text form is FORMAT.md's: `claimed`, `in_progress`,
+/// `duplicate`, `completed`, `released`, `stale`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, uniffi::Enum)]
+#[uniffi::export(Display)]
+pub enum ClaimOutcome {
+    /// This request now holds the id: process the event, then `complete` (or `release`).
+    Claimed,
+    /// Another request holds the id and its lease runs: answer non-2xx (with `Retry-After`).
+    InProgress,
+    /// The id is done: answer 2xx, do nothing.
+    Duplicate,
+    /// The id is done from now on: answer 2xx.
+    Completed,
+    /// The id is free again: answer non-2xx, the retry processes it.
+    Released,
+    /// This request no longer holds the id (another took it over): nothing changed.
+    Stale,
+}
+
+impl From<ClaimOutcome> for claims::Outcome {
+    fn from(o: ClaimOutcome) -> Self {
+        match o {
+            ClaimOutcome::Claimed => claims::Outcome::Claimed,
+            ClaimOutcome::InProgress => claims::Outcome::InProgress,
+            ClaimOutcome::Duplicate => claims::Outcome::Duplicate,
+            ClaimOutcome::Completed => claims::Outcome::Completed,
+            ClaimOutcome::Released => claims::Outcome::Released,
+            ClaimOutcome::Stale => claims::Outcome::Stale,
+        }
+    }
+}
+
+impl From<claims::Outcome> for ClaimOutcome {
+    fn from(o: claims::Outcome) -> Self {
+        match o {
+            claims::Outcome::Claimed => ClaimOutcome::Claimed,
+            claims::Outcome::InProgress => ClaimOutcome::InProgress,
+            claims::Outcome::Duplicate => ClaimOutcome::Duplicate,
+            claims::Outcome::Completed => ClaimOutcome::Completed,
+            claims::Outcome::Released => ClaimOutcome::Released,
+            claims::Outcome::Stale => ClaimOutcome::Stale,
+            // Non-exhaustive in the core: an unknown outcome is not acted on (nothing changed
+            // for this request). `claim_outcomes_round_trip` walks core's `Outcome::ALL`.
+            _ => ClaimOutcome::Stale,
+        }
+    }
+}
+
+impl fmt::Display for ClaimOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(claims::Outcome::from(*self).as_str())
+    }
+}
+
+#[uniffi::export]
+impl ClaimOutcome {
+    /// Whether the delivery is answered 2xx: `duplicate` and `completed` (core's rule).
+    pub fn acknowledges(&self) -> bool {
+        claims::Outcome::from(*self).acknowledges()
+    }
+}
+
+/// A store of claims the host writes in its own language (Redis, SQL, a map in memory), shared
+/// by the instances of one consumer. It keeps entry *texts* only and never reads them: every
+/// decision is core's. An entry text is never empty.
+///
+/// Throwing from either method (any exception, or an `XborderError`) makes the step fail with
+/// `STORE_UNAVAILABLE`.
+#[uniffi::export(foreign)]
+pub trait ClaimStore: Send + Sync {
+    /// The entry text of `id`, absent when it has none.
+    fn load(&self, id: String) -> Result<Option<String>, XborderError>;
+
+    /// Atomically: when the entry text of `id` is `expected` (absent: no entry), makes it `new`
+    /// (absent: remove the entry), which the store may drop on its own after `ttl_ms`
+    /// milliseconds (absent: keep it), and answers `true`; otherwise changes nothing and answers
+    /// `false`.
+    fn compare_and_set(
+        &self,
+        id: String,
+        expected: Option<String>,
+        new: Option<String>,
+        ttl_ms: Option<u64>,
+    ) -> Result<bool, XborderError>;
+}
+
+/// Core's store interface over a foreign [`ClaimStore`]: entries cross as their texts
+/// ([`claims::Entry::encode`] / [`claims::Entry::decode`]), every failure is a store failure.
+struct ForeignStore(Arc<dyn ClaimStore>);
+
+fn store_failure(e: XborderError) -> delivery::StoreError {
+    delivery::StoreError::new(format!("the store failed: {e}"))
+}
+
+impl claims::ClaimStore for ForeignStore {
+    fn load(&self, id: &str) -> Result<Option<claims::Entry>, delivery::StoreError> {
+        let text = self.0.load(id.to_owned()).map_err(store_failure)?;
+        text.map(|t| claims::Entry::decode(&t)).transpose()
+    }
+
+    fn compare_and_set(
+        &self,
+        id: &str,
+        expected: Option<&claims::Entry>,
+        new: Option<&claims::Entry>,
+        ttl_ms: Option<u64>,
+    ) -> Result<bool, delivery::StoreError> {
+        self.0
+            .compare_and_set(
+                id.to_owned(),
+                expected.map(claims::Entry::encode),
+                new.map(claims::Entry::encode),
+                ttl_ms,
+            )
+            .map_err(store_failure)
+    }
+}
+
+fn claim_rules(lease_ms: u64, window_ms: Option<u64>) -> claims::ClaimRules {
+    let rules = claims::ClaimRules::new(lease_ms);
+    match window_ms {
+        Some(w) => rules.with_window(w),
+        None => rules,
+    }
+}
+
+enum ClaimsIn {
+    Memory(claims::Claims<claims::MemoryClaims>),
+    Foreign(claims::Claims<ForeignStore>),
+}
+
+/// Claims on event ids, for consumers that run several instances: before processing a
+/// delivery, `step("claim", id, token, now)`; after persisting, `step("complete", ...)`; when
+/// processing failed, `step("release", ...)`. `token` names the request (each request makes
+/// its own); `at_ms` is the host's clock in milliseconds (non-decreasing). Safe to share
+/// between threads.
+#[derive(uniffi::Object)]
+pub struct Claims {
+    inner: ClaimsIn,
+}
+
+impl fmt::Debug for Claims {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.inner {
+            ClaimsIn::Memory(c) => write!(f, "Claims {{ {:?}, {:?} }}", c.rules(), c.store()),
+            ClaimsIn::Foreign(c) => write!(f, "Claims {{ {:?}, foreign store }}", c.rules()),
+        }
+    }
+}
+
+#[uniffi::export]
+impl Claims {
+    /// Claims kept in this process (one instance): a claim holds an id for `lease_ms`
+    /// (30 s by default), a done id is a duplicate for `window_ms` after completion (for as long
+    /// as it is remembered when absent), and at most `capacity` done ids are remembered
+    /// (10,000 by default; oldest forgotten first).
+    #[uniffi::constructor(default(lease_ms = 30000, window_ms = None, capacity = 10000))]
+    pub fn new(lease_ms: u64, window_ms: Option<u64>, capacity: u64) -> Self {
+        let capacity = usize::try_from(capacity).unwrap_or(usize::MAX);
+        Claims {
+            inner: ClaimsIn::Memory(claims::Claims::in_memory(
+                claim_rules(lease_ms, window_ms),
+                capacity,
+            )),
+        }
+    }
+
+    /// Claims kept in the host's `store`, shared by its instances; `lease_ms` and `window_ms`
+    /// as for the in-memory constructor.
+    #[uniffi::constructor(default(lease_ms = 30000, window_ms = None))]
+    pub fn with_store(store: Arc<dyn ClaimStore>, lease_ms: u64, window_ms: Option<u64>) -> Self {
+        Claims {
+            inner: ClaimsIn::Foreign(claims::Claims::with_store(
+                claim_rules(lease_ms, window_ms),
+                ForeignStore(store),
+            )),
+        }
+    }
+
+    /// One step (`claim`, `complete` or `release`) by `token` on event `id` at `at_ms`. Throws
+    /// `INVALID_STEP` (`field`: `do`, `id` or `token`) or `STORE_UNAVAILABLE`. With a store of
+    /// the host's, its methods are called on this thread: an async host drives a [`ClaimTask`]
+    /// instead.
+    pub fn step(
+        &self,
+        step: String,
+        id: String,
+        token: String,
+        at_ms: u64,
+    ) -> Result<ClaimOutcome, XborderError> {
+        let outcome = match &self.inner {
+            ClaimsIn::Memory(c) => c.step(&step, &id, &token, at_ms),
+            ClaimsIn::Foreign(c) => c.step(&step, &id, &token, at_ms),
+        }?;
+        Ok(outcome.into())
+    }
+}
+
+/// What a [`ClaimTask`] needs next from the host's store.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
+pub enum ClaimNeed {
+    /// Load the entry text of `id`, then call `loaded` with it (absent when there is none).
+    Load {
+        /// The event id.
+        id: String,
+    },
+    /// Compare-and-set the entry text of `id` (as [`ClaimStore::compare_and_set`]), then call
+    /// `swapped` with its answer.
+    CompareAndSet {
+        /// The event id.
+        id: String,
+        /// The entry text it must still have (absent: no entry).
+        expected: Option<String>,
+        /// The entry text to write (absent: remove the entry).
+        new: Option<String>,
+        /// How long the store may keep `new`, in milliseconds (absent: no limit).
+        ttl_ms: Option<u64>,
+    },
+    /// The step is over.
+    Done {
+        /// Its outcome.
+        outcome: ClaimOutcome,
+    },
+}
+
+impl TryFrom<claims::Need> for ClaimNeed {
+    type Error = XborderError;
+
+    fn try_from(n: claims::Need) -> Result<Self, XborderError> {
+        Ok(match n {
+            claims::Need::Load { id } => ClaimNeed::Load { id },
+            claims::Need::CompareAndSet {
+                id,
+                expected,
+                new,
+                ttl_ms,
+            } => ClaimNeed::CompareAndSet {
+                id,
+                expected: expected.as_ref().map(claims::Entry::encode),
+                new: new.as_ref().map(claims::Entry::encode),
+                ttl_ms,
+            },
+            claims::Need::Done(outcome) => ClaimNeed::Done {
+                outcome: outcome.into(),
+            },
+            // Non-exhaustive in the core: a need this binding cannot express is not guessed at.
+            _ => {
+                return Err(delivery::StoreError::new(
+                    "the claim needs a store operation this binding does not know",
+                )
+                .into())
+            }
+        })
+    }
+}
+
+/// One claim step against a store the host reaches on its own terms (a coroutine, an `async`
+/// function, an event loop): call `start()`, do what each [`ClaimNeed`] asks with your store
+/// (awaiting it as you like), hand the answer back with `loaded` or `swapped`, until `Done`.
+/// Nothing blocks; every decision is core's. Texts as for [`ClaimStore`].
+#[derive(uniffi::Object)]
+pub struct ClaimTask {
+    inner: Mutex<claims::ClaimTask>,
+}
+
+impl fmt::Debug for ClaimTask {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.lock(), f)
+    }
+}
+
+impl ClaimTask {
+    fn lock(&self) -> MutexGuard<'_, claims::ClaimTask> {
+        // The task's state is replaced whole by each call: a poisoned lock is taken over.
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[uniffi::export]
+impl ClaimTask {
+    /// A step (`claim`, `complete` or `release`) by `token` on event `id` at `at_ms`, under a
+    /// lease of `lease_ms` (30 s by default) and a done-window of `window_ms` (none by
+    /// default). Throws `INVALID_STEP` (`field`: `do`, `id` or `token`).
+    #[uniffi::constructor(default(lease_ms = 30000, window_ms = None))]
+    pub fn new(
+        step: String,
+        id: String,
+        token: String,
+        at_ms: u64,
+        lease_ms: u64,
+        window_ms: Option<u64>,
+    ) -> Result<Self, XborderError> {
+        let task =
+            claims::ClaimTask::new(claim_rules(lease_ms, window_ms), &step, &id, &token, at_ms)?;
+        Ok(ClaimTask {
+            inner: Mutex::new(task),
+        })
+    }
+
+    /// The first need: the load of the id's entry (calling it again starts the step over).
+    pub fn start(&self) -> Result<ClaimNeed, XborderError> {
+        self.lock().start().try_into()
+    }
+
+    /// The entry text the load found (absent when none): the next need. Throws
+    /// `STORE_UNAVAILABLE` when the text is not one xborder wrote.
+    pub fn loaded(&self, entry: Option<String>) -> Result<ClaimNeed, XborderError> {
+        let entry = entry
+            .map(|t| claims::Entry::decode(&t))
+            .transpose()
+            .map_err(XborderError::from)?;
+        self.lock().loaded(entry)?.try_into()
+    }
+
+    /// The compare-and-set's answer: the next need (`Done`, or a new `Load` when another
+    /// request changed the entry meanwhile). Throws `STORE_UNAVAILABLE` when the entry kept
+    /// changing, or when no compare-and-set was asked.
+    pub fn swapped(&self, applied: bool) -> Result<ClaimNeed, XborderError> {
+        self.lock().swapped(applied)?.try_into()
+    }
+
+    /// The store call the task asked for failed (an IO error, a timeout): always throws, and
+    /// the step ends with core's `STORE_UNAVAILABLE` carrying `message` (report the host's
+    /// own error through this rather than inventing a code).
+    pub fn failed(&self, message: String) -> Result<(), XborderError> {
+        Err(self.lock().failed(message).into())
+    }
 }
 
 #[cfg(test)]
@@ -913,7 +1559,7 @@ mod tests {
 
     #[test]
     fn receiver_commits() -> Result<(), XborderError> {
-        let rx = Receiver::new("k".into(), 10, None)?;
+        let rx = Receiver::new("k".into(), 10, None, None)?;
         let body = br#"{"id":"e1","event":"order:created","entity":{"id":"o","type":"order"}}"#;
         let sig = sign("k".into(), body.to_vec())?;
         let d = rx.receive(body.to_vec(), Some(sig.clone()));
@@ -927,6 +1573,267 @@ mod tests {
         assert_eq!(
             (d.action, d.error_code.as_deref()),
             (Action::Reject, Some("MISSING_SIGNATURE"))
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn claim_outcomes_round_trip() {
+        for o in claims::Outcome::ALL {
+            let ours = ClaimOutcome::from(*o);
+            assert_eq!(ours.to_string(), o.as_str());
+            assert_eq!(claims::Outcome::from(ours), *o);
+            assert_eq!(ours.acknowledges(), o.acknowledges());
+        }
+    }
+
+    /// Every drift code of core's list crosses with its code and its numbers.
+    #[test]
+    fn drifts_keep_their_code_and_numbers() {
+        use pagination::Drift as D;
+        let core = [
+            D::TotalChanged { from: 3, to: 4 },
+            D::RepeatedRecords { count: 2 },
+            D::HasNextConflict { has_next: true },
+            D::PossiblySkipped { count: 5 },
+        ];
+        let ours: Vec<Drift> = core.iter().map(Drift::from).collect();
+        let codes: Vec<&str> = ours.iter().map(|d| d.code.as_str()).collect();
+        assert_eq!(codes, xborder_core::codes::DRIFTS);
+        let numbers: Vec<_> = ours
+            .iter()
+            .map(|d| (d.previous_total, d.total, d.count, d.has_next))
+            .collect();
+        assert_eq!(
+            numbers,
+            [
+                (Some(3), Some(4), None, None),
+                (None, None, Some(2), None),
+                (None, None, None, Some(true)),
+                (None, None, Some(5), None),
+            ]
+        );
+    }
+
+    /// The errors added with the catalog and the claims keep core's code and field.
+    #[test]
+    fn catalog_and_claim_errors_keep_code_and_field() {
+        let mut c = events::Catalog::builtin();
+        let e = XborderError::from(c.add_live("Bad Name").unwrap_err());
+        assert_eq!(
+            (e.error_code().as_str(), e.error_field()),
+            ("INVALID_EVENT_NAME", None)
+        );
+        for (step, id, token, field) in [
+            ("finish", "e", "t", "do"),
+            ("claim", "", "t", "id"),
+            ("claim", "e", "", "token"),
+        ] {
+            let e = ClaimTask::new(step.into(), id.into(), token.into(), 0, 10, None).unwrap_err();
+            assert!(matches!(e, XborderError::Claim { .. }));
+            assert_eq!(
+                (e.error_code().as_str(), e.error_field().as_deref()),
+                ("INVALID_STEP", Some(field))
+            );
+        }
+        let e = XborderError::from(claims::ClaimError::Store(delivery::StoreError::new("down")));
+        assert!(matches!(e, XborderError::Store { .. }));
+        assert_eq!(e.error_code(), "STORE_UNAVAILABLE");
+        let e = XborderError::from(uniffi::UnexpectedUniFFICallbackError::new(
+            "ValueError: boom",
+        ));
+        assert_eq!(e.error_code(), "STORE_UNAVAILABLE");
+        assert!(e.to_string().contains("boom"));
+        for e in [
+            e,
+            XborderError::from(c.add_wildcard("order:x").unwrap_err()),
+        ] {
+            assert!(xborder_core::codes::ERRORS.contains(&e.error_code().as_str()));
+        }
+    }
+
+    /// The defaults written in the export attributes are core's.
+    #[test]
+    fn defaults_are_cores() {
+        let src = include_str!("lib.rs");
+        let lease = format!("lease_ms = {}", claims::DEFAULT_LEASE_MS);
+        let window = format!("window = {}", delivery::DEFAULT_WINDOW);
+        let capacity = format!("capacity = {}", delivery::DEFAULT_WINDOW);
+        for attr in src
+            .lines()
+            .filter(|l| l.contains("#[uniffi::constructor(default("))
+        {
+            if attr.contains("lease_ms =") {
+                assert!(attr.contains(&lease), "{attr}");
+            }
+            if attr.contains(" window =") || attr.contains("(window =") {
+                assert!(attr.contains(&window), "{attr}");
+            }
+            if attr.contains("capacity =") {
+                assert!(attr.contains(&capacity), "{attr}");
+            }
+        }
+        assert_eq!(src.matches(&lease).count(), 3);
+    }
+
+    #[test]
+    fn catalog_reaches_the_receiver_as_a_copy() -> Result<(), XborderError> {
+        let catalog = Arc::new(Catalog::new());
+        catalog.add_live("order:rejected".into())?;
+        assert_eq!(
+            catalog.classify("order:rejected".into()).kind,
+            EventKind::Live
+        );
+        let rx = Receiver::new("k".into(), 10, None, Some(catalog.clone()))?;
+        catalog.add_live("order:later".into())?;
+        let plain = Receiver::new("k".into(), 10, None, None)?;
+        let deliver = |rx: &Receiver, event: &str| -> Result<Action, XborderError> {
+            let body = format!(
+                r#"{{"id":"e_{event}","event":"{event}","entity":{{"id":"o","type":"order"}}}}"#
+            );
+            let sig = sign("k".into(), body.clone().into_bytes())?;
+            Ok(rx.receive(body.into_bytes(), Some(sig)).action)
+        };
+        assert_eq!(deliver(&rx, "order:rejected")?, Action::Process);
+        assert_eq!(deliver(&plain, "order:rejected")?, Action::Ignore);
+        assert_eq!(deliver(&rx, "order:later")?, Action::Ignore); // copied before the addition
+        Ok(())
+    }
+
+    #[test]
+    fn walker_passes_records_once_and_reports_drift() -> Result<(), XborderError> {
+        let w = PageWalker::new(r#"{"pageSize":2}"#.into())?;
+        assert_eq!(
+            w.next_query().as_deref(),
+            Some("page=0&pageSize=2&sortBy=createdAt&sortOrder=DESC")
+        );
+        let s =
+            w.feed(r#"{"data":[{"id":"c"},{"id":"b"}],"total":3,"page":0,"pageSize":2}"#.into())?;
+        assert_eq!(s.records_json, [r#"{"id":"c"}"#, r#"{"id":"b"}"#]);
+        let s = w.feed(
+            r#"{"data":[{"id":"b"},{"id":"a","n":1.5}],"total":4,"page":1,"pageSize":2}"#.into(),
+        )?;
+        assert_eq!(s.records_json, [r#"{"id":"a","n":1.5}"#]);
+        let codes: Vec<&str> = s.drifts.iter().map(|d| d.code.as_str()).collect();
+        // "d", new on page 0, was never seen: one position unaccounted for at the end.
+        assert_eq!(
+            codes,
+            ["TOTAL_CHANGED", "REPEATED_RECORDS", "POSSIBLY_SKIPPED"]
+        );
+        assert_eq!(
+            s.drifts.iter().map(|d| d.count).collect::<Vec<_>>(),
+            [None, Some(1), Some(1)]
+        );
+        assert!(w.is_done());
+        assert_eq!(w.next_query(), None);
+        let e = PageWalker::new(r#"{"status":"x"}"#.into()).unwrap_err();
+        assert_eq!(
+            (e.error_code().as_str(), e.error_field().as_deref()),
+            ("UNKNOWN_PARAMETER", Some("status"))
+        );
+        Ok(())
+    }
+
+    /// A store as a host writes one: texts in a map. `fail` makes every call throw.
+    #[derive(Default)]
+    struct Texts {
+        map: Mutex<std::collections::HashMap<String, String>>,
+        fail: bool,
+    }
+
+    impl ClaimStore for Texts {
+        fn load(&self, id: String) -> Result<Option<String>, XborderError> {
+            if self.fail {
+                return Err(delivery::StoreError::new("down").into());
+            }
+            Ok(self.map.lock().unwrap().get(&id).cloned())
+        }
+        fn compare_and_set(
+            &self,
+            id: String,
+            expected: Option<String>,
+            new: Option<String>,
+            _ttl_ms: Option<u64>,
+        ) -> Result<bool, XborderError> {
+            let mut m = self.map.lock().unwrap();
+            if m.get(&id) != expected.as_ref() {
+                return Ok(false);
+            }
+            match new {
+                Some(t) => m.insert(id, t),
+                None => m.remove(&id),
+            };
+            Ok(true)
+        }
+    }
+
+    #[test]
+    fn claims_answer_alike_in_memory_in_a_foreign_store_and_as_a_task() -> Result<(), XborderError>
+    {
+        let memory = Claims::new(100, None, 10);
+        let store = Arc::new(Texts::default());
+        let foreign = Claims::with_store(store.clone(), 100, None);
+        let tasks = Texts::default();
+        let steps = [
+            ("claim", "e", "r1", 0),
+            ("claim", "e", "r2", 10),
+            ("complete", "e", "r1", 20),
+            ("claim", "e", "r3", 30),
+            ("release", "f", "r1", 30),
+        ];
+        for (step, id, token, at) in steps {
+            let a = memory.step(step.into(), id.into(), token.into(), at)?;
+            let b = foreign.step(step.into(), id.into(), token.into(), at)?;
+            let task = ClaimTask::new(step.into(), id.into(), token.into(), at, 100, None)?;
+            let mut need = task.start()?;
+            let c = loop {
+                need = match need {
+                    ClaimNeed::Load { id } => task.loaded(tasks.load(id)?)?,
+                    ClaimNeed::CompareAndSet {
+                        id,
+                        expected,
+                        new,
+                        ttl_ms,
+                    } => task.swapped(tasks.compare_and_set(id, expected, new, ttl_ms)?)?,
+                    ClaimNeed::Done { outcome } => break outcome,
+                };
+            };
+            assert_eq!((a, b), (c, c), "{step} {id} {token} {at}");
+        }
+        assert_eq!(
+            store.map.lock().unwrap().get("e").map(String::as_str),
+            Some("d:20")
+        );
+        let failing = Claims::with_store(
+            Arc::new(Texts {
+                fail: true,
+                ..Texts::default()
+            }),
+            100,
+            None,
+        );
+        let e = failing
+            .step("claim".into(), "e".into(), "r".into(), 0)
+            .unwrap_err();
+        assert_eq!(e.error_code(), "STORE_UNAVAILABLE");
+        let task = ClaimTask::new("claim".into(), "e".into(), "r".into(), 0, 100, None)?;
+        task.start()?;
+        assert_eq!(
+            task.loaded(Some("not ours".into()))
+                .unwrap_err()
+                .error_code(),
+            "STORE_UNAVAILABLE"
+        );
+        let task = ClaimTask::new("claim".into(), "e".into(), "r".into(), 0, 100, None)?;
+        task.start()?;
+        task.loaded(None)?;
+        let e = task.failed("redis: connection refused".into()).unwrap_err();
+        assert!(matches!(e, XborderError::Store { .. }));
+        assert!(e.to_string().contains("connection refused"));
+        // The compare-and-set it asked for is forgotten: a late answer is refused.
+        assert_eq!(
+            task.swapped(true).unwrap_err().error_code(),
+            "STORE_UNAVAILABLE"
         );
         Ok(())
     }

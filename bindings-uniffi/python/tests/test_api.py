@@ -1,14 +1,19 @@
 """The Python binding's own tests: what a Python user calls, with right and wrong values.
 
-Run by bindings-uniffi/test.sh with the built module on PYTHONPATH
-(bindings-uniffi/dist/python). Issue 12: a `str` secret was read as one secret per character,
+Run by bindings-uniffi/python/tests/run.sh (from bindings-uniffi/test.sh python) against the
+wheel installed in a fresh virtualenv, from outside the source tree; it also runs against
+bindings-uniffi/dist/python on PYTHONPATH (the same module). Issue 12: a `str` secret was read as one secret per character,
 so a body signed with the key "w" was accepted for the secret "whsec_test".
 """
 import array
+import asyncio
 import hashlib
 import hmac
 import json
+import random
+import threading
 import unittest
+from urllib.parse import parse_qs
 
 import xborder as x
 
@@ -131,13 +136,82 @@ CASES = [
      {"body": BODY, "signature": hmac_hex(SECRET.encode(), BODY)}, {"body": "body", "signature": "opt_str"}),
     (lambda id: x.Receiver(SECRET).commit(id), {"id": "evt_1"}, {"id": "str"}),
     (x.validate_beneficiary, {"draft_json": "{}", "rules_json": None, "banks_country": "CO", "banks_json": BANKS},
-     {"draft_json": "str", "rules_json": "opt_str", "banks_country": "opt_str", "banks_json": "opt_str"}),
+     {"draft_json": "json", "rules_json": "opt_json", "banks_country": "opt_str", "banks_json": "opt_json"}),
     (x.required_fields, {"rules_json": None, "payment_type": "bank_account", "country": "US"},
-     {"rules_json": "opt_str", "payment_type": "str", "country": "str"}),
-    (x.list_query, {"params_json": "{}"}, {"params_json": "str"}),
+     {"rules_json": "opt_json", "payment_type": "str", "country": "str"}),
+    (x.list_query, {"params_json": "{}"}, {"params_json": "json"}),
     (x.page_info, {"response_json": '{"data":[],"total":0,"page":0,"pageSize":10}', "request": None},
-     {"response_json": "str", "request": "record"}),
+     {"response_json": "json", "request": "record"}),
+    # The same JSON parameters given as Python values.
+    (x.validate_beneficiary, {"draft_json": {}, "rules_json": {"data": []}, "banks_country": "CO",
+                              "banks_json": {"data": [{"id": "b1"}]}},
+     {"draft_json": "json", "rules_json": "opt_json", "banks_json": "opt_json"}),
+    (x.list_query, {"params_json": {"pageSize": 5}}, {"params_json": "json"}),
+    (x.page_info, {"response_json": {"data": [], "total": 0, "page": 0, "pageSize": 10}, "request": None},
+     {"response_json": "json"}),
+    # The catalog, and the receivers that take one.
+    (lambda name: x.Catalog().add_live(name), {"name": "order:rejected"}, {"name": "str"}),
+    (lambda name: x.Catalog().add_wildcard(name), {"name": "fiat_deposit:*"}, {"name": "str"}),
+    (lambda name: x.Catalog().classify(name), {"name": "order:rejected"}, {"name": "str"}),
+    (lambda name: x.Catalog().is_live(name), {"name": "order:rejected"}, {"name": "str"}),
+    (lambda events, existing_webhooks: x.Catalog().check_registration(events, existing_webhooks),
+     {"events": ["order:created"], "existing_webhooks": 0}, {"events": "list", "existing_webhooks": "int"}),
+    (lambda events, url, existing_webhooks: x.Catalog().create_webhook_body(events, url, existing_webhooks),
+     {"events": ["order:created"], "url": "https://a.test/h", "existing_webhooks": 0},
+     {"events": "list", "url": "str", "existing_webhooks": "int"}),
+    (lambda subscriptions, event: x.Catalog().matches(subscriptions, event),
+     {"subscriptions": ["order:*"], "event": "order:rejected"}, {"subscriptions": "list", "event": "str"}),
+    (x.Receiver, {"secret": SECRET, "window": 10, "limits": None, "catalog": None}, {"catalog": "catalog"}),
+    (x.Receiver.with_secrets, {"secrets": [SECRET], "window": 10, "limits": None, "catalog": None},
+     {"catalog": "catalog"}),
+    # The walker.
+    (x.PageWalker, {"params_json": '{"pageSize": 2}'}, {"params_json": "json"}),
+    (x.PageWalker, {"params_json": {"pageSize": 2}}, {"params_json": "json"}),
+    (lambda response_json: x.PageWalker("{}").feed(response_json),
+     {"response_json": '{"data":[],"total":0,"page":0,"pageSize":10}'}, {"response_json": "json"}),
+    (lambda response_json: x.PageWalker({}).feed(response_json),
+     {"response_json": {"data": [], "total": 0, "page": 0, "pageSize": 10}}, {"response_json": "json"}),
+    # Claims, the store interface and the sans-IO task.
+    (x.Claims, {"lease_ms": 100, "window_ms": None, "capacity": 10},
+     {"lease_ms": "int", "window_ms": "opt_int", "capacity": "int"}),
+    (x.Claims.with_store, {"store": "<store>", "lease_ms": 100, "window_ms": 50},
+     {"store": "store", "lease_ms": "int", "window_ms": "opt_int"}),
+    (lambda step, id, token, at_ms: x.Claims().step(step, id, token, at_ms),
+     {"step": "claim", "id": "evt_1", "token": "r1", "at_ms": 0},
+     {"step": "str", "id": "str", "token": "str", "at_ms": "int"}),
+    (x.ClaimTask, {"step": "claim", "id": "evt_1", "token": "r1", "at_ms": 0, "lease_ms": 100, "window_ms": None},
+     {"step": "str", "id": "str", "token": "str", "at_ms": "int", "lease_ms": "int", "window_ms": "opt_int"}),
+    (lambda entry: started_task().loaded(entry), {"entry": "h:0:r9"}, {"entry": "opt_str"}),
+    (lambda applied: loaded_task().swapped(applied), {"applied": True}, {"applied": "bool"}),
+    (lambda message: report_failure(loaded_task(), message), {"message": "redis down"}, {"message": "str"}),
+    # The asyncio driver of the task.
+    (lambda **kw: asyncio.run(x.claim_step_async(**kw)),
+     {"store": "<async store>", "step": "claim", "id": "evt_1", "token": "r1", "at_ms": 0,
+      "lease_ms": 100, "window_ms": None},
+     {"store": "async_store", "step": "str", "id": "str", "token": "str", "at_ms": "int",
+      "lease_ms": "int", "window_ms": "opt_int"}),
 ]
+
+
+def report_failure(task, message):
+    """`task.failed(message)` always raises STORE_UNAVAILABLE: that is its right answer."""
+    try:
+        task.failed(message)
+    except x.XborderError.Store as e:
+        return e
+    raise AssertionError("failed() returned")
+
+
+def started_task():
+    t = x.ClaimTask("claim", "evt_1", "r1", 0)
+    t.start()
+    return t
+
+
+def loaded_task():
+    t = started_task()
+    t.loaded(None)
+    return t
 
 WRONG = {
     "str": [None, 5, 1.5, True, b"x", bytearray(b"x"), ["x"], {"x": 1}],
@@ -147,6 +221,16 @@ WRONG = {
     "body": [None, 5, 1.5, True, ["x"], {"x": 1}, object()],
     "int": [None, True, False, "5", 1.5, [1]],
     "record": ["x", 5, {"max_body_bytes": 1, "max_depth": 2}, [1]],
+    "opt_int": [True, "5", 1.5, [1]],
+    "bool": [None, 1, 0, "true", [True]],
+    "catalog": ["order:rejected", ["order:rejected"], 5, True, {"order:rejected": "live"}, object()],
+    "store": [None, "redis://localhost", 5, {}, object()],
+    # A JSON parameter: its text (str), or a dict or a list of plain JSON data.
+    "json": [None, 5, 1.5, True, b"{}", bytearray(b"{}"), memoryview(b"{}"), object(), {1: "x"},
+             {"a": {2: "x"}}, {"a": object()}, [b"x"], {"a": {1, 2}}, {"a": (i for i in [1])}],
+    "opt_json": [5, True, b"{}", object(), {1: "x"}, [object()], {"a": b"x"}],
+    # An asyncio store: async load and compare_and_set (a sync ClaimStore is for Claims.with_store).
+    "async_store": [None, "redis://localhost", 5, {}, object(), "<sync store>"],
 }
 
 
@@ -156,15 +240,16 @@ class WrongKinds(unittest.TestCase):
     def test_valid_arguments_work(self):
         for fn, args, _ in CASES:
             with self.subTest(fn=getattr(fn, "__qualname__", fn)):
-                fn(**args)
+                fn(**real(args))
 
     def test_wrong_kinds_raise_type_error_naming_the_parameter(self):
         for fn, args, kinds in CASES:
+            args = real(args)
             for param, kind in kinds.items():
                 for wrong in WRONG[kind]:
                     with self.subTest(fn=getattr(fn, "__qualname__", fn), param=param, value=repr(wrong)):
                         with self.assertRaises(TypeError) as e:
-                            fn(**{**args, param: wrong})
+                            fn(**real({**args, param: wrong}))
                         self.assertIn("`%s`" % param, str(e.exception))
 
     def test_negative_counts_are_value_errors(self):
@@ -172,6 +257,24 @@ class WrongKinds(unittest.TestCase):
             x.check_registration(["order:created"], -1)
         with self.assertRaises(ValueError):
             x.Receiver(SECRET, -1)
+        for make in (lambda: x.Claims(-1), lambda: x.Claims(window_ms=-1), lambda: x.Claims(capacity=-1),
+                     lambda: x.Claims().step("claim", "e", "r", -1),
+                     lambda: x.ClaimTask("claim", "e", "r", -1),
+                     lambda: x.Catalog().check_registration(["order:created"], -1)):
+            with self.assertRaises(ValueError):
+                make()
+
+    def test_a_store_must_be_a_claim_store(self):
+        class DuckStore:  # the right methods, but not a ClaimStore: refused, never half-used
+            def load(self, id):
+                return None
+
+            def compare_and_set(self, id, expected, new, ttl_ms):
+                return True
+        with self.assertRaises(TypeError) as e:
+            x.Claims.with_store(DuckStore())
+        self.assertIn("`store`", str(e.exception))
+        self.assertIn("ClaimStore", str(e.exception))
 
     def test_body_kinds_mean_the_same_bytes(self):
         sig = hmac_hex(SECRET.encode(), BODY)
@@ -197,6 +300,337 @@ class WrongKinds(unittest.TestCase):
         self.assertIn('["order:*"]', str(e.exception))
 
 
+PLACEHOLDERS = {"<store>": lambda: DictStore(), "<async store>": lambda: AsyncDictStore(),
+                "<sync store>": lambda: DictStore()}
+
+
+def real(args):
+    """The CASES arguments with the placeholder stores replaced by fresh ones."""
+    return {k: (PLACEHOLDERS[v]() if isinstance(v, str) and v in PLACEHOLDERS else v)
+            for k, v in args.items()}
+
+
+def signed(event, id="evt_9"):
+    body = json.dumps({"id": id, "event": event, "entity": {"id": "ord_1", "type": event.split(":")[0]}}).encode()
+    return body, hmac_hex(SECRET.encode(), body)
+
+
+class Catalogs(unittest.TestCase):
+    """Names the provider sends before this release knows them: added by the host, then live."""
+
+    def test_an_added_name_is_live_for_the_catalog_and_its_receivers(self):
+        c = x.Catalog()
+        self.assertEqual(c.classify("order:rejected").kind, x.EventKind.UNKNOWN)
+        c.add_live("order:rejected")
+        got = c.classify("order:rejected")
+        self.assertEqual((got.kind, got.entity, got.action), (x.EventKind.LIVE, "order", "rejected"))
+        self.assertTrue(c.is_live("order:rejected"))
+        reg = c.check_registration(["order:rejected", "order:created", "order:rejected"])
+        self.assertEqual((reg.ok, reg.events), (True, ["order:rejected", "order:created"]))
+        self.assertIn('"order:rejected"', c.create_webhook_body(["order:rejected"], "https://a.test/h"))
+        self.assertTrue(c.matches(["order:rejected"], "order:rejected"))
+        # The free functions keep the built-in catalog.
+        self.assertEqual(x.classify_event("order:rejected").kind, x.EventKind.UNKNOWN)
+        self.assertEqual(x.check_registration(["order:rejected"]).rejected[0].reason, x.EventKind.UNKNOWN)
+        body, sig = signed("order:rejected")
+        for rx in (x.Receiver(SECRET, catalog=c), x.Receiver.with_secrets(["whsec_old", SECRET], catalog=c)):
+            d = rx.receive(body, sig)
+            self.assertEqual((d.action, d.envelope.event), (x.Action.PROCESS, "order:rejected"))
+        self.assertEqual(x.Receiver(SECRET).receive(body, sig).action, x.Action.IGNORE)
+
+    def test_the_receiver_keeps_the_catalog_it_was_given(self):
+        c = x.Catalog()
+        rx = x.Receiver(SECRET, catalog=c)
+        c.add_live("fiat_deposit:rejected")
+        body, sig = signed("fiat_deposit:rejected")
+        self.assertEqual(rx.receive(body, sig).action, x.Action.IGNORE)
+        self.assertEqual(x.Receiver(SECRET, catalog=c).receive(body, sig).action, x.Action.PROCESS)
+
+    def test_wildcards(self):
+        c = x.Catalog()
+        self.assertFalse(c.check_registration(["fiat_deposit:*"]).ok)
+        c.add_wildcard("fiat_deposit:*")
+        self.assertEqual(c.classify("fiat_deposit:*").kind, x.EventKind.WILDCARD)
+        self.assertTrue(c.check_registration(["fiat_deposit:*"]).ok)
+        self.assertTrue(c.matches(["fiat_deposit:*"], "fiat_deposit:rejected"))
+        self.assertFalse(c.is_live("fiat_deposit:*"))
+
+    def test_a_bad_name_is_invalid_event_name(self):
+        c = x.Catalog()
+        for add, name in ((c.add_live, "Bad Name"), (c.add_live, "order:*"), (c.add_live, "order"),
+                          (c.add_live, ""), (c.add_wildcard, "order:rejected"), (c.add_wildcard, "*:*")):
+            with self.subTest(add=add.__name__, name=name):
+                with self.assertRaises(x.XborderError.Catalog) as e:
+                    add(name)
+                self.assertEqual((e.exception.code, e.exception.error_code()), ("INVALID_EVENT_NAME",) * 2)
+        self.assertEqual(c.classify("Bad Name").kind, x.EventKind.INVALID)
+
+
+class Walker(unittest.TestCase):
+    """All pages of a list that changes while it is walked."""
+
+    def test_three_pages_with_a_record_pushed_down(self):
+        records = [{"id": i, "n": n} for n, i in enumerate(["c", "b", "a", "z"])]
+        queries, seen, drifts = [], [], []
+
+        def serve(query):  # the server: newest first; a record arrives after the first page
+            q = {k: v[0] for k, v in parse_qs(query).items()}
+            page, size = int(q["page"]), int(q["pageSize"])
+            if len(queries) == 2:
+                records.insert(0, {"id": "d", "n": 9})
+            data = records[page * size:(page + 1) * size]
+            return json.dumps({"data": data, "total": len(records), "page": page, "pageSize": size})
+
+        w = x.PageWalker(json.dumps({"pageSize": 2, "filters": {"status": "success"}}))
+        while (query := w.next_query()) is not None:
+            self.assertFalse(w.is_done())
+            queries.append(query)
+            step = w.feed(serve(query))
+            seen += [json.loads(r) for r in step.records_json]
+            drifts += [(d.code, d.count, d.previous_total, d.total) for d in step.drifts]
+            self.assertEqual(step.info.page, len(queries) - 1)
+        self.assertTrue(w.is_done())
+        self.assertEqual([parse_qs(q)["page"] for q in queries], [["0"], ["1"], ["2"]])
+        self.assertTrue(all(q.endswith("&status=success") for q in queries))
+        # Every record but the one that arrived behind the walker, each once, as sent.
+        self.assertEqual(sorted(r["id"] for r in seen), ["a", "b", "c", "z"])
+        self.assertIn({"id": "a", "n": 2}, seen)
+        self.assertIn(("REPEATED_RECORDS", 1, None, None), drifts)
+        self.assertIn(("TOTAL_CHANGED", None, 4, 5), drifts)
+        self.assertIn(("POSSIBLY_SKIPPED", 1, None, None), drifts)
+
+    def test_errors_keep_code_and_field_and_a_bad_page_can_be_retried(self):
+        with self.assertRaises(x.XborderError.Pagination) as e:
+            x.PageWalker(json.dumps({"status": "x"}))
+        self.assertEqual((e.exception.code, e.exception.field), ("UNKNOWN_PARAMETER", "status"))
+        with self.assertRaises(x.XborderError.Json):
+            x.PageWalker("{")
+        w = x.PageWalker("{}")
+        with self.assertRaises(x.XborderError.Pagination) as e:
+            w.feed('{"total": 1}')
+        self.assertEqual(e.exception.code, "MALFORMED_RESPONSE")
+        self.assertEqual(w.next_query(), x.list_query("{}"))
+        step = w.feed('{"data":[{"id":1},{"id":1},{"x":true}],"total":3,"page":0,"pageSize":10}')
+        self.assertEqual([json.loads(r) for r in step.records_json], [{"id": 1}, {"x": True}])
+        self.assertTrue(w.is_done())
+
+
+class DictStore(x.ClaimStore):
+    """A store written in Python: entry texts in a dict, compare-and-set under a lock."""
+
+    def __init__(self):
+        self.map = {}
+        self.lock = threading.Lock()
+
+    def load(self, id):
+        with self.lock:
+            return self.map.get(id)
+
+    def compare_and_set(self, id, expected, new, ttl_ms):
+        with self.lock:
+            if self.map.get(id) != expected:
+                return False
+            if new is None:
+                self.map.pop(id, None)
+            else:
+                self.map[id] = new
+            return True
+
+
+class AsyncDictStore:
+    """The same store for asyncio: every call yields to the event loop first."""
+
+    def __init__(self):
+        self.map = {}
+
+    async def load(self, id):
+        await asyncio.sleep(0)
+        return self.map.get(id)
+
+    async def compare_and_set(self, id, expected, new, ttl_ms):
+        await asyncio.sleep(0)
+        if self.map.get(id) != expected:
+            return False
+        if new is None:
+            self.map.pop(id, None)
+        else:
+            self.map[id] = new
+        return True
+
+
+async def claim_async(store, step, id, token, at_ms, **rules):
+    """One step against an async store: the task decides, the host awaits its store."""
+    task = x.ClaimTask(step, id, token, at_ms, **rules)
+    need = task.start()
+    while True:
+        if isinstance(need, x.ClaimNeed.LOAD):
+            need = task.loaded(await store.load(need.id))
+        elif isinstance(need, x.ClaimNeed.COMPARE_AND_SET):
+            need = task.swapped(await store.compare_and_set(need.id, need.expected, need.new, need.ttl_ms))
+        else:
+            return need.outcome
+
+
+def outcome_or_code(call):
+    try:
+        return call().name.lower()
+    except x.XborderError as e:
+        return e.error_code()
+
+
+def random_steps(seed, n=400):
+    rng = random.Random(seed)
+    at = 0
+    steps = []
+    for _ in range(n):
+        at += rng.randrange(0, 30)
+        steps.append((rng.choice(["claim", "claim", "complete", "release", "finish"]),
+                      rng.choice(["evt_1", "evt_2", "evt_3", ""]), rng.choice(["r1", "r2", "r3", ""]), at))
+    return steps
+
+
+class ClaimsApi(unittest.TestCase):
+    def test_the_built_in_and_a_python_store_and_an_async_task_agree(self):
+        for seed in range(5):
+            rules = {"lease_ms": 50, "window_ms": 80 if seed % 2 else None}
+            builtin, mine, aio = x.Claims(**rules), x.Claims.with_store(DictStore(), **rules), AsyncDictStore()
+
+            async def run():
+                out = []
+                for step in random_steps(seed):
+                    a = outcome_or_code(lambda: builtin.step(*step))
+                    b = outcome_or_code(lambda: mine.step(*step))
+                    try:
+                        c = (await claim_async(aio, *step, **rules)).name.lower()
+                    except x.XborderError as e:
+                        c = e.error_code()
+                    out.append((a, b, c))
+                return out
+            results = asyncio.run(run())
+            with self.subTest(seed=seed):
+                self.assertTrue(all(a == b == c for a, b, c in results), [r for r in results if len(set(r)) > 1])
+                kinds = {a for a, _, _ in results}
+                self.assertTrue({"claimed", "in_progress", "completed", "stale", "INVALID_STEP"} <= kinds, kinds)
+
+    def test_the_lifecycle_and_its_texts(self):
+        c = x.Claims(lease_ms=30000, window_ms=None)
+        self.assertEqual(c.step("claim", "evt_1", "r1", 0), x.ClaimOutcome.CLAIMED)
+        self.assertEqual(c.step("claim", "evt_1", "r2", 10), x.ClaimOutcome.IN_PROGRESS)
+        self.assertEqual(c.step("complete", "evt_1", "r1", 20), x.ClaimOutcome.COMPLETED)
+        d = c.step("claim", "evt_1", "r3", 900)
+        self.assertEqual((d, d.acknowledges()), (x.ClaimOutcome.DUPLICATE, True))
+        self.assertFalse(x.ClaimOutcome.IN_PROGRESS.acknowledges())
+        store = DictStore()
+        mine = x.Claims.with_store(store, lease_ms=1000)
+        mine.step("claim", "evt_1", "r1", 5)
+        self.assertEqual(store.map, {"evt_1": "h:5:r1"})  # texts only, core's encoding
+        mine.step("complete", "evt_1", "r1", 7)
+        self.assertEqual(store.map, {"evt_1": "d:7"})
+
+    def test_invalid_steps_name_their_field(self):
+        for claims in (x.Claims(), x.Claims.with_store(DictStore())):
+            for args, field in ((("finish", "e", "r", 0), "do"), (("Claim", "e", "r", 0), "do"),
+                                (("claim", "", "r", 0), "id"), (("claim", "e", "", 0), "token")):
+                with self.subTest(args=args):
+                    with self.assertRaises(x.XborderError.Claim) as e:
+                        claims.step(*args)
+                    self.assertEqual((e.exception.code, e.exception.field, e.exception.error_field()),
+                                     ("INVALID_STEP", field, field))
+        with self.assertRaises(x.XborderError.Claim) as e:
+            x.ClaimTask("claim", "e", "", 0)
+        self.assertEqual(e.exception.field, "token")
+
+    def test_a_failing_store_is_store_unavailable(self):
+        class Raising(DictStore):
+            def __init__(self, exc, where):
+                super().__init__()
+                self.exc, self.where = exc, where
+
+            def load(self, id):
+                if self.where == "load":
+                    raise self.exc
+                return super().load(id)
+
+            def compare_and_set(self, id, expected, new, ttl_ms):
+                raise self.exc
+
+        class Answers(DictStore):  # answers of the wrong kind: never coerced
+            def __init__(self, loaded, swapped):
+                super().__init__()
+                self.loaded, self.swapped = loaded, swapped
+
+            def load(self, id):
+                return self.loaded
+
+            def compare_and_set(self, id, expected, new, ttl_ms):
+                return self.swapped
+
+        stores = [Raising(ConnectionError("redis down"), "load"), Raising(RuntimeError("boom"), "cas"),
+                  Raising(x.XborderError.Signature("EMPTY_SECRET", "not a store code"), "cas"),
+                  Raising(x.XborderError.Store("STORE_UNAVAILABLE", "timeout"), "load"),
+                  Answers(None, 1), Answers(None, "0"), Answers(None, None), Answers(b"h:0:r1", True),
+                  Answers("not an entry", True), Answers(5, True)]
+        for store in stores:
+            with self.subTest(store=type(store).__name__, detail=vars(store).get("exc", vars(store).get("swapped"))):
+                with self.assertRaises(x.XborderError.Store) as e:
+                    x.Claims.with_store(store).step("claim", "evt_1", "r1", 0)
+                self.assertEqual(e.exception.error_code(), "STORE_UNAVAILABLE")
+        # The same store answering with the right kinds works: only the kinds above failed.
+        ok = x.Claims.with_store(Answers(None, True)).step("claim", "evt_1", "r1", 0)
+        self.assertEqual(ok, x.ClaimOutcome.CLAIMED)
+
+    def test_two_threads_claiming_one_id_at_once_one_wins(self):
+        for make in (lambda: x.Claims(), lambda: x.Claims.with_store(DictStore())):
+            claims = make()
+            for round_ in range(20):
+                n = 8
+                barrier = threading.Barrier(n)
+                got = []
+
+                def claim(token):
+                    barrier.wait()
+                    got.append(claims.step("claim", "evt_%d" % round_, token, 1000))
+                threads = [threading.Thread(target=claim, args=("r%d" % i,)) for i in range(n)]
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join()
+                self.assertEqual(got.count(x.ClaimOutcome.CLAIMED), 1, got)
+                self.assertEqual(got.count(x.ClaimOutcome.IN_PROGRESS), n - 1, got)
+
+    def test_async_claims_race_on_one_event_loop(self):
+        async def race():
+            store = AsyncDictStore()
+            got = await asyncio.gather(*(claim_async(store, "claim", "evt_1", "r%d" % i, 0) for i in range(6)))
+            return store, got
+        store, got = asyncio.run(race())
+        self.assertEqual(got.count(x.ClaimOutcome.CLAIMED), 1, got)
+        self.assertEqual(got.count(x.ClaimOutcome.IN_PROGRESS), 5, got)
+        winner = store.map["evt_1"].split(":", 2)[2]
+        self.assertEqual(asyncio.run(claim_async(store, "complete", "evt_1", winner, 5)), x.ClaimOutcome.COMPLETED)
+
+    def test_the_task_reports_foreign_text_and_a_stray_answer(self):
+        t = x.ClaimTask("claim", "evt_1", "r1", 0)
+        self.assertEqual(t.start(), x.ClaimNeed.LOAD(id="evt_1"))
+        with self.assertRaises(x.XborderError.Store):
+            t.loaded("garbage")
+        with self.assertRaises(x.XborderError.Store):
+            x.ClaimTask("claim", "evt_1", "r1", 0).swapped(True)  # no compare-and-set was asked
+        t = x.ClaimTask("claim", "evt_1", "r1", 0, lease_ms=100)
+        t.start()
+        need = t.loaded(None)
+        self.assertIsInstance(need, x.ClaimNeed.COMPARE_AND_SET)
+        self.assertEqual((need.id, need.expected, need.new), ("evt_1", None, "h:0:r1"))
+        self.assertIsInstance(t.swapped(False), x.ClaimNeed.LOAD)  # somebody else was first: load again
+        # The host's store call failed: core's code, the host's message; a late answer is refused.
+        t.loaded(None)
+        e = report_failure(t, "redis: connection refused")
+        self.assertEqual(e.code, "STORE_UNAVAILABLE")
+        self.assertIn("connection refused", e.detail)
+        with self.assertRaises(x.XborderError.Store):
+            t.swapped(True)
+
+
 class Pagination(unittest.TestCase):
     def test_filters_and_errors_with_field(self):
         q = x.list_query(json.dumps({"sortOrder": "asc", "filters": {"status": "success", "archived": False}}))
@@ -208,6 +642,215 @@ class Pagination(unittest.TestCase):
         with self.assertRaises(x.XborderError.Pagination) as e:
             x.list_query(json.dumps({"filters": {"status": ["a", "b"]}}))
         self.assertEqual((e.exception.code, e.exception.field), ("INVALID_FILTER", "status"))
+
+
+DRAFT = {"name": "Ana Pérez", "paymentType": "bank_account", "country": "CO",
+         "paymentInfo": {"bankId": "b9", "accountNumber": "123"}}
+BANK_LIST = {"data": [{"id": "b1", "name": "Banco Uno"}]}
+PAGE = {"data": [{"id": "ord_1", "n": 1.5}, {"id": "ord_2", "tags": ["a"]}], "total": 2, "page": 0,
+        "pageSize": 10}
+
+
+class NativeValues(unittest.TestCase):
+    """Dicts and lists where the API takes JSON text: the same answers as the text, nothing coerced."""
+
+    def test_a_dict_or_list_means_its_json_text(self):
+        text = json.dumps
+        self.assertEqual(x.validate_beneficiary(DRAFT, banks_country="CO", banks_json=BANK_LIST),
+                         x.validate_beneficiary(text(DRAFT), banks_country="CO", banks_json=text(BANK_LIST)))
+        v = x.validate_beneficiary(DRAFT, banks_country="CO", banks_json=BANK_LIST)
+        self.assertIn(("paymentInfo.bankId", x.IssueCode.UNKNOWN_BANK), [(i.path, i.code) for i in v.issues])
+        banks_list = [{"id": "b1"}]  # a list is taken as JSON too: core says what it makes of it
+        self.assertEqual(x.validate_beneficiary(DRAFT, None, "CO", banks_list),
+                         x.validate_beneficiary(text(DRAFT), None, "CO", text(banks_list)))
+        rules = {"data": [{"paymentType": "bank_account", "country": "US",
+                           "fields": [{"path": "paymentInfo.accountType", "required": True}]}]}
+        self.assertEqual(x.required_fields(rules, "bank_account", "US"),
+                         x.required_fields(text(rules), "bank_account", "US"))
+        self.assertEqual(x.validate_beneficiary(DRAFT, None, "CO", tuple(banks_list)),
+                         x.validate_beneficiary(DRAFT, None, "CO", banks_list))  # a tuple is a list
+        params = {"pageSize": 25, "sortOrder": "asc", "filters": {"status": "success", "archived": False}}
+        self.assertEqual(x.list_query(params), x.list_query(text(params)))
+        self.assertEqual(x.list_query(params), "page=0&pageSize=25&sortBy=createdAt&sortOrder=ASC"
+                                               "&archived=false&status=success")
+        self.assertEqual(x.page_info(PAGE), x.page_info(text(PAGE)))
+        self.assertEqual(x.page_info(PAGE).total, 2)
+
+    def test_errors_keep_their_codes(self):
+        with self.assertRaises(x.XborderError.Pagination) as e:
+            x.list_query({"status": "success"})
+        self.assertEqual((e.exception.code, e.exception.field), ("UNKNOWN_PARAMETER", "status"))
+        with self.assertRaises(x.XborderError.Pagination) as e:
+            x.list_query([])  # a list is JSON, not list parameters: core's answer, core's code
+        self.assertEqual((e.exception.code, e.exception.error_code()), ("UNKNOWN_PARAMETER",) * 2)
+        with self.assertRaises(x.XborderError.Pagination) as e:
+            x.page_info({"total": 1})
+        self.assertEqual(e.exception.code, "MALFORMED_RESPONSE")
+        with self.assertRaises(x.XborderError.Json):
+            x.validate_beneficiary("{")  # the text form is unchanged
+
+    def test_non_ascii_and_numbers_round_trip(self):
+        w = x.PageWalker({"pageSize": 10})
+        page = {"data": [{"id": "é", "amount": 1.25, "big": 2 ** 60}], "total": 1, "page": 0, "pageSize": 10}
+        self.assertEqual(w.feed(page).records, page["data"])
+
+    def test_values_json_cannot_hold_are_refused_with_the_parameter(self):
+        for bad in ({"pageSize": float("nan")}, {"a": [float("inf")]}):
+            with self.assertRaises(ValueError) as e:
+                x.list_query(bad)
+            self.assertIn("`params_json`", str(e.exception))
+        with self.assertRaises(TypeError) as e:
+            x.list_query({"filters": {1: "x"}})  # json.dumps would make the key "1"
+        self.assertIn("`params_json`", str(e.exception))
+        self.assertIn("$.filters", str(e.exception))
+        deep = []
+        for _ in range(20_000):  # deeper than json.dumps goes: refused, never a RecursionError
+            deep = [deep]
+        with self.assertRaises(ValueError) as e:
+            x.page_info({"data": deep})
+        self.assertIn("`response_json`", str(e.exception))
+        with self.assertRaises(TypeError) as e:
+            x.page_info({"data": deep, "x": object()})
+        self.assertIn("$.x", str(e.exception))
+
+    def test_a_walk_with_python_values(self):
+        w = x.PageWalker({"pageSize": 2, "filters": {"status": "success"}})
+        pages = {0: {"data": [{"id": 1}, {"id": 2}], "total": 3, "page": 0, "pageSize": 2},
+                 1: {"data": [{"id": 3}], "total": 3, "page": 1, "pageSize": 2}}
+        seen = []
+        while (q := w.next_query()) is not None:
+            step = w.feed(pages[int(parse_qs(q)["page"][0])])
+            self.assertEqual(step.records, [json.loads(r) for r in step.records_json])
+            seen += step.records
+        self.assertEqual(seen, [{"id": 1}, {"id": 2}, {"id": 3}])
+
+    def test_entity_data_as_python_values(self):
+        body = b'{"id":"evt_1","event":"order:created","entity":{"id":"o","type":"order","data":{"amount":5,"tags":["a"]}}}'
+        env = x.decode_envelope(body)
+        self.assertEqual(env.data, {"amount": 5, "tags": ["a"]})
+        self.assertEqual(env.data, json.loads(env.data_json))
+        d = x.Receiver(SECRET).receive(body, hmac_hex(SECRET.encode(), body))
+        self.assertEqual(d.envelope.data["amount"], 5)
+        bare = x.decode_envelope(b'{"id":"evt_2","event":"order:created","entity":{"id":"o","type":"order"}}')
+        self.assertIsNone(bare.data_json)
+        self.assertIsNone(bare.data)
+        with self.assertRaises(AttributeError):
+            env.data = {}  # read-only: data_json is the one source
+
+    def test_results_have_readable_reprs(self):
+        d = x.Receiver(SECRET).receive(BODY, hmac_hex(SECRET.encode(), BODY))
+        r = repr(d)
+        self.assertTrue(r.startswith("Decision(action=Action.PROCESS, acknowledges=True, "), r)
+        self.assertIn("envelope=Envelope(id='evt_1', event='order:created', kind=EventKind.LIVE", r)
+        self.assertEqual(str(d), r)
+        v = repr(x.validate_beneficiary(DRAFT, banks_country="CO", banks_json=BANK_LIST))
+        self.assertIn("Issue(path='paymentInfo.bankId', code=IssueCode.UNKNOWN_BANK)", v)
+        self.assertNotIn(" object at 0x", v)
+        self.assertIn("total_pages=1", repr(x.page_info(PAGE)))
+        t = x.ClaimTask("claim", "evt_1", "r1", 0, lease_ms=100)
+        self.assertEqual(repr(t.start()), "ClaimNeed.LOAD(id='evt_1')")
+        need = t.loaded(None)
+        self.assertEqual(repr(need), "ClaimNeed.COMPARE_AND_SET(id='evt_1', expected=None, "
+                                     "new='h:0:r1', ttl_ms=%d)" % need.ttl_ms)
+        self.assertEqual(repr(t.swapped(True)), "ClaimNeed.DONE(outcome=ClaimOutcome.CLAIMED)")
+        step = x.PageWalker({}).feed({"data": [{"id": 1}], "total": 1, "page": 0, "pageSize": 10})
+        self.assertTrue(repr(step).startswith("WalkStep(records_json=[%r], info=PageInfo(total=1, "
+                                              % step.records_json[0]), repr(step))
+
+    def test_installed_package(self):
+        import os
+        import sys
+        folder = os.path.dirname(x.__file__)
+        if os.environ.get("XBORDER_INSTALLED"):
+            self.assertTrue(x.__file__.startswith(sys.prefix) and "site-packages" in x.__file__, x.__file__)
+            self.assertEqual(os.path.basename(x.__file__), "__init__.py")
+            for f in ("py.typed", "__init__.pyi"):
+                self.assertTrue(os.path.isfile(os.path.join(folder, f)), f)
+            from importlib import metadata
+            dist = metadata.distribution("xborder")
+            self.assertRegex(dist.version, r"^\d+\.\d+\.\d+")
+            shipped = {str(f) for f in dist.files}
+            self.assertTrue({"xborder/__init__.py", "xborder/__init__.pyi", "xborder/py.typed"} <= shipped, shipped)
+            self.assertTrue(any(f.startswith("xborder/libxborder_ffi.") for f in shipped), shipped)
+            self.assertIn("## Verify and receive in an HTTP handler", dist.metadata.get_payload())
+        self.assertTrue(any(f.startswith("libxborder_ffi.") for f in os.listdir(folder)))
+
+
+class AsyncClaims(unittest.TestCase):
+    """claim_step_async: the asyncio driver of core's ClaimTask, what an asyncio receiver needs."""
+
+    def test_the_lifecycle(self):
+        async def run():
+            store = AsyncDictStore()
+            got = [await x.claim_step_async(store, "claim", "evt_1", "r1", 0),
+                   await x.claim_step_async(store, "claim", "evt_1", "r2", 5),
+                   await x.claim_step_async(store, "complete", "evt_1", "r1", 9),
+                   await x.claim_step_async(store, "claim", "evt_1", "r3", 12)]
+            return store, got
+        store, got = asyncio.run(run())
+        self.assertEqual(got, [x.ClaimOutcome.CLAIMED, x.ClaimOutcome.IN_PROGRESS,
+                               x.ClaimOutcome.COMPLETED, x.ClaimOutcome.DUPLICATE])
+        self.assertEqual(store.map, {"evt_1": "d:9"})
+        with self.assertRaises(x.XborderError.Claim) as e:
+            asyncio.run(x.claim_step_async(AsyncDictStore(), "finish", "evt_1", "r1", 0))
+        self.assertEqual((e.exception.code, e.exception.field), ("INVALID_STEP", "do"))
+
+    def test_it_agrees_with_the_sync_claims(self):
+        for seed in range(3):
+            rules = {"lease_ms": 50, "window_ms": 80 if seed % 2 else None}
+            sync, store = x.Claims(**rules), AsyncDictStore()
+
+            async def run():
+                out = []
+                for step in random_steps(seed, 200):
+                    a = outcome_or_code(lambda: sync.step(*step))
+                    try:
+                        b = (await x.claim_step_async(store, *step, **rules)).name.lower()
+                    except x.XborderError as e:
+                        b = e.error_code()
+                    out.append((a, b))
+                return out
+            results = asyncio.run(run())
+            self.assertEqual([a for a, _ in results], [b for _, b in results])
+            self.assertIn("claimed", {a for a, _ in results})
+
+    def test_a_failing_or_wrong_answering_store_is_store_unavailable(self):
+        class Failing(AsyncDictStore):
+            def __init__(self, where, answer=None, exc=None):
+                super().__init__()
+                self.where, self.answer, self.exc = where, answer, exc
+
+            async def load(self, id):
+                if self.where == "load":
+                    if self.exc:
+                        raise self.exc
+                    return self.answer
+                return await super().load(id)
+
+            async def compare_and_set(self, id, expected, new, ttl_ms):
+                if self.exc:
+                    raise self.exc
+                return self.answer
+
+        cases = [Failing("load", exc=ConnectionError("redis down")), Failing("cas", exc=OSError("reset")),
+                 Failing("load", answer=b"h:0:r1"), Failing("load", answer=5), Failing("cas", answer=1),
+                 Failing("cas", answer="0"), Failing("cas", answer=None)]
+        for store in cases:
+            with self.subTest(where=store.where, answer=store.answer, exc=store.exc):
+                with self.assertRaises(x.XborderError.Store) as e:
+                    asyncio.run(x.claim_step_async(store, "claim", "evt_1", "r1", 0))
+                self.assertEqual(e.exception.error_code(), "STORE_UNAVAILABLE")
+                self.assertIsNotNone(e.exception.__cause__)
+                if store.exc:
+                    self.assertIs(e.exception.__cause__, store.exc)
+        ok = Failing("cas", answer=True)
+        self.assertEqual(asyncio.run(x.claim_step_async(ok, "claim", "evt_1", "r1", 0)), x.ClaimOutcome.CLAIMED)
+
+    def test_a_sync_store_is_refused_naming_store(self):
+        with self.assertRaises(TypeError) as e:
+            asyncio.run(x.claim_step_async(DictStore(), "claim", "evt_1", "r1", 0))
+        self.assertIn("`store`", str(e.exception))
+        self.assertIn("Claims.with_store", str(e.exception))
 
 
 if __name__ == "__main__":

@@ -1,10 +1,24 @@
 // The Kotlin binding's own API tests (run by bindings-uniffi/test.sh): one secret is the common
-// case and is never split; a rotation takes a named list; pagination errors carry their field.
+// case and is never split; a rotation takes a named list; pagination errors carry their field;
+// an extended catalog reaches its receivers; the walker passes records once; claims agree in the
+// built-in store, a Kotlin store and a ClaimTask driven by suspend functions.
 // Issue 12: in Python a string secret was read as one secret per character. test.sh compiles it
 // with Readme.kt, the kotlin.md snippet wrapped as `fun readmeSnippet()`, so the doc runs too.
+// Coroutines: kotlinx-coroutines is not on the test classpath, so the suspend store is driven
+// with the standard library alone (startCoroutine/suspendCoroutine), resumed on pool threads.
 import dev.xborder.*
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.CyclicBarrier
+import java.util.concurrent.ExecutorService
+import java.util.concurrent.Executors
+import java.util.concurrent.TimeUnit
 import javax.crypto.Mac
 import javax.crypto.spec.SecretKeySpec
+import kotlin.coroutines.Continuation
+import kotlin.coroutines.EmptyCoroutineContext
+import kotlin.coroutines.resume
+import kotlin.coroutines.startCoroutine
+import kotlin.coroutines.suspendCoroutine
 
 const val SECRET = "whsec_test"
 val BODY = """{"id":"evt_1","event":"order:created","entity":{"id":"ord_1","type":"order","data":{}}}""".toByteArray()
@@ -68,8 +82,242 @@ fun main() {
     } catch (e: XborderException.Pagination) {
         check("unknown parameter code and field", e.code == "UNKNOWN_PARAMETER" && e.field == "status" && e.errorField() == "status") { "${e.code} ${e.field}" }
     }
+    catalogTests()
+    walkerTests()
+    claimsTests()
     val readme = try { readmeSnippet(); null } catch (e: Throwable) { e.toString() }
     check("the kotlin.md snippet runs", readme == null) { readme ?: "" }
     println("kotlin api: $passed passed, $failed failed")
     if (failed > 0) kotlin.system.exitProcess(1)
+}
+
+fun signed(event: String, id: String = "evt_9"): Pair<ByteArray, String> {
+    val body = """{"id":"$id","event":"$event","entity":{"id":"ord_1","type":"${event.substringBefore(':')}"}}""".toByteArray()
+    return body to hmacHex(SECRET.toByteArray(), body)
+}
+
+fun catalogTests() {
+    val c = Catalog()
+    check("catalog: unknown before", c.classify("order:rejected").kind == EventKind.UNKNOWN)
+    c.addLive("order:rejected")
+    val got = c.classify("order:rejected")
+    check("catalog: live after add", got == EventClassification(EventKind.LIVE, "order", "rejected")) { "$got" }
+    check("catalog: isLive", c.isLive("order:rejected"))
+    val reg = c.checkRegistration(listOf("order:rejected", "order:created"))
+    check("catalog: registration accepts it", reg.ok && reg.events == listOf("order:rejected", "order:created")) { "$reg" }
+    check("catalog: webhook body", c.createWebhookBody(listOf("order:rejected"), "https://a.test/h").contains("\"order:rejected\""))
+    check("catalog: free functions keep the built-in catalog",
+        classifyEvent("order:rejected").kind == EventKind.UNKNOWN && !checkRegistration(listOf("order:rejected")).ok)
+    val (body, sig) = signed("order:rejected")
+    val withCatalog = Receiver(SECRET, catalog = c).receive(body, sig)
+    check("catalog: receiver with it processes", withCatalog.action == Action.PROCESS && withCatalog.envelope?.event == "order:rejected") { "$withCatalog" }
+    check("catalog: rotation receiver with it processes",
+        Receiver.withSecrets(listOf("whsec_old", SECRET), catalog = c).receive(body, sig).action == Action.PROCESS)
+    check("catalog: default receiver ignores", Receiver(SECRET).receive(body, sig).action == Action.IGNORE)
+    val copied = Receiver(SECRET, catalog = c)
+    c.addLive("fiat_deposit:rejected")
+    val (later, laterSig) = signed("fiat_deposit:rejected")
+    check("catalog: the receiver keeps its copy", copied.receive(later, laterSig).action == Action.IGNORE)
+    c.addWildcard("fiat_deposit:*")
+    check("catalog: wildcard", c.classify("fiat_deposit:*").kind == EventKind.WILDCARD && c.checkRegistration(listOf("fiat_deposit:*")).ok)
+    check("catalog: matches", c.matches(listOf("fiat_deposit:*"), "fiat_deposit:rejected"))
+    for ((name, add) in listOf<Pair<String, (String) -> Unit>>("Bad Name" to c::addLive, "order:*" to c::addLive,
+            "" to c::addLive, "order:rejected" to c::addWildcard)) {
+        try {
+            add(name)
+            check("catalog: '$name' refused", false)
+        } catch (e: XborderException.Catalog) {
+            check("catalog: '$name' is INVALID_EVENT_NAME", e.code == "INVALID_EVENT_NAME" && e.errorCode() == "INVALID_EVENT_NAME") { e.toString() }
+        }
+    }
+}
+
+fun walkerTests() {
+    // A server whose list gains a record ("d", newest first) while the walker is on page 1.
+    val records = mutableListOf("c", "b", "a", "z")
+    val queries = mutableListOf<String>()
+    fun serve(query: String): String {
+        val q = query.split("&").associate { it.substringBefore('=') to it.substringAfter('=') }
+        val page = q.getValue("page").toInt()
+        val size = q.getValue("pageSize").toInt()
+        if (queries.size == 2) records.add(0, "d")
+        val data = records.drop(page * size).take(size).joinToString(",") { """{"id":"$it"}""" }
+        return """{"data":[$data],"total":${records.size},"page":$page,"pageSize":$size}"""
+    }
+    val w = PageWalker("""{"pageSize":2,"filters":{"status":"success"}}""")
+    val seen = mutableListOf<String>()
+    val drifts = mutableListOf<Drift>()
+    while (true) {
+        val query = w.nextQuery() ?: break
+        queries.add(query)
+        val step = w.feed(serve(query))
+        seen += step.recordsJson
+        drifts += step.drifts
+    }
+    check("walker: done", w.isDone() && w.nextQuery() == null)
+    check("walker: three pages", queries.map { it.substringBefore('&') } == listOf("page=0", "page=1", "page=2")) { "$queries" }
+    check("walker: filters kept", queries.all { it.endsWith("&status=success") })
+    check("walker: each record once", seen.sorted() == listOf("a", "b", "c", "z").map { """{"id":"$it"}""" }) { "$seen" }
+    check("walker: repeated record", drifts.any { it.code == "REPEATED_RECORDS" && it.count == 1uL }) { "$drifts" }
+    check("walker: total changed", drifts.any { it.code == "TOTAL_CHANGED" && it.previousTotal == 4uL && it.total == 5uL }) { "$drifts" }
+    try {
+        PageWalker("""{"status":"x"}""")
+        check("walker: unknown parameter throws", false)
+    } catch (e: XborderException.Pagination) {
+        check("walker: unknown parameter", e.code == "UNKNOWN_PARAMETER" && e.field == "status")
+    }
+}
+
+/** A store written in Kotlin: entry texts in a map, compare-and-set under the object's lock. */
+class MapStore : ClaimStore {
+    val map = HashMap<String, String>()
+    @Synchronized override fun load(id: String): String? = map[id]
+    @Synchronized override fun compareAndSet(id: String, expected: String?, new: String?, ttlMs: ULong?): Boolean {
+        if (map[id] != expected) return false
+        if (new == null) map.remove(id) else map[id] = new
+        return true
+    }
+}
+
+/** The same store with suspend functions: each call suspends and resumes on a pool thread. */
+class SuspendStore(private val pool: ExecutorService) {
+    private val map = HashMap<String, String>()
+    suspend fun load(id: String): String? = suspendCoroutine { c -> pool.execute { c.resume(synchronized(map) { map[id] }) } }
+    suspend fun compareAndSet(id: String, expected: String?, new: String?, ttlMs: ULong?): Boolean = suspendCoroutine { c ->
+        pool.execute {
+            c.resume(synchronized(map) {
+                if (map[id] != expected) false
+                else { if (new == null) map.remove(id) else map[id] = new; true }
+            })
+        }
+    }
+    fun entry(id: String): String? = synchronized(map) { map[id] }
+}
+
+/** One step against a suspending store: the task decides, the coroutine awaits the store. */
+suspend fun claimSuspending(store: SuspendStore, step: String, id: String, token: String, atMs: ULong,
+                            leaseMs: ULong = 30000uL, windowMs: ULong? = null): ClaimOutcome {
+    return ClaimTask(step, id, token, atMs, leaseMs, windowMs).use { task ->
+        var need = task.start()
+        while (need !is ClaimNeed.Done) {
+            need = when (need) {
+                is ClaimNeed.Load -> task.loaded(store.load(need.id))
+                is ClaimNeed.CompareAndSet -> task.swapped(store.compareAndSet(need.id, need.expected, need.new, need.ttlMs))
+                is ClaimNeed.Done -> need
+            }
+        }
+        need.outcome
+    }
+}
+
+/** Starts a coroutine with the standard library only; its result as a future. */
+fun <T> launch(block: suspend () -> T): CompletableFuture<T> {
+    val f = CompletableFuture<T>()
+    block.startCoroutine(Continuation(EmptyCoroutineContext) { r -> r.fold({ f.complete(it) }, { f.completeExceptionally(it) }) })
+    return f
+}
+
+fun outcomeOrCode(block: () -> ClaimOutcome): String = try { block().toString() } catch (e: XborderException) { e.errorCode() }
+
+fun claimsTests() {
+    val pool = Executors.newFixedThreadPool(4)
+    val racers = Executors.newFixedThreadPool(8)
+    try {
+        // The built-in store, a Kotlin store and a task over a suspending store agree, step by step.
+        for (seed in 0 until 4) {
+            val lease = 50uL
+            val window = if (seed % 2 == 1) 80uL else null
+            val builtin = Claims(lease, window)
+            val mine = Claims.withStore(MapStore(), lease, window)
+            val suspending = SuspendStore(pool)
+            val rng = java.util.Random(seed.toLong())
+            var at = 0uL
+            val kinds = mutableSetOf<String>()
+            var disagreements = 0
+            repeat(300) {
+                at += rng.nextInt(30).toULong()
+                val step = listOf("claim", "claim", "complete", "release", "finish")[rng.nextInt(5)]
+                val id = listOf("evt_1", "evt_2", "evt_3", "")[rng.nextInt(4)]
+                val token = listOf("r1", "r2", "r3", "")[rng.nextInt(4)]
+                val a = outcomeOrCode { builtin.step(step, id, token, at) }
+                val b = outcomeOrCode { mine.step(step, id, token, at) }
+                val c = try { launch { claimSuspending(suspending, step, id, token, at, lease, window) }.get(10, TimeUnit.SECONDS).toString() }
+                    catch (e: java.util.concurrent.ExecutionException) { (e.cause as? XborderException)?.errorCode() ?: e.toString() }
+                    catch (e: XborderException) { e.errorCode() }
+                if (a != b || b != c) { disagreements++; println("  seed $seed: $step $id $token $at: $a / $b / $c") }
+                kinds += a
+            }
+            check("claims: built-in, Kotlin store and suspend task agree (seed $seed)", disagreements == 0)
+            check("claims: the sequence covers the outcomes (seed $seed)",
+                kinds.containsAll(listOf("claimed", "in_progress", "completed", "stale", "INVALID_STEP"))) { "$kinds" }
+        }
+        // Texts and codes.
+        val c = Claims()
+        check("claims: claimed", c.step("claim", "evt_1", "r1", 0uL) == ClaimOutcome.CLAIMED)
+        check("claims: in progress", c.step("claim", "evt_1", "r2", 10uL).toString() == "in_progress")
+        check("claims: completed acknowledges", c.step("complete", "evt_1", "r1", 20uL).acknowledges())
+        check("claims: duplicate", c.step("claim", "evt_1", "r3", 900uL) == ClaimOutcome.DUPLICATE)
+        val store = MapStore()
+        Claims.withStore(store, 1000uL).step("claim", "evt_1", "r1", 5uL)
+        check("claims: the store holds core's text", store.map == mapOf("evt_1" to "h:5:r1")) { "${store.map}" }
+        for ((args, field) in listOf(listOf("finish", "e", "r") to "do", listOf("claim", "", "r") to "id", listOf("claim", "e", "") to "token")) {
+            try {
+                c.step(args[0], args[1], args[2], 0uL)
+                check("claims: invalid $field throws", false)
+            } catch (e: XborderException.Claim) {
+                check("claims: invalid $field", e.code == "INVALID_STEP" && e.field == field && e.errorField() == field) { e.toString() }
+            }
+        }
+        // A store that throws, whatever it throws: STORE_UNAVAILABLE.
+        for (thrown in listOf(RuntimeException("redis down"), XborderException.Signature("EMPTY_SECRET", "not a store code"), IllegalStateException())) {
+            val failing = object : ClaimStore {
+                override fun load(id: String): String? = throw thrown
+                override fun compareAndSet(id: String, expected: String?, new: String?, ttlMs: ULong?): Boolean = throw thrown
+            }
+            check("claims: a store throwing ${thrown::class.simpleName} is STORE_UNAVAILABLE",
+                codeOf { Claims.withStore(failing).step("claim", "evt_1", "r1", 0uL) } == "STORE_UNAVAILABLE")
+        }
+        val foreign = object : ClaimStore {
+            override fun load(id: String): String? = "not an entry"
+            override fun compareAndSet(id: String, expected: String?, new: String?, ttlMs: ULong?) = true
+        }
+        check("claims: foreign text is STORE_UNAVAILABLE", codeOf { Claims.withStore(foreign).step("claim", "evt_1", "r1", 0uL) } == "STORE_UNAVAILABLE")
+        // Eight threads claim one id at once: exactly one wins, in either store.
+        for ((name, claims) in listOf("built-in" to Claims(), "Kotlin store" to Claims.withStore(MapStore()))) {
+            var rounds = 0
+            repeat(20) { round ->
+                val barrier = CyclicBarrier(8)
+                val got = (0 until 8).map { i -> CompletableFuture.supplyAsync({ barrier.await(); claims.step("claim", "evt_$round", "r$i", 1000uL) }, racers) }
+                    .map { it.get(10, TimeUnit.SECONDS) }
+                if (got.count { it == ClaimOutcome.CLAIMED } == 1 && got.count { it == ClaimOutcome.IN_PROGRESS } == 7) rounds++
+                else println("  $name round $round: $got")
+            }
+            check("claims: one winner among 8 threads ($name)", rounds == 20)
+        }
+        // Suspending claims racing on one id: one winner, and it can complete.
+        val suspending = SuspendStore(pool)
+        val raced = (0 until 6).map { i -> launch { claimSuspending(suspending, "claim", "evt_1", "r$i", 0uL) } }.map { it.get(10, TimeUnit.SECONDS) }
+        check("claims: one winner among 6 coroutines", raced.count { it == ClaimOutcome.CLAIMED } == 1 && raced.count { it == ClaimOutcome.IN_PROGRESS } == 5) { "$raced" }
+        val winner = suspending.entry("evt_1")!!.split(":", limit = 3)[2]
+        check("claims: the coroutine winner completes",
+            launch { claimSuspending(suspending, "complete", "evt_1", winner, 5uL) }.get(10, TimeUnit.SECONDS) == ClaimOutcome.COMPLETED)
+        // The task's own checks.
+        val t = ClaimTask("claim", "evt_1", "r1", 0uL, 100uL)
+        check("task: starts with a load", t.start() == ClaimNeed.Load("evt_1"))
+        val need = t.loaded(null)
+        check("task: asks a compare-and-set of core's texts", need == ClaimNeed.CompareAndSet("evt_1", null, "h:0:r1", 200uL)) { "$need" }
+        check("task: a lost race loads again", t.swapped(false) is ClaimNeed.Load)
+        check("task: foreign text", codeOf { t.loaded("garbage") } == "STORE_UNAVAILABLE")
+        t.start(); t.loaded(null)
+        try {
+            t.failed("redis: connection refused")
+            check("task: failed throws", false)
+        } catch (e: XborderException.Store) {
+            check("task: failed is STORE_UNAVAILABLE with the host's message", e.code == "STORE_UNAVAILABLE" && e.detail.contains("connection refused")) { e.toString() }
+        }
+        check("task: a late answer after failed is refused", codeOf { t.swapped(true) } == "STORE_UNAVAILABLE")
+    } finally {
+        pool.shutdown()
+        racers.shutdown()
+    }
 }

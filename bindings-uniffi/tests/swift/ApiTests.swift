@@ -1,5 +1,7 @@
 // The Swift binding's own API tests (run by bindings-uniffi/test.sh): one secret is the common
-// case and is never split; a rotation takes a named list; pagination errors carry their field.
+// case and is never split; a rotation takes a named list; pagination errors carry their field;
+// an extended catalog reaches its receivers; the walker passes records once; claims agree in the
+// built-in store, a Swift store and a ClaimTask driven with async/await over an actor store.
 // Issue 12: in Python a string secret was read as one secret per character. test.sh puts the
 // swift.md snippet, wrapped as `func readmeSnippet()`, at the README-SNIPPET line. HMAC is computed
 // here by a small SHA-256 of our own (Foundation on Linux has no CommonCrypto).
@@ -64,6 +66,249 @@ func codeOf(_ block: () throws -> Void) -> String? {
     do { try block(); return nil } catch let e as XborderError { return e.errorCode() } catch { return "\(error)" }
 }
 
+func signed(_ event: String, id: String = "evt_9") -> (Data, String) {
+    let entity = event.split(separator: ":").first.map(String.init) ?? ""
+    let body = Data(#"{"id":"\#(id)","event":"\#(event)","entity":{"id":"ord_1","type":"\#(entity)"}}"#.utf8)
+    return (body, hmacHex(Array(SECRET.utf8), body))
+}
+
+func catalogTests() throws {
+    let c = Catalog()
+    check("catalog: unknown before", c.classify(name: "order:rejected").kind == .unknown)
+    try c.addLive(name: "order:rejected")
+    let got = c.classify(name: "order:rejected")
+    check("catalog: live after add", got == EventClassification(kind: .live, entity: "order", action: "rejected"), "\(got)")
+    check("catalog: isLive", c.isLive(name: "order:rejected"))
+    let reg = c.checkRegistration(events: ["order:rejected", "order:created"])
+    check("catalog: registration accepts it", reg.ok && reg.events == ["order:rejected", "order:created"], "\(reg)")
+    check("catalog: webhook body", try c.createWebhookBody(events: ["order:rejected"], url: "https://a.test/h").contains(#""order:rejected""#))
+    check("catalog: free functions keep the built-in catalog",
+          classifyEvent(name: "order:rejected").kind == .unknown && !checkRegistration(events: ["order:rejected"]).ok)
+    let (body, sig) = signed("order:rejected")
+    let d = try Receiver(secret: SECRET, catalog: c).receive(body: body, signature: sig)
+    check("catalog: receiver with it processes", d.action == .process && d.envelope?.event == "order:rejected", "\(d)")
+    check("catalog: rotation receiver with it processes",
+          try Receiver.withSecrets(secrets: ["whsec_old", SECRET], catalog: c).receive(body: body, signature: sig).action == .process)
+    check("catalog: default receiver ignores", try Receiver(secret: SECRET).receive(body: body, signature: sig).action == .ignore)
+    let copied = try Receiver(secret: SECRET, catalog: c)
+    try c.addLive(name: "fiat_deposit:rejected")
+    let (later, laterSig) = signed("fiat_deposit:rejected")
+    check("catalog: the receiver keeps its copy", copied.receive(body: later, signature: laterSig).action == .ignore)
+    try c.addWildcard(name: "fiat_deposit:*")
+    check("catalog: wildcard", c.classify(name: "fiat_deposit:*").kind == .wildcard && c.checkRegistration(events: ["fiat_deposit:*"]).ok)
+    check("catalog: matches", c.matches(subscriptions: ["fiat_deposit:*"], event: "fiat_deposit:rejected"))
+    for (name, wildcard) in [("Bad Name", false), ("order:*", false), ("", false), ("order:rejected", true)] {
+        do {
+            if wildcard { try c.addWildcard(name: name) } else { try c.addLive(name: name) }
+            check("catalog: '\(name)' refused", false)
+        } catch let XborderError.Catalog(code, _) {
+            check("catalog: '\(name)' is INVALID_EVENT_NAME", code == "INVALID_EVENT_NAME")
+        }
+    }
+}
+
+func walkerTests() throws {
+    // A server whose list gains a record ("d", newest first) while the walker is on page 1.
+    var records = ["c", "b", "a", "z"]
+    var queries: [String] = []
+    func serve(_ query: String) -> String {
+        var q: [String: String] = [:]
+        for pair in query.split(separator: "&") {
+            let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            q[kv[0]] = kv.count > 1 ? kv[1] : ""
+        }
+        let page = Int(q["page"]!)!, size = Int(q["pageSize"]!)!
+        if queries.count == 2 { records.insert("d", at: 0) }
+        let data = records.dropFirst(page * size).prefix(size).map { #"{"id":"\#($0)"}"# }.joined(separator: ",")
+        return #"{"data":[\#(data)],"total":\#(records.count),"page":\#(page),"pageSize":\#(size)}"#
+    }
+    let w = try PageWalker(paramsJson: #"{"pageSize":2,"filters":{"status":"success"}}"#)
+    var seen: [String] = []
+    var drifts: [Drift] = []
+    while let query = w.nextQuery() {
+        queries.append(query)
+        let step = try w.feed(responseJson: serve(query))
+        seen += step.recordsJson
+        drifts += step.drifts
+    }
+    check("walker: done", w.isDone() && w.nextQuery() == nil)
+    check("walker: three pages", queries.map { String($0.split(separator: "&")[0]) } == ["page=0", "page=1", "page=2"], "\(queries)")
+    check("walker: filters kept", queries.allSatisfy { $0.hasSuffix("&status=success") })
+    check("walker: each record once", seen.sorted() == ["a", "b", "c", "z"].map { #"{"id":"\#($0)"}"# }, "\(seen)")
+    check("walker: repeated record", drifts.contains { $0.code == "REPEATED_RECORDS" && $0.count == 1 }, "\(drifts)")
+    check("walker: total changed", drifts.contains { $0.code == "TOTAL_CHANGED" && $0.previousTotal == 4 && $0.total == 5 }, "\(drifts)")
+    do {
+        _ = try PageWalker(paramsJson: #"{"status":"x"}"#)
+        check("walker: unknown parameter throws", false)
+    } catch let e as XborderError {
+        check("walker: unknown parameter", e.errorCode() == "UNKNOWN_PARAMETER" && e.errorField() == "status", "\(e)")
+    }
+}
+
+/// A store written in Swift: entry texts in a dictionary, compare-and-set under a lock.
+final class DictStore: ClaimStore, @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var map: [String: String] = [:]
+    func load(id: String) throws -> String? { lock.lock(); defer { lock.unlock() }; return map[id] }
+    func compareAndSet(id: String, expected: String?, new: String?, ttlMs: UInt64?) throws -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        if map[id] != expected { return false }
+        map[id] = new
+        return true
+    }
+}
+
+/// A store that fails: its methods throw `thrown`, or answer foreign text.
+final class FailingStore: ClaimStore, @unchecked Sendable {
+    struct Down: Error {}
+    let thrown: Error?
+    init(_ thrown: Error?) { self.thrown = thrown }
+    func load(id: String) throws -> String? { if let e = thrown { throw e }; return "not an entry" }
+    func compareAndSet(id: String, expected: String?, new: String?, ttlMs: UInt64?) throws -> Bool { if let e = thrown { throw e }; return true }
+}
+
+/// The same store for async/await: an actor whose methods suspend before they act.
+actor AsyncStore {
+    var map: [String: String] = [:]
+    func load(id: String) async -> String? { await Task.yield(); return map[id] }
+    func compareAndSet(id: String, expected: String?, new: String?, ttlMs: UInt64?) async -> Bool {
+        await Task.yield()
+        if map[id] != expected { return false }
+        map[id] = new
+        return true
+    }
+}
+
+/// One step against an async store: the task decides, the caller awaits its store.
+func claimAsync(_ store: AsyncStore, _ step: String, _ id: String, _ token: String, _ at: UInt64,
+                leaseMs: UInt64 = 30000, windowMs: UInt64? = nil) async throws -> ClaimOutcome {
+    let task = try ClaimTask(step: step, id: id, token: token, atMs: at, leaseMs: leaseMs, windowMs: windowMs)
+    var need = try task.start()
+    while true {
+        switch need {
+        case .load(let id):
+            need = try task.loaded(entry: await store.load(id: id))
+        case .compareAndSet(let id, let expected, let new, let ttlMs):
+            need = try task.swapped(applied: await store.compareAndSet(id: id, expected: expected, new: new, ttlMs: ttlMs))
+        case .done(let outcome):
+            return outcome
+        }
+    }
+}
+
+final class Box<T>: @unchecked Sendable { var value: Result<T, Error>? }
+
+/// Runs async code from this synchronous test program and waits for it.
+func blocking<T>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    let box = Box<T>()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do { box.value = .success(try await body()) } catch { box.value = .failure(error) }
+        done.signal()
+    }
+    done.wait()
+    return try box.value!.get()
+}
+
+func outcomeOrCode(_ block: () throws -> ClaimOutcome) -> String {
+    do { return "\(try block())" } catch let e as XborderError { return e.errorCode() } catch { return "\(error)" }
+}
+
+func claimsTests() throws {
+    // The built-in store, a Swift store and a task over an async store agree, step by step.
+    for seed in 0..<4 {
+        let lease: UInt64 = 50
+        let window: UInt64? = seed % 2 == 1 ? 80 : nil
+        let builtin = Claims(leaseMs: lease, windowMs: window)
+        let mine = Claims.withStore(store: DictStore(), leaseMs: lease, windowMs: window)
+        let store = AsyncStore()
+        var rng = UInt64(seed) &* 6364136223846793005 &+ 1442695040888963407
+        func next(_ n: Int) -> Int { rng = rng &* 6364136223846793005 &+ 1442695040888963407; return Int((rng >> 33) % UInt64(n)) }
+        var at: UInt64 = 0
+        var kinds = Set<String>()
+        var disagreements = 0
+        for _ in 0..<300 {
+            at += UInt64(next(30))
+            let step = ["claim", "claim", "complete", "release", "finish"][next(5)]
+            let id = ["evt_1", "evt_2", "evt_3", ""][next(4)]
+            let token = ["r1", "r2", "r3", ""][next(4)]
+            let a = outcomeOrCode { try builtin.step(step: step, id: id, token: token, atMs: at) }
+            let b = outcomeOrCode { try mine.step(step: step, id: id, token: token, atMs: at) }
+            let t = at
+            let c = outcomeOrCode { try blocking { try await claimAsync(store, step, id, token, t, leaseMs: lease, windowMs: window) } }
+            if a != b || b != c { disagreements += 1; print("  seed \(seed): \(step) \(id) \(token) \(at): \(a) / \(b) / \(c)") }
+            kinds.insert(a)
+        }
+        check("claims: built-in, Swift store and async task agree (seed \(seed))", disagreements == 0)
+        check("claims: the sequence covers the outcomes (seed \(seed))",
+              kinds.isSuperset(of: ["claimed", "in_progress", "completed", "stale", "INVALID_STEP"]), "\(kinds)")
+    }
+    let c = Claims()
+    check("claims: claimed", try c.step(step: "claim", id: "evt_1", token: "r1", atMs: 0) == .claimed)
+    check("claims: in progress", "\(try c.step(step: "claim", id: "evt_1", token: "r2", atMs: 10))" == "in_progress")
+    check("claims: completed acknowledges", try c.step(step: "complete", id: "evt_1", token: "r1", atMs: 20).acknowledges())
+    check("claims: duplicate", try c.step(step: "claim", id: "evt_1", token: "r3", atMs: 900) == .duplicate)
+    let store = DictStore()
+    _ = try Claims.withStore(store: store, leaseMs: 1000).step(step: "claim", id: "evt_1", token: "r1", atMs: 5)
+    check("claims: the store holds core's text", store.map == ["evt_1": "h:5:r1"], "\(store.map)")
+    for (args, field) in [(["finish", "e", "r"], "do"), (["claim", "", "r"], "id"), (["claim", "e", ""], "token")] {
+        do {
+            _ = try c.step(step: args[0], id: args[1], token: args[2], atMs: 0)
+            check("claims: invalid \(field) throws", false)
+        } catch let XborderError.Claim(code, f, _) {
+            check("claims: invalid \(field)", code == "INVALID_STEP" && f == field)
+        }
+    }
+    for failing in [FailingStore(FailingStore.Down()), FailingStore(XborderError.Signature(code: "EMPTY_SECRET", detail: "not a store code")), FailingStore(nil)] {
+        check("claims: a failing store (\(String(describing: failing.thrown))) is STORE_UNAVAILABLE",
+              codeOf { _ = try Claims.withStore(store: failing).step(step: "claim", id: "evt_1", token: "r1", atMs: 0) } == "STORE_UNAVAILABLE")
+    }
+    // Eight threads claim one id at once: exactly one wins, in either store.
+    for (name, claims) in [("built-in", Claims()), ("Swift store", Claims.withStore(store: DictStore()))] {
+        var rounds = 0
+        for round in 0..<20 {
+            let lock = NSLock()
+            var got: [ClaimOutcome] = []
+            DispatchQueue.concurrentPerform(iterations: 8) { i in
+                let o = try? claims.step(step: "claim", id: "evt_\(round)", token: "r\(i)", atMs: 1000)
+                lock.lock(); if let o = o { got.append(o) }; lock.unlock()
+            }
+            if got.filter({ $0 == .claimed }).count == 1 && got.filter({ $0 == .inProgress }).count == 7 { rounds += 1 }
+            else { print("  \(name) round \(round): \(got)") }
+        }
+        check("claims: one winner among 8 threads (\(name))", rounds == 20)
+    }
+    // Async claims racing on one id: one winner, and it can complete.
+    let shared = AsyncStore()
+    let raced = try blocking {
+        try await withThrowingTaskGroup(of: ClaimOutcome.self) { group in
+            for i in 0..<6 { group.addTask { try await claimAsync(shared, "claim", "evt_1", "r\(i)", 0) } }
+            var all: [ClaimOutcome] = []
+            for try await o in group { all.append(o) }
+            return all
+        }
+    }
+    check("claims: one winner among 6 tasks", raced.filter { $0 == .claimed }.count == 1 && raced.filter { $0 == .inProgress }.count == 5, "\(raced)")
+    let entry = try blocking { await shared.map["evt_1"] } ?? ""
+    let winner = String(entry.split(separator: ":", maxSplits: 2).last ?? "")
+    check("claims: the async winner completes", try blocking { try await claimAsync(shared, "complete", "evt_1", winner, 5) } == .completed)
+    let t = try ClaimTask(step: "claim", id: "evt_1", token: "r1", atMs: 0, leaseMs: 100)
+    check("task: starts with a load", try t.start() == .load(id: "evt_1"))
+    let need = try t.loaded(entry: nil)
+    check("task: asks a compare-and-set of core's texts", need == .compareAndSet(id: "evt_1", expected: nil, new: "h:0:r1", ttlMs: 200), "\(need)")
+    if case .load = try t.swapped(applied: false) { passed += 1 } else { failed += 1; print("FAIL task: a lost race loads again") }
+    check("task: foreign text", codeOf { _ = try t.loaded(entry: "garbage") } == "STORE_UNAVAILABLE")
+    _ = try t.start()
+    _ = try t.loaded(entry: nil)
+    do {
+        try t.failed(message: "redis: connection refused")
+        check("task: failed throws", false)
+    } catch let XborderError.Store(code, detail) {
+        check("task: failed is STORE_UNAVAILABLE with the host's message", code == "STORE_UNAVAILABLE" && detail.contains("connection refused"), detail)
+    }
+    check("task: a late answer after failed is refused", codeOf { _ = try t.swapped(applied: true) } == "STORE_UNAVAILABLE")
+}
+
 func main() throws {
     check("own HMAC matches the signer", hmacHex(Array(SECRET.utf8), BODY) == (try sign(secret: SECRET, body: BODY)))
     var keys = Set((1..<SECRET.count).map { String(SECRET.prefix($0)) })
@@ -99,6 +344,9 @@ func main() throws {
     } catch let e as XborderError {
         check("unknown parameter code and field", e.errorCode() == "UNKNOWN_PARAMETER" && e.errorField() == "status", "\(e)")
     }
+    try catalogTests()
+    try walkerTests()
+    try claimsTests()
     do { try readmeSnippet(); passed += 1 } catch { failed += 1; print("FAIL the swift.md snippet threw \(error)") }
     print("swift api: \(passed) passed, \(failed) failed")
 }

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The JVM package: `mvn verify` on bindings-uniffi/jvm/pom.xml (kotlin-maven-plugin compiles the
+# generated Kotlin in bindings-uniffi/dist/kotlin with the Java facade; Surefire runs JUnit 5:
+# JavaApiTest and the conformance runner tests/runners/kotlin/Runner.kt), then a Java consumer
+# compiled against the jar and run with plain `java -cp`, no -Djna.library.path.
+# Maven's local repository is $XBORDER_CACHE/m2 (~/.cache/xborder/m2). The first run resolves
+# online (Maven prints each download); later runs are offline (`mvn -o`).
+# Usage: bash bindings-uniffi/jvm/test.sh   (needs bindings-uniffi/dist: bindings-uniffi/build.sh)
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+DIST=$ROOT/bindings-uniffi/dist
+CACHE=${XBORDER_CACHE:-$HOME/.cache/xborder}
+M2=$CACHE/m2
+[ -f "$DIST/kotlin/dev/xborder/xborder.kt" ] && [ -f "$DIST/lib/libxborder_ffi.so" ] ||
+  { echo "jvm: no $DIST (run bindings-uniffi/build.sh)" >&2; exit 1; }
+command -v mvn >/dev/null || { echo "jvm: mvn not found (Maven 3.8+ and a JDK 17)" >&2; exit 1; }
+# The conformance test reads XBORDER_VECTOR_DIRS (tests/runners/CONTRACT.md), as run.sh does.
+# shellcheck source=../../tests/runners/lib.sh
+. "$ROOT/tests/runners/lib.sh"
+xb_vector_dirs
+
+# Offline once the pom's dependencies and plugins are in $M2 (a marker per pom content).
+marker=$M2/.xborder-resolved-$(sha256sum "$HERE/pom.xml" | cut -c1-16)
+mvn_args=(-B -f "$HERE/pom.xml" "-Dmaven.repo.local=$M2")
+if [ -f "$marker" ]; then
+  mvn_args+=(-o)
+  echo "jvm: mvn -o verify (dependencies in $M2)"
+else
+  echo "jvm: first resolve: mvn verify downloads the plugins and dependencies into $M2 from Maven Central"
+fi
+start=$SECONDS
+# Surefire prints the conformance closing line and each test class's counts.
+mvn "${mvn_args[@]}" verify
+mkdir -p "$M2" && touch "$marker"
+jar=$HERE/target/xborder-jvm-0.1.0.jar
+[ -f "$jar" ] || { echo "jvm: no $jar after mvn verify" >&2; exit 1; }
+echo "jvm: mvn verify in $((SECONDS - start))s: $jar ($(du -h "$jar" | cut -f1))"
+listing=$(unzip -l "$jar")
+grep -q ' linux-x86-64/libxborder_ffi.so$' <<<"$listing" ||
+  { echo "jvm: the jar has no linux-x86-64/libxborder_ffi.so" >&2; exit 1; }
+
+# A consumer: the jar and its two runtime dependencies on the classpath, nothing else.
+work=$HERE/target/consumer
+rm -rf "$work" && mkdir -p "$work/classes"
+mvn -B -o -q -f "$HERE/pom.xml" "-Dmaven.repo.local=$M2" dependency:build-classpath \
+  -Dmdep.includeScope=runtime "-Dmdep.outputFile=$work/deps.txt"
+cp="$jar:$(cat "$work/deps.txt")"
+javac -d "$work/classes" -cp "$cp" "$HERE/consumer/App.java"
+java -cp "$work/classes:$cp" App
