@@ -25,7 +25,7 @@ case "$cmd" in
     [ -f bindings-uniffi/demo.sh ] && step "kotlin demo (uniffi)" bash bindings-uniffi/demo.sh
     ;;
   test)
-    step "toolchains" bash tests/tools/setup.sh wasm browser kotlin swift python
+    step "toolchains" bash tests/tools/setup.sh wasm browser kotlin swift python redis
     step "cargo fmt --check" cargo fmt --all -- --check
     step "cargo clippy (no-panic lints)" cargo clippy --workspace --all-targets -- -D warnings
     step "cargo test (unit, doc, property, snapshots)" cargo test --workspace
@@ -33,6 +33,9 @@ case "$cmd" in
     step "conformance (every runtime)" bash tests/conformance.sh
     [ -f bindings-wasm/test.sh ] && step "npm package (tarball, types, size, panic, bundlers, e2e)" bash bindings-wasm/test.sh
     step "uniffi bindings' API tests (python, kotlin, swift)" bash bindings-uniffi/test.sh
+    step "Node Redis adapter against redis-server (delivery.claims vectors)" bash services/receiver-node/test.sh
+    step "Python Redis adapter (sync, asyncio) against redis-server; the Python receiver in a fleet" bash services/receiver-python/test.sh
+    step "fault test (3 receivers on one Redis: an instance killed, then Redis restarted)" bash services/fault-test.sh
     ;;
   *) sed -n '2,7p' "$0"; exit 2 ;;
 esac

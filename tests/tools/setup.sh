@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent toolchain setup for the xborder binding tests.
 #
-# Usage: bash tests/tools/setup.sh [wasm|browser|kotlin|swift|python|fuzz ...]
+# Usage: bash tests/tools/setup.sh [wasm|browser|kotlin|swift|python|redis|fuzz ...]
 #        (all parts when none is named)
 # npm tools and the Swift root go to ${XBORDER_CACHE:-$HOME/.cache/xborder}; cargo-installed tools
 # (wasm-bindgen-cli, cargo-fuzz) to ~/.cargo/bin, apt packages system-wide; afterwards
@@ -150,6 +150,13 @@ part_python() {
   say "$(python3 --version) at $(command -v python3)"
 }
 
+# redis-server (Debian) for the Redis adapters' tests, which start their own on a free loopback
+# port; nothing is left running.
+part_redis() {
+  apt_install redis-server
+  say "$(redis-server --version | cut -d' ' -f1-3)"
+}
+
 part_fuzz() {
   if command -v cargo-fuzz >/dev/null; then
     say "cargo-fuzz present: $(cargo fuzz --version)"
@@ -186,15 +193,18 @@ write_env() {
       echo "export XBORDER_SWIFT_ROOT='$SWIFT_ROOT'"
     fi
     echo "export XBORDER_PYTHON='$(command -v python3)'"
+    if command -v redis-server >/dev/null; then
+      echo "export XBORDER_REDIS_SERVER='$(command -v redis-server)'"
+    fi
     echo "unset -f xborder_path; export PATH"
   } > "$f.tmp"
   mv "$f.tmp" "$f"
 }
 
 parts=("$@")
-[ $# -gt 0 ] || parts=(wasm browser kotlin swift python fuzz)
+[ $# -gt 0 ] || parts=(wasm browser kotlin swift python redis fuzz)
 for p in "${parts[@]}"; do
-  case $p in wasm|browser|kotlin|swift|python|fuzz) ;; *) die "unknown part '$p'" ;; esac
+  case $p in wasm|browser|kotlin|swift|python|redis|fuzz) ;; *) die "unknown part '$p'" ;; esac
 done
 mkdir -p "$CACHE"
 for p in "${parts[@]}"; do

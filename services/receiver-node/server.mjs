@@ -1,0 +1,178 @@
+// A webhook receiver service in Node (node:http) over the xborder npm package, the way a
+// consumer runs one: several instances behind a load balancer sharing Redis. The same flow and
+// flags as the Rust one (services/receiver-rust), so the fault test can mix them:
+//
+//   node services/receiver-node/server.mjs --listen 127.0.0.1:0 --secret KEY
+//     [--redis redis://127.0.0.1:6379/] [--persist FILE] [--records DIR] [--instance NAME]
+//     [--lease-ms 30000] [--window-ms 604800000]
+//
+// 1. the RAW body (never a parsed one) and `X-Webhook-Signature` go to `Receiver.receive`
+//    (window 0: the claims dedupe): reject → 400 {error, field}; ignore → 200;
+// 2. a live event (`process`) is claimed with a token of this request, in Redis
+//    (`redis-store.mjs`) or in memory: in_progress → 503 with Retry-After; duplicate → 200;
+//    the store unreachable → 503;
+// 3. persist: the event's record in DIR, written under a temporary name and linked into place
+//    (linkSync fails if it exists: the unique key a
+//    consumer's table has; found already → processed again, nothing new kept), then one JSON
+//    line in FILE; a failure → release → 500 (the retry processes it);
+// 4. complete, then 200 (also when complete answers stale or the store fails: persisted).
+// The first line on stdout is the bound address; GET /healthz, GET /stats.
+import http from 'node:http';
+import { appendFileSync, linkSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Claims, Receiver, XborderError } from 'xborder-wasm';
+
+const USAGE = 'usage: server.mjs --listen HOST:PORT --secret KEY [--redis URL] [--persist FILE] ' +
+  '[--records DIR] [--instance NAME] [--lease-ms N] [--window-ms N]';
+const opts = { listen: '127.0.0.1:0', secrets: [], leaseMs: 30000, windowMs: 7 * 86400000,
+  instance: `rx-${process.pid}` };
+const args = process.argv.slice(2);
+for (let i = 0; i < args.length; i += 1) {
+  const [key, inline] = args[i].startsWith('--') ? args[i].slice(2).split(/=(.*)/s) : [null];
+  const value = () => inline ?? args[++i] ?? fail(`--${key} needs a value`);
+  const count = () => {
+    const v = value();
+    if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) fail(`--${key}: ${v} is not a count`);
+    return Number(v);
+  };
+  switch (key) {
+    case 'listen': opts.listen = value(); break;
+    case 'secret': opts.secrets.push(value()); break;
+    case 'redis': opts.redis = value(); break;
+    case 'persist': opts.persist = value(); break;
+    case 'records': opts.records = value(); break;
+    case 'instance': opts.instance = value(); break;
+    case 'lease-ms': opts.leaseMs = count(); break;
+    case 'window-ms': opts.windowMs = count(); break;
+    default: fail(`unknown argument ${args[i]}`);
+  }
+}
+function fail(why) { console.error(`receiver-node: ${why}\n${USAGE}`); process.exit(2); }
+if (opts.secrets.length === 0) fail('--secret is required');
+
+const receiver = new Receiver(opts.secrets.length === 1 ? opts.secrets[0] : opts.secrets, { window: 0 });
+const rules = { leaseMs: opts.leaseMs, windowMs: opts.windowMs || null };
+let claims;
+if (opts.redis) {
+  const { default: Redis } = await import('ioredis');
+  const { redisClaimStore } = await import('./redis-store.mjs');
+  // Fail fast while Redis is away (answer 503, the provider retries) rather than queueing.
+  const redis = new Redis(opts.redis, { maxRetriesPerRequest: 0, enableOfflineQueue: false,
+    retryStrategy: () => 200 });
+  redis.on('error', () => {}); // each step reports its own failure
+  claims = Claims.withStore(redisClaimStore(redis), rules);
+} else {
+  claims = new Claims({ ...rules, capacity: 1000000 });
+}
+if (opts.records) mkdirSync(opts.records, { recursive: true });
+
+const stats = { instance: opts.instance, requests: 0, processed: 0, duplicate: 0, in_progress: 0,
+  ignored: 0, rejected: 0, persist_failed: 0, store_errors: 0, stale: 0, again: 0 };
+const boot = Date.now();
+let counter = 0;
+const retryAfter = String(Math.max(1, Math.ceil(opts.leaseMs / 1000)));
+
+function answer(res, status, body, headers = {}) {
+  const data = Buffer.from(JSON.stringify(body));
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': data.length, ...headers });
+  res.end(data);
+}
+
+// The event's record (the unique key), then its log line. Returns whether it existed already.
+let written = 0;
+function persist(envelope, token) {
+  const line = (again) => `${JSON.stringify({ id: envelope.id, event: envelope.event,
+    instance: opts.instance, token, at_ms: Date.now(), ...(again ? { again: true } : {}) })}\n`;
+  let again = false;
+  if (opts.records) {
+    const name = `${Buffer.from(envelope.id, 'utf8').toString('hex')}.json`;
+    // Written whole under a temporary name, then linked to the event's name: link(2) fails if
+    // the record exists (the unique key) and never shows a partial record, so an instance killed
+    // mid-write leaves a stray temporary, not a torn record a redelivery would take as persisted.
+    const tmp = join(opts.records, `.${name}.${process.pid}-${++written}.tmp`);
+    try {
+      writeFileSync(tmp, line(false), { flag: 'wx' });
+      try {
+        linkSync(tmp, join(opts.records, name));
+      } catch (e) {
+        if (e.code !== 'EEXIST') throw e;
+        again = true;
+        stats.again += 1;
+      }
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+  }
+  if (opts.persist) appendFileSync(opts.persist, line(again));
+}
+
+async function webhook(req, res) {
+  const chunks = [];
+  for await (const c of req) chunks.push(c);
+  const body = Buffer.concat(chunks);
+  // The request's headers as Node hands them: xborder finds the signature (any case) and
+  // decides what a repeated one means.
+  const decision = receiver.receive(body, req.headers);
+  if (decision.action === 'reject') {
+    stats.rejected += 1;
+    return answer(res, 400, { error: decision.error.code, field: decision.error.field });
+  }
+  if (decision.action !== 'process') {
+    stats.ignored += 1;
+    return answer(res, 200, { result: decision.action });
+  }
+  const { id } = decision.envelope;
+  const token = `${opts.instance}-${boot}-${(counter += 1)}`;
+  const step = async (what) => claims.stepAsync(what, id, token, Date.now());
+  let outcome;
+  try {
+    outcome = await step('claim');
+  } catch (e) {
+    stats.store_errors += 1;
+    return answer(res, 503, { error: e instanceof XborderError ? e.code : 'STORE_UNAVAILABLE' },
+      { 'retry-after': '1' });
+  }
+  if (outcome === 'in_progress') {
+    stats.in_progress += 1;
+    return answer(res, 503, { result: outcome }, { 'retry-after': retryAfter });
+  }
+  if (outcome === 'duplicate') {
+    stats.duplicate += 1;
+    return answer(res, 200, { result: outcome });
+  }
+  try {
+    persist(decision.envelope, token);
+  } catch (e) {
+    stats.persist_failed += 1;
+    console.error(`receiver-node: persist ${id}: ${e.message}`);
+    await step('release').catch(() => {});
+    return answer(res, 500, { error: 'PERSIST_FAILED' });
+  }
+  try {
+    const done = await step('complete');
+    if (done === 'stale') stats.stale += 1;
+  } catch {
+    // Persisted: the record makes a retry harmless, so the delivery is acknowledged anyway.
+    stats.store_errors += 1;
+  }
+  stats.processed += 1;
+  return answer(res, 200, { result: 'processed' });
+}
+
+const server = http.createServer((req, res) => {
+  stats.requests += 1;
+  if (req.method === 'GET' && req.url === '/healthz') return answer(res, 200, { result: 'ok' });
+  if (req.method === 'GET' && req.url === '/stats') return answer(res, 200, stats);
+  if (req.method !== 'POST') return answer(res, 405, { error: 'METHOD_NOT_ALLOWED' });
+  webhook(req, res).catch((e) => {
+    console.error(`receiver-node: ${e.stack ?? e}`);
+    if (!res.headersSent) answer(res, 500, { error: 'INTERNAL_ERROR' });
+  });
+});
+const at = opts.listen.lastIndexOf(':');
+server.listen(Number(opts.listen.slice(at + 1)), opts.listen.slice(0, at), () => {
+  const a = server.address();
+  process.stdout.write(`${a.address}:${a.port}\n`);
+  console.error(`receiver-node ${opts.instance}: ${opts.redis ? `claims in redis ${opts.redis}` :
+    'claims in memory'}, lease ${opts.leaseMs} ms, records ${opts.records ?? 'none'}`);
+});

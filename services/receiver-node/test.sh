@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The Node receiver's tests: its Redis adapter against a real redis-server (test-redis.mjs).
+# The receiver itself runs in services/fault-test.sh as the third instance.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+bash "$HERE/setup.sh"
+# shellcheck disable=SC1091
+[ -f "${XBORDER_CACHE:-$HOME/.cache/xborder}/env.sh" ] && . "${XBORDER_CACHE:-$HOME/.cache/xborder}/env.sh"
+node "$HERE/test-redis.mjs"

@@ -1,0 +1,230 @@
+"""A webhook receiver service in Python (stdlib ``http.server``, a thread per request) over the
+xborder bindings, the way a consumer runs one: several instances behind a load balancer
+sharing Redis. The same flow and flags as the Rust and Node ones (``services/receiver-rust``,
+``services/receiver-node``), so the fault test can mix them::
+
+    python3 services/receiver-python/server.py --listen 127.0.0.1:0 --secret KEY
+      [--redis redis://127.0.0.1:6379/] [--persist FILE] [--records DIR] [--instance NAME]
+      [--lease-ms 30000] [--window-ms 604800000]
+
+1. the RAW body and ``X-Webhook-Signature`` go to ``Receiver.receive`` (window 0: the claims
+   dedupe): reject -> 400 ``{error, field}``; ignore -> 200;
+2. a live event (``process``) is claimed with a token of this request, in Redis
+   (``xborder_redis.RedisClaimStore``) or in memory: in_progress -> 503 with Retry-After;
+   duplicate -> 200; the store unreachable -> 503;
+3. persist: the event's record in DIR, written under a temporary name and linked into place
+   (``os.link`` fails if it exists: the unique key
+   a consumer's table has; found already -> processed again, nothing new kept), then one JSON
+   line in FILE; a failure -> release -> 500;
+4. complete, then 200 (also when complete answers stale or the store fails: persisted).
+
+The first line on stdout is the bound address; ``GET /healthz``, ``GET /stats``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import xborder
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="server.py", description=__doc__.split("\n\n")[0])
+    p.add_argument("--listen", default="127.0.0.1:0")
+    p.add_argument("--secret", action="append", required=True)
+    p.add_argument("--redis")
+    p.add_argument("--persist")
+    p.add_argument("--records")
+    p.add_argument("--instance", default=f"rx-{os.getpid()}")
+    p.add_argument("--lease-ms", type=int, default=30_000)
+    p.add_argument("--window-ms", type=int, default=7 * 86_400_000)
+    return p.parse_args(argv)
+
+
+class App:
+    def __init__(self, o):
+        self.o = o
+        if len(o.secret) == 1:
+            self.receiver = xborder.Receiver(o.secret[0], window=0)
+        else:
+            self.receiver = xborder.Receiver.with_secrets(o.secret, window=0)
+        window = o.window_ms or None
+        if o.redis:
+            import redis  # redis-py
+
+            from xborder_redis import RedisClaimStore
+
+            client = redis.Redis.from_url(o.redis, socket_timeout=2, socket_connect_timeout=2)
+            self.claims = xborder.Claims.with_store(
+                RedisClaimStore(client), lease_ms=o.lease_ms, window_ms=window
+            )
+        else:
+            self.claims = xborder.Claims(lease_ms=o.lease_ms, window_ms=window, capacity=1_000_000)
+        if o.records:
+            os.makedirs(o.records, exist_ok=True)
+        self.retry_after = str(max(1, math.ceil(o.lease_ms / 1000)))
+        self.boot = now_ms()
+        self.lock = threading.Lock()
+        self.written = 0
+        self.counter = 0
+        self.stats = dict(instance=o.instance, requests=0, processed=0, duplicate=0,
+                          in_progress=0, ignored=0, rejected=0, persist_failed=0,
+                          store_errors=0, stale=0, again=0)
+
+    def count(self, key):
+        with self.lock:
+            self.stats[key] += 1
+
+    def token(self):
+        with self.lock:
+            self.counter += 1
+            return f"{self.o.instance}-{self.boot}-{self.counter}"
+
+    def persist(self, env, token):
+        def line(again):
+            d = dict(id=env.id, event=env.event, instance=self.o.instance, token=token,
+                     at_ms=now_ms())
+            if again:
+                d["again"] = True
+            return json.dumps(d) + "\n"
+
+        again = False
+        if self.o.records:
+            path = os.path.join(self.o.records, env.id.encode("utf-8").hex() + ".json")
+            # Written whole under a temporary name, then linked to the event's name: link(2)
+            # fails if the record exists (the unique key) and never shows a partial record, so an
+            # instance killed mid-write leaves a stray temporary, not a torn record that a
+            # redelivery would take for a persisted event.
+            with self.lock:
+                self.written += 1
+                tmp = "%s.%d-%d.tmp" % (path, os.getpid(), self.written)
+            tmp = os.path.join(os.path.dirname(tmp), "." + os.path.basename(tmp))
+            try:
+                with open(tmp, "x", encoding="utf-8") as f:
+                    f.write(line(False))
+                try:
+                    os.link(tmp, path)
+                except FileExistsError:
+                    again = True
+                    self.count("again")
+            finally:
+                try:
+                    os.unlink(tmp)
+                except FileNotFoundError:
+                    pass
+        if self.o.persist:
+            # One write on an O_APPEND file: each line lands whole, whoever else appends.
+            fd = os.open(self.o.persist, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, line(again).encode("utf-8"))
+            finally:
+                os.close(fd)
+
+    def webhook(self, body: bytes, signature):
+        """(status, answer, headers) for one delivery."""
+        decision = self.receiver.receive(body, signature)
+        if decision.action == xborder.Action.REJECT:
+            self.count("rejected")
+            return 400, dict(error=decision.error_code, field=decision.error_field), {}
+        if decision.action != xborder.Action.PROCESS:
+            self.count("ignored")
+            return 200, dict(result=decision.action.name.lower()), {}
+        env = decision.envelope
+        token = self.token()
+
+        def step(what):
+            return self.claims.step(what, env.id, token, now_ms())
+
+        try:
+            outcome = step("claim")
+        except xborder.XborderError as e:
+            self.count("store_errors")
+            return 503, dict(error=e.error_code()), {"Retry-After": "1"}
+        if outcome == xborder.ClaimOutcome.IN_PROGRESS:
+            self.count("in_progress")
+            return 503, dict(result=outcome.name.lower()), {"Retry-After": self.retry_after}
+        if outcome == xborder.ClaimOutcome.DUPLICATE:
+            self.count("duplicate")
+            return 200, dict(result=outcome.name.lower()), {}
+        try:
+            self.persist(env, token)
+        except OSError as e:
+            self.count("persist_failed")
+            print(f"receiver-python: persist {env.id}: {e}", file=sys.stderr)
+            try:
+                step("release")
+            except xborder.XborderError:
+                pass
+            return 500, dict(error="PERSIST_FAILED"), {}
+        try:
+            if step("complete") == xborder.ClaimOutcome.STALE:
+                self.count("stale")
+        except xborder.XborderError:
+            # Persisted: the record makes a retry harmless, so the delivery is acknowledged.
+            self.count("store_errors")
+        self.count("processed")
+        return 200, dict(result="processed"), {}
+
+
+def handler(app: App):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def answer(self, status, body, headers=None):
+            data = json.dumps(body).encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):
+            app.count("requests")
+            if self.path == "/healthz":
+                return self.answer(200, dict(result="ok"))
+            if self.path == "/stats":
+                with app.lock:
+                    return self.answer(200, dict(app.stats))
+            return self.answer(404, dict(error="NOT_FOUND"))
+
+        def do_POST(self):
+            app.count("requests")
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length)  # the raw bytes, as signed
+            status, answer, headers = app.webhook(body, self.headers.get("X-Webhook-Signature"))
+            self.answer(status, answer, headers)
+
+        def log_message(self, *args):  # quiet: the stats say what happened
+            pass
+
+    return Handler
+
+
+def main(argv=None):
+    o = parse_args(argv if argv is not None else sys.argv[1:])
+    host, _, port = o.listen.rpartition(":")
+    app = App(o)
+    server = ThreadingHTTPServer((host, int(port)), handler(app))
+    server.daemon_threads = True
+    h, p = server.server_address[:2]
+    print(f"{h}:{p}", flush=True)
+    store = f"claims in redis {o.redis}" if o.redis else "claims in memory"
+    print(f"receiver-python {o.instance}: {store}, lease {o.lease_ms} ms", file=sys.stderr)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,546 @@
+//! One delivery: raw body → core's decision → claim → persist → complete → answer.
+
+use std::convert::Infallible;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::header::{CONTENT_TYPE, RETRY_AFTER};
+use hyper::{Method, Request, Response, StatusCode};
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use serde::Serialize;
+use xborder_core::claims::{ClaimError, ClaimRules, Claims, MemoryClaims, Outcome};
+use xborder_core::delivery::{Decision, Receiver, StoreError};
+use xborder_core::envelope::{Envelope, Limits};
+use xborder_core::signature::SIGNATURE_HEADER;
+use xborder_redis::RedisClaims;
+
+use crate::opts::Opts;
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+enum Store {
+    Memory(Claims<MemoryClaims>),
+    Redis(RedisClaims),
+    /// `SET key 1 NX` then persist: no lease, no release, no completion.
+    Naive {
+        conn: ConnectionManager,
+        prefix: String,
+        ttl_ms: u64,
+    },
+}
+
+#[derive(Default)]
+struct Stats {
+    requests: AtomicU64,
+    processed: AtomicU64,
+    duplicate: AtomicU64,
+    in_progress: AtomicU64,
+    ignored: AtomicU64,
+    rejected: AtomicU64,
+    persist_failed: AtomicU64,
+    store_errors: AtomicU64,
+    stale: AtomicU64,
+}
+
+#[derive(Serialize)]
+struct StatsView<'a> {
+    instance: &'a str,
+    requests: u64,
+    processed: u64,
+    duplicate: u64,
+    in_progress: u64,
+    ignored: u64,
+    rejected: u64,
+    persist_failed: u64,
+    store_errors: u64,
+    stale: u64,
+}
+
+/// One persisted event.
+#[derive(Serialize)]
+struct Line<'a> {
+    id: &'a str,
+    event: &'a str,
+    instance: &'a str,
+    token: &'a str,
+    at_ms: u64,
+    /// The event's record existed already (`--records`): processed again, nothing new kept.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    again: bool,
+}
+
+/// The record file of an event id: its bytes in hex (an id may hold any character).
+fn record_name(id: &str) -> String {
+    let mut out = String::with_capacity(id.len() * 2 + 5);
+    for b in id.bytes() {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out.push_str(".json");
+    out
+}
+
+/// A small JSON answer.
+#[derive(Serialize)]
+struct Answer<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    field: Option<&'a str>,
+}
+
+type Reply = Response<Full<Bytes>>;
+
+fn reply(status: StatusCode, answer: &Answer<'_>) -> Reply {
+    let body = serde_json::to_vec(answer).unwrap_or_else(|_| b"{}".to_vec());
+    let mut r = Response::new(Full::new(Bytes::from(body)));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+fn result(status: StatusCode, text: &str) -> Reply {
+    reply(
+        status,
+        &Answer {
+            result: Some(text),
+            error: None,
+            field: None,
+        },
+    )
+}
+
+fn error(status: StatusCode, code: &str, field: Option<&str>) -> Reply {
+    reply(
+        status,
+        &Answer {
+            result: None,
+            error: Some(code),
+            field,
+        },
+    )
+}
+
+fn retry_after(mut r: Reply, seconds: u64) -> Reply {
+    r.headers_mut().insert(RETRY_AFTER, seconds.into());
+    r
+}
+
+fn inc(c: &AtomicU64) {
+    c.fetch_add(1, Ordering::Relaxed);
+}
+
+pub(crate) struct App {
+    receiver: Receiver,
+    store: Store,
+    file: Option<Arc<File>>,
+    records: Option<std::path::PathBuf>,
+    fsync: bool,
+    instance: String,
+    token_prefix: String,
+    counter: AtomicU64,
+    persists: AtomicU64,
+    lease_ms: u64,
+    persist_delay: Duration,
+    fail_every: u64,
+    store_timeout: Duration,
+    stats: Stats,
+    last_log_ms: AtomicU64,
+    described: String,
+}
+
+impl App {
+    pub(crate) async fn new(o: &Opts) -> Result<App, String> {
+        // Window 0: the receiver verifies, decodes and classifies; the claims dedupe.
+        let receiver = Receiver::new(&o.secrets, 0).map_err(|e| format!("--secret: {e}"))?;
+        let mut rules = ClaimRules::new(o.lease_ms);
+        if o.window_ms > 0 {
+            rules = rules.with_window(o.window_ms);
+        }
+        let (store, store_text) = match &o.redis {
+            None => (
+                Store::Memory(Claims::in_memory(rules, o.capacity)),
+                format!("claims in memory, capacity {}", o.capacity),
+            ),
+            Some(url) => {
+                let client =
+                    redis::Client::open(url.as_str()).map_err(|e| format!("--redis {url}: {e}"))?;
+                // Fail fast while Redis is away (answer 503, the provider retries) rather than
+                // hold requests through long reconnection backoffs.
+                let config = ConnectionManagerConfig::new()
+                    .set_connection_timeout(Duration::from_millis(500))
+                    .set_response_timeout(Duration::from_millis(o.store_timeout_ms.max(1)))
+                    .set_number_of_retries(2)
+                    .set_factor(2)
+                    .set_max_delay(200);
+                let conn = ConnectionManager::new_with_config(client, config)
+                    .await
+                    .map_err(|e| format!("--redis {url}: {e}"))?;
+                if o.naive {
+                    (
+                        Store::Naive {
+                            conn,
+                            prefix: o.prefix.clone(),
+                            ttl_ms: o.window_ms,
+                        },
+                        format!("NAIVE: SET NX in redis {url}, no lease"),
+                    )
+                } else {
+                    (
+                        Store::Redis(RedisClaims::new(conn, rules, o.prefix.clone())),
+                        format!("claims in redis {url}"),
+                    )
+                }
+            }
+        };
+        let file = match &o.persist {
+            None => None,
+            Some(path) => Some(Arc::new(
+                OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .map_err(|e| format!("--persist {}: {e}", path.display()))?,
+            )),
+        };
+        let described = format!(
+            "{store_text}, lease {} ms, window {} ms, persist {}{}",
+            o.lease_ms,
+            o.window_ms,
+            o.persist
+                .as_ref()
+                .map_or_else(|| "nowhere".to_owned(), |p| p.display().to_string()),
+            if o.fsync { " (fsync)" } else { "" }
+        );
+        if let Some(dir) = &o.records {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("--records {}: {e}", dir.display()))?;
+        }
+        Ok(App {
+            records: o.records.clone(),
+            receiver,
+            store,
+            file,
+            fsync: o.fsync,
+            token_prefix: format!("{}-{}", o.instance, now_ms()),
+            instance: o.instance.clone(),
+            counter: AtomicU64::new(0),
+            persists: AtomicU64::new(0),
+            lease_ms: o.lease_ms,
+            persist_delay: Duration::from_millis(o.persist_delay_ms),
+            fail_every: o.fail_persist_every,
+            store_timeout: Duration::from_millis(o.store_timeout_ms.max(1)),
+            stats: Stats::default(),
+            last_log_ms: AtomicU64::new(0),
+            described,
+        })
+    }
+
+    pub(crate) fn instance(&self) -> &str {
+        &self.instance
+    }
+
+    pub(crate) fn describe(&self) -> &str {
+        &self.described
+    }
+
+    /// Logs an error, at most one a second (a Redis restart would otherwise print thousands).
+    pub(crate) fn log_error(&self, text: &str) {
+        let now = now_ms();
+        let last = self.last_log_ms.load(Ordering::Relaxed);
+        if now.saturating_sub(last) >= 1_000
+            && self
+                .last_log_ms
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            eprintln!("[{}] {text}", self.instance);
+        }
+    }
+
+    pub(crate) fn stats_json(&self) -> String {
+        let s = &self.stats;
+        let g = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        serde_json::to_string(&StatsView {
+            instance: &self.instance,
+            requests: g(&s.requests),
+            processed: g(&s.processed),
+            duplicate: g(&s.duplicate),
+            in_progress: g(&s.in_progress),
+            ignored: g(&s.ignored),
+            rejected: g(&s.rejected),
+            persist_failed: g(&s.persist_failed),
+            store_errors: g(&s.store_errors),
+            stale: g(&s.stale),
+        })
+        .unwrap_or_else(|_| "{}".to_owned())
+    }
+
+    /// `Retry-After` for an id another request holds: the lease, in whole seconds.
+    fn retry_after_s(&self) -> u64 {
+        self.lease_ms.div_ceil(1000).max(1)
+    }
+
+    async fn step(&self, step: &str, id: &str, token: &str) -> Result<Outcome, ClaimError> {
+        let at = now_ms();
+        match &self.store {
+            Store::Memory(c) => c.step(step, id, token, at),
+            Store::Redis(c) => {
+                match tokio::time::timeout(self.store_timeout, c.step(step, id, token, at)).await {
+                    Ok(r) => r,
+                    Err(_) => Err(ClaimError::Store(StoreError::new("redis: timeout"))),
+                }
+            }
+            Store::Naive { .. } => Err(ClaimError::Store(StoreError::new(
+                "the naive mode has no claims",
+            ))),
+        }
+    }
+
+    /// Appends the event's line: one `write(2)` on an `O_APPEND` file, then `fdatasync` when
+    /// asked. Done off the async threads.
+    async fn persist(&self, env: &Envelope, token: &str) -> Result<(), String> {
+        if !self.persist_delay.is_zero() {
+            tokio::time::sleep(self.persist_delay).await;
+        }
+        let n = self.persists.fetch_add(1, Ordering::Relaxed) + 1;
+        if self.fail_every > 0 && n.is_multiple_of(self.fail_every) {
+            return Err("injected failure (--fail-persist-every)".into());
+        }
+        let line = |again: bool| {
+            let mut line = serde_json::to_vec(&Line {
+                id: env.id(),
+                event: env.event(),
+                instance: &self.instance,
+                token,
+                at_ms: now_ms(),
+                again,
+            })
+            .map_err(|e| e.to_string())?;
+            line.push(b'\n');
+            Ok::<_, String>(line)
+        };
+        let fsync = self.fsync;
+        // The record first (the unique key), then the log line.
+        let again = match &self.records {
+            None => false,
+            Some(dir) => {
+                let name = record_name(env.id());
+                let path = dir.join(&name);
+                // Written whole under a temporary name, then linked to the event's name: link(2)
+                // fails if the record exists (the unique key) and never shows a partial record,
+                // so an instance killed mid-write leaves a stray temporary, not a torn record
+                // that a redelivery would take for a persisted event.
+                let tmp = dir.join(format!(".{name}.{}-{n}.tmp", std::process::id()));
+                let record = line(false)?;
+                tokio::task::spawn_blocking(move || {
+                    let written = (|| -> std::io::Result<bool> {
+                        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+                        f.write_all(&record)?;
+                        if fsync {
+                            f.sync_data()?;
+                        }
+                        match std::fs::hard_link(&tmp, &path) {
+                            Ok(()) => Ok(false),
+                            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(true),
+                            Err(e) => Err(e),
+                        }
+                    })();
+                    let _ = std::fs::remove_file(&tmp);
+                    written
+                })
+                .await
+                .map_err(|e| e.to_string())?
+                .map_err(|e| e.to_string())?
+            }
+        };
+        let Some(file) = self.file.clone() else {
+            return Ok(());
+        };
+        let line = line(again)?;
+        tokio::task::spawn_blocking(move || {
+            (&*file).write_all(&line)?;
+            if fsync {
+                file.sync_data()?;
+            }
+            Ok::<(), std::io::Error>(())
+        })
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())
+    }
+
+    async fn webhook(&self, req: Request<Incoming>) -> Reply {
+        inc(&self.stats.requests);
+        // The header as sent; core parses it (a non-UTF-8 value cannot verify).
+        let signature = req
+            .headers()
+            .get(SIGNATURE_HEADER)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+        let limit = Limits::default().max_body_bytes;
+        // The raw bytes, never a parsed body: the signature is over them.
+        let body = match Limited::new(req.into_body(), limit).collect().await {
+            Ok(b) => b.to_bytes(),
+            Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+                inc(&self.stats.rejected);
+                return error(StatusCode::PAYLOAD_TOO_LARGE, "BODY_TOO_LARGE", None);
+            }
+            Err(_) => {
+                inc(&self.stats.rejected);
+                return error(StatusCode::BAD_REQUEST, "BODY_UNREADABLE", None);
+            }
+        };
+        match self.receiver.receive(&body, signature.as_deref()) {
+            Decision::Process(env) => self.process(&env).await,
+            Decision::Reject(e) => {
+                inc(&self.stats.rejected);
+                error(StatusCode::BAD_REQUEST, e.code(), e.field())
+            }
+            d => {
+                // `ignore` (unknown or planned name) and `duplicate`: acknowledge, keep nothing.
+                inc(&self.stats.ignored);
+                result(StatusCode::OK, d.action().as_str())
+            }
+        }
+    }
+
+    async fn process(&self, env: &Envelope) -> Reply {
+        let token = format!(
+            "{}-{}",
+            self.token_prefix,
+            self.counter.fetch_add(1, Ordering::Relaxed)
+        );
+        if let Store::Naive { .. } = self.store {
+            return self.naive(env, &token).await;
+        }
+        match self.step("claim", env.id(), &token).await {
+            Ok(Outcome::Claimed) => {}
+            Ok(Outcome::InProgress) => {
+                inc(&self.stats.in_progress);
+                return retry_after(
+                    result(StatusCode::SERVICE_UNAVAILABLE, "in_progress"),
+                    self.retry_after_s(),
+                );
+            }
+            Ok(o) if o.acknowledges() => {
+                inc(&self.stats.duplicate);
+                return result(StatusCode::OK, o.as_str());
+            }
+            Ok(o) => return result(StatusCode::SERVICE_UNAVAILABLE, o.as_str()),
+            Err(e) => {
+                inc(&self.stats.store_errors);
+                self.log_error(&format!("claim {}: {e}", env.id()));
+                return retry_after(error(StatusCode::SERVICE_UNAVAILABLE, e.code(), None), 1);
+            }
+        }
+        if let Err(e) = self.persist(env, &token).await {
+            inc(&self.stats.persist_failed);
+            self.log_error(&format!("persist {}: {e}", env.id()));
+            // Give the id back so the provider's retry processes it.
+            if let Err(e) = self.step("release", env.id(), &token).await {
+                self.log_error(&format!("release {}: {e}", env.id()));
+            }
+            return error(StatusCode::INTERNAL_SERVER_ERROR, "PERSIST_FAILED", None);
+        }
+        // Persisted, so the delivery is acknowledged whatever `complete` answers: the record
+        // (the unique key) makes a retry harmless, and a non-2xx would only make the provider
+        // deliver an event this instance already kept. The three receivers answer alike.
+        match self.step("complete", env.id(), &token).await {
+            Ok(o) if o.acknowledges() => {}
+            Ok(o) => {
+                // `stale`: the lease ran out and another request took the id over.
+                inc(&self.stats.stale);
+                self.log_error(&format!(
+                    "complete {}: {o} (persisting took longer than the lease)",
+                    env.id()
+                ));
+            }
+            Err(e) => {
+                inc(&self.stats.store_errors);
+                self.log_error(&format!("complete {}: {e}", env.id()));
+            }
+        }
+        inc(&self.stats.processed);
+        result(StatusCode::OK, "processed")
+    }
+
+    /// The naive receiver: `SET key 1 NX`, then persist, then 200. No lease, no release.
+    async fn naive(&self, env: &Envelope, token: &str) -> Reply {
+        let Store::Naive {
+            conn,
+            prefix,
+            ttl_ms,
+        } = &self.store
+        else {
+            return error(StatusCode::INTERNAL_SERVER_ERROR, "NOT_NAIVE", None);
+        };
+        let mut conn = conn.clone();
+        let mut cmd = redis::cmd("SET");
+        cmd.arg(format!("{prefix}{}", env.id())).arg(1).arg("NX");
+        if *ttl_ms > 0 {
+            cmd.arg("PX").arg(*ttl_ms);
+        }
+        let set: Result<Result<Option<String>, redis::RedisError>, _> =
+            tokio::time::timeout(self.store_timeout, cmd.query_async(&mut conn)).await;
+        match set {
+            Ok(Ok(Some(_))) => {}
+            Ok(Ok(None)) => {
+                // Someone set it: answered 200 even if that someone has not persisted yet.
+                inc(&self.stats.duplicate);
+                return result(StatusCode::OK, "duplicate");
+            }
+            Ok(Err(e)) => {
+                inc(&self.stats.store_errors);
+                self.log_error(&format!("SET NX {}: {e}", env.id()));
+                return error(StatusCode::SERVICE_UNAVAILABLE, "STORE_UNAVAILABLE", None);
+            }
+            Err(_) => {
+                inc(&self.stats.store_errors);
+                return error(StatusCode::SERVICE_UNAVAILABLE, "STORE_UNAVAILABLE", None);
+            }
+        }
+        match self.persist(env, token).await {
+            Ok(()) => {
+                inc(&self.stats.processed);
+                result(StatusCode::OK, "processed")
+            }
+            Err(e) => {
+                // The key stays: every redelivery is now a "duplicate". The event is lost.
+                inc(&self.stats.persist_failed);
+                self.log_error(&format!("persist {}: {e}", env.id()));
+                error(StatusCode::INTERNAL_SERVER_ERROR, "PERSIST_FAILED", None)
+            }
+        }
+    }
+}
+
+/// The service: `POST` any path is a webhook delivery; `GET /healthz`, `GET /stats`.
+pub(crate) async fn handle(app: Arc<App>, req: Request<Incoming>) -> Result<Reply, Infallible> {
+    Ok(match (req.method(), req.uri().path()) {
+        (&Method::POST, _) => app.webhook(req).await,
+        (&Method::GET, "/healthz") => result(StatusCode::OK, "ok"),
+        (&Method::GET, "/stats") => {
+            let mut r = Response::new(Full::new(Bytes::from(app.stats_json())));
+            r.headers_mut().insert(
+                CONTENT_TYPE,
+                hyper::header::HeaderValue::from_static("application/json"),
+            );
+            r
+        }
+        _ => error(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", None),
+    })
+}

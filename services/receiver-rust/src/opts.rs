@@ -1,0 +1,163 @@
+//! Command-line options.
+
+use std::path::PathBuf;
+
+use xborder_core::claims::DEFAULT_LEASE_MS;
+
+pub(crate) const USAGE: &str = "\
+xborder-receiver: a webhook receiver over xborder-core (claims in Redis or in memory)
+
+usage: xborder-receiver --secret KEY [options]
+
+  --listen ADDR            address to bind (default 127.0.0.1:8080; port 0 picks one);
+                           the bound address is printed as the first line on stdout
+  --secret KEY             webhook signature key (or env XBORDER_SECRET); repeat to accept
+                           several during a rotation
+  --redis URL              claims in Redis (redis://host:port/), shared by instances;
+                           without it, claims in this process's memory
+  --persist PATH           append each processed event to PATH (JSON lines, O_APPEND, one
+                           write per line); without it, events are processed but not kept
+  --records DIR            keep one record per event id in DIR (linked into place whole, the way a
+                           table has a unique key): persisting an event whose record exists
+                           writes nothing new and is logged with again: true (a redelivery
+                           processed twice, after a crash between persist and complete)
+  --fsync                  fdatasync the file after each line (default: write(2) only,
+                           which survives a killed process, not a power cut)
+  --instance NAME          this instance's name, in tokens and persisted lines (default rx-PID)
+  --lease-ms N             how long a claim holds an id (default 30000)
+  --window-ms N            how long a done id is remembered (default 604800000, 7 days;
+                           0: until the store forgets it)
+  --capacity N             done ids the in-memory store remembers at most (default 1000000)
+  --prefix TEXT            Redis key prefix (default xb:claims:)
+  --store-timeout-ms N     time allowed for one Redis step (default 2000)
+  --naive                  SET key NX then persist, no lease (needs --redis): loses events
+                           on a crash, for comparison only
+  --persist-delay-ms N     wait N ms before persisting (to show concurrent redeliveries)
+  --fail-persist-every N   fail every Nth persist (to show release and retry)
+";
+
+#[derive(Debug, Clone)]
+pub(crate) struct Opts {
+    pub(crate) listen: String,
+    pub(crate) secrets: Vec<String>,
+    pub(crate) redis: Option<String>,
+    pub(crate) persist: Option<PathBuf>,
+    pub(crate) records: Option<PathBuf>,
+    pub(crate) fsync: bool,
+    pub(crate) instance: String,
+    pub(crate) lease_ms: u64,
+    pub(crate) window_ms: u64,
+    pub(crate) capacity: usize,
+    pub(crate) prefix: String,
+    pub(crate) store_timeout_ms: u64,
+    pub(crate) naive: bool,
+    pub(crate) persist_delay_ms: u64,
+    pub(crate) fail_persist_every: u64,
+}
+
+fn value(name: &str, v: Option<String>) -> Result<String, String> {
+    v.ok_or_else(|| format!("--{name} needs a value"))
+}
+
+fn number<T: std::str::FromStr>(name: &str, v: Option<String>) -> Result<T, String> {
+    let v = value(name, v)?;
+    v.parse()
+        .map_err(|_| format!("--{name}: {v} is not a valid number"))
+}
+
+impl Opts {
+    pub(crate) fn parse(args: &[String]) -> Result<Opts, String> {
+        let mut o = Opts {
+            listen: "127.0.0.1:8080".into(),
+            secrets: Vec::new(),
+            redis: None,
+            persist: None,
+            records: None,
+            fsync: false,
+            instance: format!("rx-{}", std::process::id()),
+            lease_ms: DEFAULT_LEASE_MS,
+            window_ms: 7 * 86_400_000,
+            capacity: 1_000_000,
+            prefix: "xb:claims:".into(),
+            store_timeout_ms: 2_000,
+            naive: false,
+            persist_delay_ms: 0,
+            fail_persist_every: 0,
+        };
+        let mut it = args.iter().peekable();
+        while let Some(a) = it.next() {
+            let Some(name) = a.strip_prefix("--") else {
+                return Err(format!("unexpected argument {a}"));
+            };
+            let (k, v) = match name.split_once('=') {
+                Some((k, v)) => (k.to_owned(), Some(v.to_owned())),
+                None if it.peek().is_some_and(|n| !n.starts_with("--")) => {
+                    (name.to_owned(), it.next().cloned())
+                }
+                None => (name.to_owned(), None),
+            };
+            match k.as_str() {
+                "listen" => o.listen = value(&k, v)?,
+                "secret" => o.secrets.push(value(&k, v)?),
+                "redis" => o.redis = Some(value(&k, v)?),
+                "persist" => o.persist = Some(PathBuf::from(value(&k, v)?)),
+                "records" => o.records = Some(PathBuf::from(value(&k, v)?)),
+                "fsync" => o.fsync = true,
+                "instance" => o.instance = value(&k, v)?,
+                "lease-ms" => o.lease_ms = number(&k, v)?,
+                "window-ms" => o.window_ms = number(&k, v)?,
+                "capacity" => o.capacity = number(&k, v)?,
+                "prefix" => o.prefix = value(&k, v)?,
+                "store-timeout-ms" => o.store_timeout_ms = number(&k, v)?,
+                "naive" => o.naive = true,
+                "persist-delay-ms" => o.persist_delay_ms = number(&k, v)?,
+                "fail-persist-every" => o.fail_persist_every = number(&k, v)?,
+                _ => return Err(format!("unknown option --{k}")),
+            }
+        }
+        if o.secrets.is_empty() {
+            if let Ok(s) = std::env::var("XBORDER_SECRET") {
+                o.secrets.push(s);
+            }
+        }
+        if o.secrets.iter().all(String::is_empty) {
+            return Err("give --secret (or XBORDER_SECRET)".into());
+        }
+        if o.naive && o.redis.is_none() {
+            return Err("--naive needs --redis".into());
+        }
+        if o.lease_ms == 0 {
+            return Err("--lease-ms must be at least 1".into());
+        }
+        if o.instance.is_empty() {
+            return Err("--instance must not be empty".into());
+        }
+        Ok(o)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn options_parse_and_conflicts_are_refused() {
+        let o = Opts::parse(&args(
+            "--listen 127.0.0.1:0 --secret a --secret=b --redis redis://127.0.0.1:1/ --lease-ms 500 --instance rx1 --fsync",
+        ))
+        .unwrap();
+        assert_eq!(o.secrets, ["a", "b"]);
+        assert_eq!(
+            (o.lease_ms, o.instance.as_str(), o.fsync),
+            (500, "rx1", true)
+        );
+        assert!(Opts::parse(&args("--secret a --naive")).is_err());
+        assert!(Opts::parse(&args("--secret a --lease-ms x")).is_err());
+        assert!(Opts::parse(&args("--secret a --whatever")).is_err());
+    }
+}

@@ -1,0 +1,193 @@
+//! Against a real `redis-server` (started here on a free loopback port, stopped at the end):
+//! every `delivery.claims` vector of the project and of `../shared/conformance`, and concurrent
+//! claims of one id from many connections. `bash services/redis/test.sh` installs redis-server
+//! when it is missing; without it these tests fail (they never pass by skipping).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use xborder_core::claims::{ClaimRules, Outcome};
+use xborder_redis::testing::TestServer;
+use xborder_redis::{ConnectionManager, RedisClaims};
+
+async fn server() -> TestServer {
+    TestServer::start().unwrap_or_else(|e| panic!("{e}"))
+}
+
+async fn connect(s: &TestServer) -> ConnectionManager {
+    let client = redis::Client::open(s.url()).unwrap();
+    ConnectionManager::new(client).await.unwrap()
+}
+
+fn vector_files() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut dirs = vec![
+        root.join("tests/vectors"),
+        root.join("../shared/conformance"),
+    ];
+    if let Ok(extra) = std::env::var("XBORDER_VECTORS_DIR") {
+        dirs.extend(
+            extra
+                .split(':')
+                .filter(|s| !s.is_empty())
+                .map(PathBuf::from),
+        );
+    }
+    let mut files: Vec<PathBuf> = dirs
+        .iter()
+        .filter_map(|d| std::fs::read_dir(d).ok())
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[tokio::test]
+async fn delivery_claims_vectors_pass_against_redis() {
+    let s = server().await;
+    let conn = connect(&s).await;
+    let (mut cases, mut failures) = (0, Vec::new());
+    for (n, file) in vector_files().iter().enumerate() {
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        for (m, case) in doc["cases"].as_array().into_iter().flatten().enumerate() {
+            if case["op"] != "delivery.claims" {
+                continue;
+            }
+            cases += 1;
+            let input = &case["input"];
+            let mut rules = ClaimRules::new(input["leaseMs"].as_u64().unwrap());
+            if let Some(w) = input["windowMs"].as_u64() {
+                rules = rules.with_window(w);
+            }
+            // A fresh key space per case: the vectors reuse ids.
+            let claims = RedisClaims::new(conn.clone(), rules, format!("t:{n}:{m}:"));
+            let mut got = Vec::new();
+            for st in input["steps"].as_array().unwrap() {
+                let r = claims
+                    .step(
+                        st["do"].as_str().unwrap(),
+                        st["id"].as_str().unwrap(),
+                        st["token"].as_str().unwrap(),
+                        st["at"].as_u64().unwrap(),
+                    )
+                    .await;
+                got.push(Value::from(match r {
+                    Ok(o) => o.as_str().to_owned(),
+                    Err(e) => e.code().to_owned(),
+                }));
+            }
+            if Value::from(got.clone()) != case["expect"]["results"] {
+                failures.push(format!(
+                    "{} :: {}: got {got:?}",
+                    file.display(),
+                    case["name"]
+                ));
+            }
+        }
+    }
+    println!(
+        "redis: {cases} delivery.claims cases, {} failed",
+        failures.len()
+    );
+    assert!(cases >= 18, "the vectors were not found ({cases} cases)");
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn one_claim_wins_among_concurrent_requests_on_separate_connections() {
+    let s = server().await;
+    let rules = ClaimRules::new(30_000);
+    for round in 0..20 {
+        let mut tasks = Vec::new();
+        for i in 0..16 {
+            let claims = RedisClaims::new(connect(&s).await, rules, "c:");
+            let id = format!("evt_{round}");
+            tasks.push(tokio::spawn(async move {
+                claims
+                    .step("claim", &id, &format!("r{i}"), 1_000)
+                    .await
+                    .unwrap()
+            }));
+        }
+        let mut outcomes = Vec::new();
+        for t in tasks {
+            outcomes.push(t.await.unwrap());
+        }
+        let claimed = outcomes.iter().filter(|o| **o == Outcome::Claimed).count();
+        let in_progress = outcomes
+            .iter()
+            .filter(|o| **o == Outcome::InProgress)
+            .count();
+        assert_eq!(
+            (claimed, in_progress),
+            (1, 15),
+            "round {round}: {outcomes:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn entries_expire_in_redis_with_their_ttl_and_foreign_text_is_store_unavailable() {
+    let s = server().await;
+    let mut conn = connect(&s).await;
+    let claims = RedisClaims::new(conn.clone(), ClaimRules::new(50).with_window(100), "e:");
+    assert_eq!(
+        claims.step("claim", "a", "r1", 0).await.unwrap(),
+        Outcome::Claimed
+    );
+    let ttl: i64 = redis::cmd("PTTL")
+        .arg("e:a")
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    assert!(
+        (1..=100).contains(&ttl),
+        "a claim lives two leases in redis: {ttl}"
+    );
+    assert_eq!(
+        claims.step("complete", "a", "r1", 1).await.unwrap(),
+        Outcome::Completed
+    );
+    let ttl: i64 = redis::cmd("PTTL")
+        .arg("e:a")
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    assert!(
+        (1..=100).contains(&ttl),
+        "a done id lives the window: {ttl}"
+    );
+    let _: () = redis::cmd("SET")
+        .arg("e:b")
+        .arg("not ours")
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    let e = claims.step("claim", "b", "r1", 0).await.unwrap_err();
+    assert_eq!(e.code(), "STORE_UNAVAILABLE");
+    drop(s);
+    let e = claims.step("claim", "c", "r1", 0).await.unwrap_err();
+    assert_eq!(e.code(), "STORE_UNAVAILABLE", "a stopped server");
+}
+
+/// The Node and Python adapters read `compare-and-set.lua`: it is core's script, byte for byte.
+#[test]
+fn the_lua_file_is_cores_script() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("compare-and-set.lua");
+    let file = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        file,
+        xborder_core::claims::REDIS_COMPARE_AND_SET,
+        "{} differs from xborder_core::claims::REDIS_COMPARE_AND_SET: copy it over",
+        path.display()
+    );
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Figures for one receiver instance: deliveries per second and latency p50/p99, measured by the
+# simulator (2000 events, 32 in flight; release builds; simulator, receiver and Redis share the
+# machine). Three stores, each behind the same persistence (one JSON line per event, write(2)):
+#   memory   core's in-memory claims (one instance only)
+#   redis    claims in Redis (xborder-redis: GET + core's compare-and-set script, twice per event)
+#   naive    SET key 1 NX then persist, no lease (loses an event when the instance dies between
+#            the two: see services/receiver-rust/tests/fleet.rs)
+#
+#   bash services/simulator/bench.sh            prints a Markdown table
+# Environment: EVENTS=2000 CONCURRENCY=32 RUNS=5 (the median is reported) REDIS_SERVER=redis-server
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+EVENTS=${EVENTS:-2000}
+CONCURRENCY=${CONCURRENCY:-32}
+RUNS=${RUNS:-5}
+REDIS_SERVER=${REDIS_SERVER:-redis-server}
+SECRET=whsec_bench
+
+say() { echo "[bench] $*" >&2; }
+say "building (release): cargo build --release -p xborder-receiver -p xborder-simulator"
+cargo build --release -q -p xborder-receiver -p xborder-simulator
+BIN=${CARGO_TARGET_DIR:-$ROOT/target}/release
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/xborder-bench.XXXXXX")
+PIDS=()
+cleanup() {
+  local p
+  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+RPORT=
+for _ in $(seq 1 200); do RPORT=$((20000 + RANDOM % 40000)); port_in_use "$RPORT" || break; done
+"$REDIS_SERVER" --port "$RPORT" --bind 127.0.0.1 --save "" --appendonly no >"$WORK/redis.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 100); do port_in_use "$RPORT" && break; sleep 0.05; done
+say "redis-server on 127.0.0.1:$RPORT"
+
+jnum() { grep -o "\"$2\": *[0-9.]*" "$1" | head -1 | grep -o '[0-9.]*$'; }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+rows=()
+for mode in memory redis naive; do
+  args=(--listen 127.0.0.1:0 --secret "$SECRET" --persist "$WORK/$mode.jsonl" --instance "bench-$mode")
+  case $mode in
+    redis) args+=(--redis "redis://127.0.0.1:$RPORT/" --prefix "bench:$mode:") ;;
+    naive) args+=(--redis "redis://127.0.0.1:$RPORT/" --prefix "bench:$mode:" --naive) ;;
+  esac
+  "$BIN/xborder-receiver" "${args[@]}" >"$WORK/$mode.addr" 2>"$WORK/$mode.log" &
+  pid=$!
+  PIDS+=("$pid")
+  for _ in $(seq 1 200); do [ -s "$WORK/$mode.addr" ] && break; sleep 0.05; done
+  url="http://$(head -1 "$WORK/$mode.addr")/webhooks"
+  say "$mode: receiver on $url; warm-up, then $RUNS runs of $EVENTS events, $CONCURRENCY in flight"
+  "$BIN/xborder-simulator" --url "$url" --secret "$SECRET" --events 300 --concurrency "$CONCURRENCY" --quiet >/dev/null
+  rates=(); p50s=(); p99s=()
+  for r in $(seq 1 "$RUNS"); do
+    "$BIN/xborder-simulator" --url "$url" --secret "$SECRET" --events "$EVENTS" \
+      --concurrency "$CONCURRENCY" --seed "$r" --quiet --json "$WORK/$mode-$r.json" >/dev/null
+    rates+=("$(jnum "$WORK/$mode-$r.json" deliveries_per_s)")
+    p50s+=("$(jnum "$WORK/$mode-$r.json" p50_ms)")
+    p99s+=("$(jnum "$WORK/$mode-$r.json" p99_ms)")
+    say "  run $r: $(printf '%.0f' "${rates[-1]}") deliveries/s, p50 ${p50s[-1]} ms, p99 ${p99s[-1]} ms"
+  done
+  rate=$(printf '%s\n' "${rates[@]}" | median)
+  p50=$(printf '%s\n' "${p50s[@]}" | median)
+  p99=$(printf '%s\n' "${p99s[@]}" | median)
+  rows+=("$(printf '| %s | %.0f | %.2f | %.2f |' "$mode" "$rate" "$p50" "$p99")")
+  kill -9 "$pid"; wait "$pid" 2>/dev/null || true
+done
+
+echo
+echo "One instance, $EVENTS events, $CONCURRENCY in flight, median of $RUNS runs ($(nproc) cores, $(date -u +%Y-%m-%d)):"
+echo
+echo "| store | deliveries/s | p50 (ms) | p99 (ms) |"
+echo "|---|---:|---:|---:|"
+printf '%s\n' "${rows[@]}"

@@ -1,0 +1,175 @@
+//! Command-line arguments: `--name value` or `--name=value`.
+
+use std::path::PathBuf;
+
+use crate::check::CheckConfig;
+use crate::{Config, Progress};
+
+/// Usage of both subcommands.
+pub const USAGE: &str = "\
+xborder-simulator: the provider's webhook deliveries against your endpoint
+
+usage:
+  xborder-simulator [send] --url URL [--url URL ...] --secret KEY [options]
+  xborder-simulator check --expect PATH --persisted PATH [--persisted PATH ...]
+                          [--records DIR] [--crashed INSTANCE ...] [--allow-duplicates]
+                          [--json PATH]
+
+send options (fractions are of --events):
+  --url URL             endpoint, http:// only; repeat (or comma-separate) to spread
+                        deliveries over several instances in turn
+  --secret KEY          the webhook signature key (or env XBORDER_SECRET)
+  --events N            distinct good events (default 1000)
+  --duplicates F        delivered again after they were acknowledged (default 0)
+  --concurrent F        first delivery sent twice at once (default 0)
+  --replays F           old ids delivered again at the end (default 0)
+  --bad-signatures F    forged deliveries, must be refused (default 0)
+  --unknown F           unknown event names, must be acknowledged (default 0)
+  --concurrency N       jobs in flight (default 16)
+  --seed N              seed of every choice (default 1)
+  --run-id ID           id prefix evt_<ID>_ (default: fresh, from the clock)
+  --max-attempts N      attempts per delivery before dead-letter (default 5, the provider's)
+  --backoff-ms N        delay before the first retry, doubled each time (default 50)
+  --backoff-max-ms N    longest delay between attempts (default 5000)
+  --timeout-ms N        time allowed per request (default 10000)
+  --rate N              jobs started per second at most (default 0: unlimited)
+  --json PATH           write the summary as JSON
+  --expect PATH         write the ids a receiver must persist (live events), one per line
+  --quiet               no progress line
+
+exit status: 0 ok; 1 a delivery was dead-lettered or a bad signature accepted (send), or an
+event is missing, unexpected, or persisted twice without a crash to explain it (check);
+2 usage or file error.
+";
+
+struct Args {
+    items: Vec<(String, Option<String>)>,
+}
+
+impl Args {
+    fn new(args: &[String]) -> Result<Args, String> {
+        let mut items = Vec::new();
+        let mut it = args.iter().peekable();
+        while let Some(a) = it.next() {
+            let Some(name) = a.strip_prefix("--") else {
+                return Err(format!("unexpected argument {a}"));
+            };
+            if let Some((k, v)) = name.split_once('=') {
+                items.push((k.to_owned(), Some(v.to_owned())));
+            } else if it.peek().is_some_and(|n| !n.starts_with("--")) {
+                items.push((name.to_owned(), it.next().cloned()));
+            } else {
+                items.push((name.to_owned(), None));
+            }
+        }
+        Ok(Args { items })
+    }
+}
+
+fn value(name: &str, v: Option<String>) -> Result<String, String> {
+    v.ok_or_else(|| format!("--{name} needs a value"))
+}
+
+fn number<T: std::str::FromStr>(name: &str, v: Option<String>) -> Result<T, String> {
+    let v = value(name, v)?;
+    v.parse()
+        .map_err(|_| format!("--{name}: {v} is not a valid number"))
+}
+
+/// Parses the `send` options (the subcommand name already removed).
+pub fn parse_send(args: &[String]) -> Result<Config, String> {
+    let mut cfg = Config {
+        secret: std::env::var("XBORDER_SECRET").unwrap_or_default(),
+        ..Config::default()
+    };
+    for (k, v) in Args::new(args)?.items {
+        match k.as_str() {
+            "url" => cfg.urls.extend(
+                value(&k, v)?
+                    .split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned),
+            ),
+            "secret" => cfg.secret = value(&k, v)?,
+            "events" => cfg.events = number(&k, v)?,
+            "duplicates" => cfg.duplicates = number(&k, v)?,
+            "concurrent" => cfg.concurrent = number(&k, v)?,
+            "replays" => cfg.replays = number(&k, v)?,
+            "bad-signatures" => cfg.bad_signatures = number(&k, v)?,
+            "unknown" => cfg.unknown = number(&k, v)?,
+            "concurrency" => cfg.concurrency = number(&k, v)?,
+            "seed" => cfg.seed = number(&k, v)?,
+            "run-id" => cfg.run_id = Some(value(&k, v)?),
+            "max-attempts" => cfg.max_attempts = number(&k, v)?,
+            "backoff-ms" => cfg.backoff_ms = number(&k, v)?,
+            "backoff-max-ms" => cfg.backoff_max_ms = number(&k, v)?,
+            "timeout-ms" => cfg.timeout_ms = number(&k, v)?,
+            "rate" => cfg.rate = number(&k, v)?,
+            "json" => cfg.json = Some(PathBuf::from(value(&k, v)?)),
+            "expect" => cfg.expect = Some(PathBuf::from(value(&k, v)?)),
+            "quiet" => cfg.progress = Progress::Off,
+            _ => return Err(format!("unknown option --{k}")),
+        }
+    }
+    crate::validate(&cfg)?;
+    Ok(cfg)
+}
+
+/// Parses the `check` options; also returns the `--json` path.
+pub fn parse_check(args: &[String]) -> Result<(CheckConfig, Option<PathBuf>), String> {
+    let mut cfg = CheckConfig::default();
+    let mut json = None;
+    let mut expect = None;
+    for (k, v) in Args::new(args)?.items {
+        match k.as_str() {
+            "expect" => expect = Some(PathBuf::from(value(&k, v)?)),
+            "persisted" => cfg.persisted.push(PathBuf::from(value(&k, v)?)),
+            "records" => cfg.records = Some(PathBuf::from(value(&k, v)?)),
+            "crashed" => cfg.crashed.push(value(&k, v)?),
+            "allow-duplicates" => cfg.allow_duplicates = true,
+            "json" => json = Some(PathBuf::from(value(&k, v)?)),
+            _ => return Err(format!("unknown option --{k}")),
+        }
+    }
+    cfg.expect = expect.ok_or("give --expect PATH")?;
+    if cfg.persisted.is_empty() {
+        return Err("give --persisted PATH (once per file)".into());
+    }
+    Ok((cfg, json))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn the_brief_s_command_line_parses() {
+        let cfg = parse_send(&args(
+            "--url http://127.0.0.1:8080/webhooks --secret whsec_x --events 5000 --duplicates 0.2 \
+             --concurrent 0.05 --replays 0.01 --bad-signatures 0.01 --unknown 0.02 \
+             --concurrency 32 --seed 1 --url=http://127.0.0.1:8081/w,http://127.0.0.1:8082/w --quiet",
+        ))
+        .unwrap();
+        assert_eq!(cfg.urls.len(), 3);
+        assert_eq!((cfg.events, cfg.concurrency, cfg.seed), (5000, 32, 1));
+        assert_eq!(cfg.duplicates, 0.2);
+        assert_eq!(cfg.progress, Progress::Off);
+        assert!(parse_send(&args("--url http://a/ --secret k --duplicates 2")).is_err());
+        assert!(parse_send(&args("--url http://a/ --secret k --bogus 1")).is_err());
+        assert!(parse_send(&args("--url http://a/ --secret k --events many")).is_err());
+        let (c, json) = parse_check(&args(
+            "--expect e --persisted a --persisted b --crashed rx1 --allow-duplicates",
+        ))
+        .unwrap();
+        assert_eq!(
+            (c.persisted.len(), c.crashed.len(), c.allow_duplicates),
+            (2, 1, true)
+        );
+        assert!(json.is_none());
+    }
+}

@@ -1,0 +1,238 @@
+//! A small HTTP/1.1 client over hyper: keep-alive connections pooled per target, plain `http://`
+//! only, one timeout around each request.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::client::conn::http1::{self, SendRequest};
+use hyper::header::{CONTENT_TYPE, HOST};
+use hyper::{Request, Uri};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpStream;
+use xborder_core::signature::SIGNATURE_HEADER;
+
+/// Idle connections kept per target, at most.
+const MAX_IDLE: usize = 512;
+
+#[derive(Debug, Clone)]
+pub(crate) struct Target {
+    pub(crate) url: String,
+    host: String,
+    port: u16,
+    authority: String,
+    path: String,
+}
+
+impl Target {
+    pub(crate) fn parse(url: &str) -> Result<Target, String> {
+        let uri: Uri = url.parse().map_err(|e| format!("--url {url}: {e}"))?;
+        match uri.scheme_str() {
+            Some("http") => {}
+            Some(other) => {
+                return Err(format!(
+                    "--url {url}: {other}:// is not supported, only http:// (run the simulator \
+                     beside the endpoint, or behind a TLS-terminating proxy)"
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "--url {url}: give a full URL, http://host:port/path"
+                ))
+            }
+        }
+        let authority = uri
+            .authority()
+            .map(|a| a.as_str().to_owned())
+            .ok_or_else(|| format!("--url {url}: no host"))?;
+        let host = uri
+            .host()
+            .ok_or_else(|| format!("--url {url}: no host"))?
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_owned();
+        Ok(Target {
+            url: url.to_owned(),
+            port: uri.port_u16().unwrap_or(80),
+            path: uri
+                .path_and_query()
+                .map_or_else(|| "/".to_owned(), |p| p.as_str().to_owned()),
+            host,
+            authority,
+        })
+    }
+}
+
+type Sender = SendRequest<Full<Bytes>>;
+
+/// Connections to every target; deliveries are spread over the targets in turn.
+pub(crate) struct Pool {
+    targets: Vec<Target>,
+    idle: Vec<Mutex<Vec<Sender>>>,
+    next: AtomicUsize,
+    timeout: Duration,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Pool {
+    pub(crate) fn new(targets: Vec<Target>, timeout: Duration) -> Pool {
+        Pool {
+            idle: targets.iter().map(|_| Mutex::new(Vec::new())).collect(),
+            targets,
+            next: AtomicUsize::new(0),
+            timeout,
+        }
+    }
+
+    pub(crate) fn targets(&self) -> &[Target] {
+        &self.targets
+    }
+
+    /// Connects to every target once, so that a wrong `--url` is reported at once rather than
+    /// as thousands of dead letters.
+    pub(crate) async fn probe(&self) -> Result<(), String> {
+        for t in &self.targets {
+            match tokio::time::timeout(self.timeout, Self::connect(t)).await {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => return Err(format!("{}: {e}", t.url)),
+                Err(_) => {
+                    return Err(format!(
+                        "{}: no connection in {} ms",
+                        t.url,
+                        self.timeout.as_millis()
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The target of the next delivery (round robin).
+    pub(crate) fn pick(&self) -> usize {
+        self.next.fetch_add(1, Ordering::Relaxed) % self.targets.len().max(1)
+    }
+
+    /// POSTs `body` (with the signature header when given) to target `i`: the status, or why
+    /// no answer came (connection refused or reset, timeout).
+    pub(crate) async fn post(
+        &self,
+        i: usize,
+        body: &Bytes,
+        signature: Option<&str>,
+    ) -> Result<u16, String> {
+        let target = self.targets.get(i).ok_or("no such target")?;
+        match tokio::time::timeout(self.timeout, self.send(i, target, body, signature)).await {
+            Ok(r) => r,
+            Err(_) => Err(format!("timeout after {} ms", self.timeout.as_millis())),
+        }
+    }
+
+    fn take_idle(&self, i: usize) -> Option<Sender> {
+        let slot = self.idle.get(i)?;
+        let mut idle = lock(slot);
+        while let Some(s) = idle.pop() {
+            if !s.is_closed() {
+                return Some(s);
+            }
+        }
+        None
+    }
+
+    fn put_idle(&self, i: usize, s: Sender) {
+        if let Some(slot) = self.idle.get(i) {
+            let mut idle = lock(slot);
+            if idle.len() < MAX_IDLE {
+                idle.push(s);
+            }
+        }
+    }
+
+    async fn connect(target: &Target) -> Result<Sender, String> {
+        let stream = TcpStream::connect((target.host.as_str(), target.port))
+            .await
+            .map_err(|e| format!("connect {}: {e}", target.authority))?;
+        // Latency over throughput: small requests go out at once.
+        let _ = stream.set_nodelay(true);
+        let (sender, conn) = http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(|e| format!("handshake {}: {e}", target.authority))?;
+        tokio::spawn(async move {
+            let _ = conn.await;
+        });
+        Ok(sender)
+    }
+
+    async fn send(
+        &self,
+        i: usize,
+        target: &Target,
+        body: &Bytes,
+        signature: Option<&str>,
+    ) -> Result<u16, String> {
+        let (mut sender, mut reused) = match self.take_idle(i) {
+            Some(s) => (s, true),
+            None => (Self::connect(target).await?, false),
+        };
+        loop {
+            let mut req = Request::post(target.path.as_str())
+                .header(HOST, target.authority.as_str())
+                .header(CONTENT_TYPE, "application/json");
+            if let Some(sig) = signature {
+                req = req.header(SIGNATURE_HEADER, sig);
+            }
+            let req = req
+                .body(Full::new(body.clone()))
+                .map_err(|e| format!("request: {e}"))?;
+            if sender.ready().await.is_err() {
+                if reused {
+                    // An idle connection the server closed meanwhile: not a delivery attempt.
+                    (sender, reused) = (Self::connect(target).await?, false);
+                    continue;
+                }
+                return Err(format!("{}: connection closed", target.authority));
+            }
+            match sender.try_send_request(req).await {
+                Ok(resp) => {
+                    let status = resp.status().as_u16();
+                    // Read the answer to its end so the connection can carry the next request.
+                    if resp.into_body().collect().await.is_ok() {
+                        self.put_idle(i, sender);
+                    }
+                    return Ok(status);
+                }
+                Err(mut e) => {
+                    if reused && e.take_message().is_some() {
+                        // Not written at all: a stale idle connection, try a fresh one.
+                        (sender, reused) = (Self::connect(target).await?, false);
+                        continue;
+                    }
+                    return Err(format!("{}: {}", target.authority, e.into_error()));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn urls_are_plain_http_with_a_path() {
+        let t = Target::parse("http://127.0.0.1:8080/webhooks?x=1").unwrap();
+        assert_eq!(
+            (t.host.as_str(), t.port, t.path.as_str()),
+            ("127.0.0.1", 8080, "/webhooks?x=1")
+        );
+        let t = Target::parse("http://[::1]/").unwrap();
+        assert_eq!((t.host.as_str(), t.port), ("::1", 80));
+        assert!(Target::parse("https://example.test/").is_err());
+        assert!(Target::parse("127.0.0.1:80").is_err());
+    }
+}

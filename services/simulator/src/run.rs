@@ -1,0 +1,743 @@
+//! Delivering a plan: workers, the provider's retry rule, counters, progress and the summary.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use bytes::Bytes;
+use serde::Serialize;
+use xborder_core::delivery::{DeliveryAttempts, DeliveryState, MAX_DELIVERY_ATTEMPTS};
+
+use crate::client::{Pool, Target};
+use crate::plan::{self, EventSpec, ForgedSpec, Job, Plan, Rng};
+
+/// When to print the progress line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// Updated in place on a terminal, a line every few seconds otherwise.
+    Auto,
+    /// Never.
+    Off,
+}
+
+/// What to send, where, and how.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Endpoints; deliveries (attempts) are spread over them in turn.
+    pub urls: Vec<String>,
+    /// The webhook signature key.
+    pub secret: String,
+    /// Distinct good events (live and unknown).
+    pub events: usize,
+    /// Fraction of events delivered again after they were acknowledged.
+    pub duplicates: f64,
+    /// Fraction of events whose first delivery is two deliveries at once.
+    pub concurrent: f64,
+    /// Replays of old ids, as a fraction of the events, sent after every event was sent once.
+    pub replays: f64,
+    /// Forged deliveries (wrong key, tampered body, missing or malformed header), as a
+    /// fraction of the events: each must be refused.
+    pub bad_signatures: f64,
+    /// Fraction of events with a name the catalog does not know: each must be acknowledged.
+    pub unknown: f64,
+    /// Jobs (an event's deliveries, a forged delivery, a replay) in flight at once.
+    pub concurrency: usize,
+    /// Seed of every choice (which events are duplicated, their names, the jitter).
+    pub seed: u64,
+    /// Prefix of this run's ids (`evt_<run>_<n>`); a fresh one by default, from the clock.
+    pub run_id: Option<String>,
+    /// Attempts per delivery before it is dead-lettered (the provider's: 5).
+    pub max_attempts: u32,
+    /// Delay before the first retry; doubled for each next one, plus up to half of it in jitter.
+    pub backoff_ms: u64,
+    /// The longest delay between two attempts.
+    pub backoff_max_ms: u64,
+    /// Time allowed for one request (connect, send, answer); past it the attempt failed.
+    pub timeout_ms: u64,
+    /// Jobs started per second at most (0: as fast as the workers go).
+    pub rate: f64,
+    /// Where to write the summary as JSON.
+    pub json: Option<PathBuf>,
+    /// Where to write the ids a receiver must persist (live events), one per line.
+    pub expect: Option<PathBuf>,
+    /// The progress line.
+    pub progress: Progress,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            urls: Vec::new(),
+            secret: String::new(),
+            events: 1000,
+            duplicates: 0.0,
+            concurrent: 0.0,
+            replays: 0.0,
+            bad_signatures: 0.0,
+            unknown: 0.0,
+            concurrency: 16,
+            seed: 1,
+            run_id: None,
+            max_attempts: MAX_DELIVERY_ATTEMPTS,
+            backoff_ms: 50,
+            backoff_max_ms: 5_000,
+            timeout_ms: 10_000,
+            rate: 0.0,
+            json: None,
+            expect: None,
+            progress: Progress::Auto,
+        }
+    }
+}
+
+/// A delivery that was never acknowledged in `attempts`: the provider's dead-letter queue.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeadLetter {
+    /// The event id.
+    pub id: String,
+    /// The event name.
+    pub event: String,
+    /// Which delivery: `first`, `concurrent`, `duplicate` or `replay`.
+    pub delivery: String,
+    /// Attempts made.
+    pub attempts: u32,
+    /// The last answer: a status or the connection error.
+    pub last: String,
+}
+
+/// A forged delivery that was answered 2xx: an error of the receiver.
+#[derive(Debug, Clone, Serialize)]
+pub struct Accepted {
+    /// The forged event's id.
+    pub id: String,
+    /// How it was forged.
+    pub kind: String,
+    /// The status it got.
+    pub status: u16,
+}
+
+/// Request latencies (answered requests only), in milliseconds.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Latency {
+    /// Median.
+    pub p50_ms: f64,
+    /// 90th percentile.
+    pub p90_ms: f64,
+    /// 99th percentile.
+    pub p99_ms: f64,
+    /// Slowest.
+    pub max_ms: f64,
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Summary {
+    /// The id prefix of this run (`evt_<run_id>_`).
+    pub run_id: String,
+    /// The endpoints.
+    pub urls: Vec<String>,
+    /// Distinct good events.
+    pub events: usize,
+    /// Of which live (a receiver persists them).
+    pub live_events: usize,
+    /// Of which unknown (acknowledged, not persisted).
+    pub unknown_events: usize,
+    /// Deliveries of good events (each up to `max_attempts` attempts): first deliveries,
+    /// concurrent twins, duplicates after acknowledgement, replays of old ids.
+    pub sequences: u64,
+    /// Concurrent twins sent.
+    pub concurrent_sent: u64,
+    /// Duplicates sent after acknowledgement.
+    pub duplicates_sent: u64,
+    /// Replays of old ids sent.
+    pub replays_sent: u64,
+    /// HTTP requests (every attempt, forged ones included).
+    pub deliveries: u64,
+    /// Deliveries of good events that ended in a 2xx.
+    pub acknowledged: u64,
+    /// Attempts after the first of their delivery.
+    pub retried: u64,
+    /// Deliveries never acknowledged in `max_attempts` attempts.
+    pub dead_lettered: u64,
+    /// Distinct events among them.
+    pub dead_lettered_events: usize,
+    /// The dead-letter list.
+    pub dead_letter: Vec<DeadLetter>,
+    /// Forged deliveries sent.
+    pub bad_signatures_sent: usize,
+    /// Of which refused (non-2xx): right.
+    pub bad_signatures_refused: u64,
+    /// Of which accepted (2xx): an error of the receiver.
+    pub bad_signatures_accepted: u64,
+    /// Of which never answered (no connection in `max_attempts` tries).
+    pub bad_signatures_unanswered: u64,
+    /// The accepted ones.
+    pub accepted_bad_signatures: Vec<Accepted>,
+    /// Answers by status class: `2xx`, `4xx`, `5xx` (503 counted apart), `other`, and
+    /// `errors` (no answer: refused, reset, timeout).
+    pub answers: Answers,
+    /// Latency of answered requests.
+    pub latency: Latency,
+    /// Wall time of the run.
+    pub elapsed_s: f64,
+    /// HTTP requests per second.
+    pub deliveries_per_s: f64,
+    /// No dead letter, no forged delivery accepted.
+    pub ok: bool,
+}
+
+/// Answers by kind.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Answers {
+    /// 2xx.
+    pub s2xx: u64,
+    /// 4xx.
+    pub s4xx: u64,
+    /// 503.
+    pub s503: u64,
+    /// Other 5xx.
+    pub s5xx: u64,
+    /// 1xx, 3xx.
+    pub other: u64,
+    /// No answer.
+    pub errors: u64,
+}
+
+#[derive(Default)]
+struct Counters {
+    jobs_done: AtomicUsize,
+    sequences: AtomicU64,
+    concurrent: AtomicU64,
+    duplicates: AtomicU64,
+    replays: AtomicU64,
+    deliveries: AtomicU64,
+    acknowledged: AtomicU64,
+    retried: AtomicU64,
+    dead: AtomicU64,
+    refused: AtomicU64,
+    accepted: AtomicU64,
+    unanswered: AtomicU64,
+    s2xx: AtomicU64,
+    s4xx: AtomicU64,
+    s503: AtomicU64,
+    s5xx: AtomicU64,
+    other: AtomicU64,
+    errors: AtomicU64,
+}
+
+fn inc(c: &AtomicU64) {
+    c.fetch_add(1, Ordering::Relaxed);
+}
+
+fn get(c: &AtomicU64) -> u64 {
+    c.load(Ordering::Relaxed)
+}
+
+struct Shared {
+    cfg: Config,
+    plan: Plan,
+    pool: Pool,
+    next_job: AtomicUsize,
+    c: Counters,
+    dead: Mutex<Vec<DeadLetter>>,
+    accepted: Mutex<Vec<Accepted>>,
+    start: Instant,
+}
+
+fn micros(d: Duration) -> u32 {
+    u32::try_from(d.as_micros()).unwrap_or(u32::MAX)
+}
+
+impl Shared {
+    fn count(&self, r: &Result<u16, String>) {
+        inc(&self.c.deliveries);
+        let c = &self.c;
+        inc(match r {
+            Ok(200..=299) => &c.s2xx,
+            Ok(400..=499) => &c.s4xx,
+            Ok(503) => &c.s503,
+            Ok(500..=599) => &c.s5xx,
+            Ok(_) => &c.other,
+            Err(_) => &c.errors,
+        });
+    }
+
+    fn backoff(&self, retry: u32, rng: &mut Rng) -> Duration {
+        let shift = retry.saturating_sub(1).min(20);
+        let d = self
+            .cfg
+            .backoff_ms
+            .saturating_mul(1u64 << shift)
+            .min(self.cfg.backoff_max_ms);
+        let jitter = (d as f64 / 2.0 * rng.unit()) as u64;
+        Duration::from_millis(d.saturating_add(jitter))
+    }
+
+    /// One delivery of a good event under the provider's rule: retried on a non-2xx or no
+    /// answer, up to `max_attempts` attempts, then dead-lettered. Whether it was acknowledged.
+    async fn deliver(
+        &self,
+        ev: &EventSpec,
+        delivery: &'static str,
+        rng: &mut Rng,
+        lat: &mut Vec<u32>,
+    ) -> bool {
+        inc(&self.c.sequences);
+        let mut attempts = DeliveryAttempts::with_max(self.cfg.max_attempts);
+        loop {
+            let target = self.pool.pick();
+            let t = Instant::now();
+            let r = self.pool.post(target, &ev.body, Some(&ev.signature)).await;
+            if r.is_ok() {
+                lat.push(micros(t.elapsed()));
+            }
+            self.count(&r);
+            let acked = matches!(r, Ok(200..=299));
+            match attempts.record(acked) {
+                DeliveryState::Delivered { .. } => {
+                    inc(&self.c.acknowledged);
+                    return true;
+                }
+                DeliveryState::Retry { next_attempt } => {
+                    inc(&self.c.retried);
+                    tokio::time::sleep(self.backoff(next_attempt.saturating_sub(1), rng)).await;
+                }
+                state => {
+                    let attempts = match state {
+                        DeliveryState::DeadLettered { attempts } => attempts,
+                        _ => self.cfg.max_attempts,
+                    };
+                    inc(&self.c.dead);
+                    let last = match r {
+                        Ok(s) => format!("HTTP {s}"),
+                        Err(e) => e,
+                    };
+                    if let Ok(mut d) = self.dead.lock() {
+                        d.push(DeadLetter {
+                            id: ev.id.clone(),
+                            event: ev.name.to_owned(),
+                            delivery: delivery.to_owned(),
+                            attempts,
+                            last,
+                        });
+                    }
+                    return false;
+                }
+            }
+        }
+    }
+
+    /// A forged delivery: sent until some answer comes (a connection error is tried again on
+    /// the next target); a 2xx is an error of the receiver.
+    async fn forge(&self, f: &ForgedSpec, rng: &mut Rng, lat: &mut Vec<u32>) {
+        for attempt in 1..=self.cfg.max_attempts {
+            let target = self.pool.pick();
+            let t = Instant::now();
+            let r = self.pool.post(target, &f.body, f.header.as_deref()).await;
+            self.count(&r);
+            match r {
+                Ok(status) => {
+                    lat.push(micros(t.elapsed()));
+                    if (200..=299).contains(&status) {
+                        inc(&self.c.accepted);
+                        if let Ok(mut a) = self.accepted.lock() {
+                            a.push(Accepted {
+                                id: f.id.clone(),
+                                kind: f.kind.to_owned(),
+                                status,
+                            });
+                        }
+                    } else {
+                        inc(&self.c.refused);
+                    }
+                    return;
+                }
+                Err(_) if attempt < self.cfg.max_attempts => {
+                    tokio::time::sleep(self.backoff(attempt, rng)).await;
+                }
+                Err(_) => {}
+            }
+        }
+        inc(&self.c.unanswered);
+    }
+
+    async fn job(&self, job: Job, rng: &mut Rng, lat: &mut Vec<u32>) {
+        match job {
+            Job::Event(i) => {
+                let Some(ev) = self.plan.events.get(i) else {
+                    return;
+                };
+                let acked = if ev.concurrent {
+                    inc(&self.c.concurrent);
+                    let mut rng2 = Rng::new(rng.next_u64());
+                    let mut lat2 = Vec::new();
+                    let (a, b) = tokio::join!(
+                        self.deliver(ev, "first", rng, lat),
+                        self.deliver(ev, "concurrent", &mut rng2, &mut lat2)
+                    );
+                    lat.extend(lat2);
+                    a || b
+                } else {
+                    self.deliver(ev, "first", rng, lat).await
+                };
+                if ev.duplicate && acked {
+                    inc(&self.c.duplicates);
+                    self.deliver(ev, "duplicate", rng, lat).await;
+                }
+            }
+            Job::Replay(i) => {
+                if let Some(ev) = self.plan.events.get(i) {
+                    inc(&self.c.replays);
+                    self.deliver(ev, "replay", rng, lat).await;
+                }
+            }
+            Job::Forged(k) => {
+                if let Some(f) = self.plan.forged.get(k) {
+                    self.forge(f, rng, lat).await;
+                }
+            }
+        }
+    }
+
+    async fn worker(self: Arc<Self>, w: usize) -> Vec<u32> {
+        let mut lat = Vec::new();
+        let mut rng = Rng::new(self.cfg.seed.wrapping_mul(31).wrapping_add(w as u64 + 1));
+        loop {
+            let j = self.next_job.fetch_add(1, Ordering::Relaxed);
+            let Some(job) = self.plan.jobs.get(j).copied() else {
+                break;
+            };
+            if self.cfg.rate > 0.0 {
+                let due = self.start + Duration::from_secs_f64(j as f64 / self.cfg.rate);
+                tokio::time::sleep_until(due.into()).await;
+            }
+            self.job(job, &mut rng, &mut lat).await;
+            self.c.jobs_done.fetch_add(1, Ordering::Relaxed);
+        }
+        lat
+    }
+
+    fn progress_line(&self) -> String {
+        let secs = self.start.elapsed().as_secs_f64().max(1e-9);
+        let c = &self.c;
+        format!(
+            "[simulator] {}/{} jobs  {} deliveries ({:.0}/s)  acked {}  retried {}  dead-lettered {}  bad signatures accepted {}",
+            c.jobs_done.load(Ordering::Relaxed),
+            self.plan.jobs.len(),
+            get(&c.deliveries),
+            get(&c.deliveries) as f64 / secs,
+            get(&c.acknowledged),
+            get(&c.retried),
+            get(&c.dead),
+            get(&c.accepted),
+        )
+    }
+}
+
+fn percentile(sorted: &[u32], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted.get(rank).map_or(0.0, |us| f64::from(*us) / 1000.0)
+}
+
+fn fresh_run_id() -> String {
+    let ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    let mut n = ms ^ u128::from(std::process::id()) << 48;
+    let digits = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = Vec::new();
+    while n > 0 {
+        let d = usize::try_from(n % 36).unwrap_or(0);
+        out.push(digits.get(d).copied().unwrap_or(b'0'));
+        n /= 36;
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_else(|_| "run".to_owned())
+}
+
+/// Checks a configuration before anything is sent.
+pub fn validate(cfg: &Config) -> Result<(), String> {
+    if cfg.urls.is_empty() {
+        return Err("give at least one --url".into());
+    }
+    if cfg.secret.is_empty() {
+        return Err("give --secret (or XBORDER_SECRET)".into());
+    }
+    for (name, v) in [
+        ("--duplicates", cfg.duplicates),
+        ("--concurrent", cfg.concurrent),
+        ("--replays", cfg.replays),
+        ("--bad-signatures", cfg.bad_signatures),
+        ("--unknown", cfg.unknown),
+    ] {
+        if !(0.0..=1.0).contains(&v) {
+            return Err(format!("{name} is a fraction in [0, 1], not {v}"));
+        }
+    }
+    if cfg.concurrency == 0 {
+        return Err("--concurrency must be at least 1".into());
+    }
+    if cfg.max_attempts == 0 {
+        return Err("--max-attempts must be at least 1".into());
+    }
+    if cfg.rate.is_nan() || cfg.rate < 0.0 {
+        return Err("--rate must be 0 or more".into());
+    }
+    if let Some(r) = &cfg.run_id {
+        if r.is_empty() || !r.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+            return Err("--run-id takes letters, digits and '-' only".into());
+        }
+    }
+    Ok(())
+}
+
+/// Sends the plan of `cfg` and returns what happened. Connects to every `--url` first (an
+/// endpoint that is not there is an error before anything is sent), writes `--expect` before
+/// sending and `--json` at the end. An error is a configuration or file error, not a receiver's failure
+/// (those are in the summary: see [`Summary::ok`]).
+pub async fn run(cfg: &Config) -> Result<Summary, String> {
+    validate(cfg)?;
+    let targets = cfg
+        .urls
+        .iter()
+        .map(|u| Target::parse(u))
+        .collect::<Result<Vec<_>, _>>()?;
+    let pool = Pool::new(targets, Duration::from_millis(cfg.timeout_ms.max(1)));
+    pool.probe().await?;
+    let run_id = cfg.run_id.clone().unwrap_or_else(fresh_run_id);
+    let plan = plan::build(cfg, &run_id)?;
+    if let Some(path) = &cfg.expect {
+        let mut text = String::new();
+        for e in plan.events.iter().filter(|e| e.live) {
+            text.push_str(&e.id);
+            text.push('\n');
+        }
+        std::fs::write(path, text).map_err(|e| format!("--expect {}: {e}", path.display()))?;
+    }
+    let shared = Arc::new(Shared {
+        pool,
+        cfg: cfg.clone(),
+        plan,
+        next_job: AtomicUsize::new(0),
+        c: Counters::default(),
+        dead: Mutex::new(Vec::new()),
+        accepted: Mutex::new(Vec::new()),
+        start: Instant::now(),
+    });
+
+    let done = Arc::new(AtomicBool::new(false));
+    let progress = (cfg.progress == Progress::Auto).then(|| {
+        let (shared, done) = (shared.clone(), done.clone());
+        tokio::spawn(async move {
+            let tty = std::io::stderr().is_terminal();
+            let every = Duration::from_millis(if tty { 200 } else { 2_000 });
+            while !done.load(Ordering::Relaxed) {
+                tokio::time::sleep(every).await;
+                let line = shared.progress_line();
+                let mut err = std::io::stderr().lock();
+                let _ = if tty {
+                    write!(err, "\r\x1b[K{line}")
+                } else {
+                    writeln!(err, "{line}")
+                };
+                let _ = err.flush();
+            }
+            if tty {
+                let _ = writeln!(std::io::stderr().lock());
+            }
+        })
+    });
+
+    let workers: Vec<_> = (0..cfg.concurrency.min(shared.plan.jobs.len().max(1)))
+        .map(|w| tokio::spawn(shared.clone().worker(w)))
+        .collect();
+    let mut lat = Vec::new();
+    for w in workers {
+        lat.extend(w.await.map_err(|e| format!("a worker failed: {e}"))?);
+    }
+    let elapsed = shared.start.elapsed().as_secs_f64();
+    done.store(true, Ordering::Relaxed);
+    if let Some(p) = progress {
+        p.abort();
+        if std::io::stderr().is_terminal() {
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "\r\x1b[K{}",
+                shared.progress_line()
+            );
+        }
+    }
+    lat.sort_unstable();
+
+    let c = &shared.c;
+    let dead_letter = shared.dead.lock().map(|d| d.clone()).unwrap_or_default();
+    let mut dead_ids: Vec<&str> = dead_letter.iter().map(|d| d.id.as_str()).collect();
+    dead_ids.sort_unstable();
+    dead_ids.dedup();
+    let live = shared.plan.events.iter().filter(|e| e.live).count();
+    let summary = Summary {
+        run_id: shared.plan.run_id.clone(),
+        urls: shared
+            .pool
+            .targets()
+            .iter()
+            .map(|t| t.url.clone())
+            .collect(),
+        events: shared.plan.events.len(),
+        live_events: live,
+        unknown_events: shared.plan.events.len() - live,
+        sequences: get(&c.sequences),
+        concurrent_sent: get(&c.concurrent),
+        duplicates_sent: get(&c.duplicates),
+        replays_sent: get(&c.replays),
+        deliveries: get(&c.deliveries),
+        acknowledged: get(&c.acknowledged),
+        retried: get(&c.retried),
+        dead_lettered: get(&c.dead),
+        dead_lettered_events: dead_ids.len(),
+        dead_letter,
+        bad_signatures_sent: shared.plan.forged.len(),
+        bad_signatures_refused: get(&c.refused),
+        bad_signatures_accepted: get(&c.accepted),
+        bad_signatures_unanswered: get(&c.unanswered),
+        accepted_bad_signatures: shared
+            .accepted
+            .lock()
+            .map(|a| a.clone())
+            .unwrap_or_default(),
+        answers: Answers {
+            s2xx: get(&c.s2xx),
+            s4xx: get(&c.s4xx),
+            s503: get(&c.s503),
+            s5xx: get(&c.s5xx),
+            other: get(&c.other),
+            errors: get(&c.errors),
+        },
+        latency: Latency {
+            p50_ms: percentile(&lat, 0.50),
+            p90_ms: percentile(&lat, 0.90),
+            p99_ms: percentile(&lat, 0.99),
+            max_ms: percentile(&lat, 1.0),
+        },
+        elapsed_s: elapsed,
+        deliveries_per_s: get(&c.deliveries) as f64 / elapsed.max(1e-9),
+        ok: get(&c.dead) == 0 && get(&c.accepted) == 0,
+    };
+    if let Some(path) = &cfg.json {
+        let text = serde_json::to_string_pretty(&summary).map_err(|e| format!("json: {e}"))?;
+        std::fs::write(path, text + "\n").map_err(|e| format!("--json {}: {e}", path.display()))?;
+    }
+    Ok(summary)
+}
+
+impl Summary {
+    /// The summary as a table, for people.
+    pub fn table(&self) -> String {
+        let a = &self.answers;
+        let mut rows: Vec<(&str, String)> = vec![
+            ("run", format!("{} -> {}", self.run_id, self.urls.join(", "))),
+            (
+                "events",
+                format!(
+                    "{} ({} live: persist; {} unknown: acknowledge only)",
+                    self.events, self.live_events, self.unknown_events
+                ),
+            ),
+            (
+                "redeliveries",
+                format!(
+                    "{} duplicates after ack, {} concurrent, {} replays of old ids",
+                    self.duplicates_sent, self.concurrent_sent, self.replays_sent
+                ),
+            ),
+            (
+                "deliveries",
+                format!(
+                    "{} HTTP requests: {} 2xx, {} 4xx, {} 503, {} other 5xx, {} other, {} no answer",
+                    self.deliveries, a.s2xx, a.s4xx, a.s503, a.s5xx, a.other, a.errors
+                ),
+            ),
+            (
+                "acknowledged",
+                format!("{} of {} deliveries of good events", self.acknowledged, self.sequences),
+            ),
+            ("retried", format!("{} attempts after a non-2xx or no answer", self.retried)),
+            (
+                "dead-lettered",
+                format!(
+                    "{} deliveries ({} events)",
+                    self.dead_lettered, self.dead_lettered_events
+                ),
+            ),
+            (
+                "bad signatures",
+                format!(
+                    "{} sent: {} refused, {} accepted, {} unanswered",
+                    self.bad_signatures_sent,
+                    self.bad_signatures_refused,
+                    self.bad_signatures_accepted,
+                    self.bad_signatures_unanswered
+                ),
+            ),
+            (
+                "latency",
+                format!(
+                    "p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+                    self.latency.p50_ms,
+                    self.latency.p90_ms,
+                    self.latency.p99_ms,
+                    self.latency.max_ms
+                ),
+            ),
+            (
+                "throughput",
+                format!(
+                    "{:.0} deliveries/s over {:.2} s",
+                    self.deliveries_per_s, self.elapsed_s
+                ),
+            ),
+        ];
+        for d in self.dead_letter.iter().take(10) {
+            rows.push((
+                "  dead letter",
+                format!(
+                    "{} {} ({}, {} attempts, last: {})",
+                    d.id, d.event, d.delivery, d.attempts, d.last
+                ),
+            ));
+        }
+        for b in self.accepted_bad_signatures.iter().take(10) {
+            rows.push((
+                "  accepted",
+                format!("{} ({}) got {}", b.id, b.kind, b.status),
+            ));
+        }
+        rows.push((
+            "result",
+            if self.ok {
+                "ok: nothing dead-lettered, no bad signature accepted".to_owned()
+            } else {
+                "FAILED: see dead-lettered and bad signatures above".to_owned()
+            },
+        ));
+        let mut out = String::new();
+        for (k, v) in rows {
+            out.push_str(&format!("{k:<16} {v}\n"));
+        }
+        out
+    }
+}
+
+/// A payload for tests: the body and signature of a live event, as the simulator signs them.
+pub fn signed_event(secret: &str, id: &str, name: &str) -> Result<(Bytes, String), String> {
+    let mut rng = Rng::new(0);
+    let body = plan::envelope(id, name, 0, &mut rng)?;
+    let sig = xborder_core::signature::sign(secret.as_bytes(), &body)
+        .map_err(|e| format!("--secret: {}", e.code()))?;
+    Ok((Bytes::from(body), sig))
+}
