@@ -135,6 +135,17 @@ impl Outcome {
         Outcome::Stale,
     ];
 
+    /// The outcome of a FORMAT.md text, `None` for any other text.
+    ///
+    /// ```
+    /// use xborder_core::claims::Outcome;
+    /// assert_eq!(Outcome::parse("in_progress"), Some(Outcome::InProgress));
+    /// assert_eq!(Outcome::parse("IN_PROGRESS"), None);
+    /// ```
+    pub fn parse(text: &str) -> Option<Outcome> {
+        Outcome::ALL.iter().copied().find(|o| o.as_str() == text)
+    }
+
     /// Its FORMAT.md text.
     ///
     /// ```
@@ -176,6 +187,63 @@ impl PartialEq<&str> for Outcome {
     }
 }
 
+/// What a receiver answers the provider: an HTTP status and, when the provider should wait
+/// before retrying, a `Retry-After` in seconds. Given by [`ClaimRules::reply`] for a step's
+/// outcome and by [`ClaimError::reply`] for a step that failed, so every runtime's receiver
+/// answers alike.
+///
+/// ```
+/// use xborder_core::claims::{ClaimRules, Outcome, Step};
+/// let r = ClaimRules::new(2_500).reply(Step::Claim, Outcome::InProgress).unwrap();
+/// assert_eq!((r.status, r.retry_after_s), (503, Some(3)));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Reply {
+    /// The HTTP status: 200, 500 or 503.
+    pub status: u16,
+    /// Seconds for a `Retry-After` header, when one goes with the status.
+    pub retry_after_s: Option<u64>,
+}
+
+impl Reply {
+    const OK: Reply = Reply {
+        status: 200,
+        retry_after_s: None,
+    };
+    const RETRY: Reply = Reply {
+        status: 500,
+        retry_after_s: None,
+    };
+
+    /// Whether the provider takes the delivery as done (a 2xx status).
+    ///
+    /// ```
+    /// use xborder_core::claims::{ClaimRules, Outcome, Step};
+    /// assert!(ClaimRules::default().reply(Step::Claim, Outcome::Duplicate).unwrap().acknowledges());
+    /// ```
+    pub fn acknowledges(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+}
+
+/// What to answer the provider for a step that failed with the error `code` (as a binding's
+/// exception carries it): [`ClaimError::reply`] for `STORE_UNAVAILABLE` and `INVALID_STEP`;
+/// any other code is the host's bug, answered 500 so the provider retries on its schedule.
+///
+/// ```
+/// use xborder_core::claims::reply_to_code;
+/// assert_eq!(reply_to_code("STORE_UNAVAILABLE").retry_after_s, Some(1));
+/// assert_eq!(reply_to_code("INVALID_STEP").status, 500);
+/// assert_eq!(reply_to_code("ANYTHING").status, 500);
+/// ```
+pub fn reply_to_code(code: &str) -> Reply {
+    match code {
+        "STORE_UNAVAILABLE" => ClaimError::Store(StoreError::new(code)).reply(),
+        _ => Reply::RETRY,
+    }
+}
+
 /// Why a step could not be carried out.
 ///
 /// ```
@@ -207,6 +275,26 @@ impl ClaimError {
         match self {
             ClaimError::InvalidStep { .. } => "INVALID_STEP",
             ClaimError::Store(e) => e.code(),
+        }
+    }
+
+    /// What to answer the provider when a step failed: `STORE_UNAVAILABLE` → 503 with
+    /// `Retry-After: 1` (the store may be back in a moment; nothing was processed), `INVALID_STEP`
+    /// → 500 (a bug in the host; the provider retries on its own schedule).
+    ///
+    /// ```
+    /// use xborder_core::{claims::ClaimError, delivery::StoreError};
+    /// let r = ClaimError::Store(StoreError::new("down")).reply();
+    /// assert_eq!((r.status, r.retry_after_s), (503, Some(1)));
+    /// assert_eq!(ClaimError::InvalidStep { field: "id" }.reply().status, 500);
+    /// ```
+    pub fn reply(&self) -> Reply {
+        match self {
+            ClaimError::InvalidStep { .. } => Reply::RETRY,
+            ClaimError::Store(_) => Reply {
+                status: 503,
+                retry_after_s: Some(1),
+            },
         }
     }
 
@@ -452,6 +540,44 @@ impl ClaimRules {
             Step::Complete if holds => (Outcome::Completed, Write::Put(Entry::done(at))),
             Step::Release if holds => (Outcome::Released, Write::Remove),
             Step::Complete | Step::Release => (Outcome::Stale, Write::Keep),
+        }
+    }
+
+    /// What a receiver answers the provider after `step` gave `outcome` (`None` after
+    /// `claimed`: persist the event first, then complete, or release if persisting failed):
+    ///
+    /// | step, outcome | reply |
+    /// |---|---|
+    /// | claim, `in_progress` | 503, `Retry-After` = the lease in whole seconds, rounded up, at least 1 |
+    /// | claim, `duplicate` | 200 |
+    /// | complete, `completed` or `stale` | 200: the event is persisted and a retry would only repeat it |
+    /// | release, `released` or `stale` | 500: persisting failed, the provider's retry processes it |
+    ///
+    /// After persisting, answer `reply(Step::Complete, Outcome::Completed)` also when
+    /// `complete` fails ([`ClaimError`]): the event is kept, and a consumer's unique key makes a
+    /// retry harmless. After persisting failed, answer the release's reply whatever it gave.
+    ///
+    /// ```
+    /// use xborder_core::claims::{ClaimRules, Outcome, Step};
+    /// let rules = ClaimRules::new(30_000);
+    /// assert_eq!(rules.reply(Step::Claim, Outcome::Claimed), None);
+    /// assert_eq!(rules.reply(Step::Claim, Outcome::InProgress).unwrap().retry_after_s, Some(30));
+    /// assert_eq!(rules.reply(Step::Complete, Outcome::Stale).unwrap().status, 200);
+    /// assert_eq!(rules.reply(Step::Release, Outcome::Stale).unwrap().status, 500);
+    /// ```
+    pub fn reply(&self, step: Step, outcome: Outcome) -> Option<Reply> {
+        match outcome {
+            Outcome::Claimed => None,
+            Outcome::InProgress => Some(Reply {
+                status: 503,
+                retry_after_s: Some(self.lease_ms.div_ceil(1_000).max(1)),
+            }),
+            Outcome::Duplicate | Outcome::Completed => Some(Reply::OK),
+            Outcome::Released => Some(Reply::RETRY),
+            Outcome::Stale => Some(match step {
+                Step::Complete => Reply::OK,
+                Step::Claim | Step::Release => Reply::RETRY,
+            }),
         }
     }
 
@@ -1107,6 +1233,46 @@ mod tests {
         assert_eq!(e.code(), "STORE_UNAVAILABLE");
         // Two leases later the old claims may be dropped: a new claim gets through.
         assert_eq!(c.step("claim", "x", "r", 20).unwrap(), Outcome::Claimed);
+    }
+
+    #[test]
+    fn replies_for_every_step_and_outcome() {
+        let rules = ClaimRules::new(30_000);
+        for &step in Step::ALL {
+            for &outcome in Outcome::ALL {
+                let got = rules
+                    .reply(step, outcome)
+                    .map(|r| (r.status, r.retry_after_s));
+                let want = match (step, outcome) {
+                    (_, Outcome::Claimed) => None,
+                    (_, Outcome::InProgress) => Some((503, Some(30))),
+                    (_, Outcome::Duplicate | Outcome::Completed) => Some((200, None)),
+                    (Step::Complete, Outcome::Stale) => Some((200, None)),
+                    (_, Outcome::Released | Outcome::Stale) => Some((500, None)),
+                };
+                assert_eq!(got, want, "{step:?} {outcome:?}");
+                if let Some(r) = rules.reply(step, outcome) {
+                    assert_eq!(r.acknowledges(), r.status == 200);
+                }
+            }
+        }
+        // Retry-After: the lease in whole seconds, rounded up, never 0.
+        for (lease, secs) in [
+            (0, 1),
+            (1, 1),
+            (1_000, 1),
+            (1_001, 2),
+            (u64::MAX, u64::MAX / 1_000 + 1),
+        ] {
+            let r = ClaimRules::new(lease)
+                .reply(Step::Claim, Outcome::InProgress)
+                .unwrap();
+            assert_eq!(r.retry_after_s, Some(secs), "lease {lease}");
+        }
+        let down = ClaimError::Store(StoreError::new("down")).reply();
+        assert_eq!((down.status, down.retry_after_s), (503, Some(1)));
+        let bug = ClaimError::InvalidStep { field: "do" }.reply();
+        assert_eq!((bug.status, bug.retry_after_s), (500, None));
     }
 
     #[test]
