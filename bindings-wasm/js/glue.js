@@ -513,6 +513,9 @@ const LEASE = maybeMillis('options.leaseMs', 'how long a claim holds (30000)');
 const WINDOW_MS = maybeMillis('options.windowMs', 'how long a done id is a duplicate (86400000)');
 const BORN = Symbol('born'); // the WebAssembly instance (its generation) an object was made in
 const STORE = Symbol('store');
+const REPLY = [(v) => v, str('step'), str('outcome')];
+/** A reply pair from the module as `{ status, retryAfter }`; null for an empty one (`claimed`). */
+const replyOf = (pair) => (pair.length === 0 ? null : { status: pair[0], retryAfter: pair[1] < 0 ? null : pair[1] });
 const RULES = Symbol('rules');
 
 function storeFailed(raw, method, cause) {
@@ -571,6 +574,18 @@ function claimsClass(raw, { call, live, adopt, generation }) {
     constructor(opts) {
       const o = options('options', opts, { leaseMs: LEASE, windowMs: WINDOW_MS, capacity: CAPACITY });
       adopt(this, () => new raw.Claims(o.leaseMs, o.windowMs, o.capacity));
+      this[RULES] = [o.leaseMs, o.windowMs];
+    }
+
+    /** What to answer the provider after `step` gave `outcome`: core's `ClaimRules::reply`. */
+    reply(...args) {
+      return replyOf(call(raw.__claimReply, undefined, REPLY, [this[RULES][0], ...args]));
+    }
+
+    /** What to answer the provider when a step threw `error`: core's `reply_to_code`. */
+    static errorReply(error) {
+      const code = typeof error === 'object' && error !== null && typeof error.code === 'string' ? error.code : '';
+      return replyOf(call(raw.__claimErrorReply, undefined, [], [code]));
     }
 
     static withStore(store, opts) {

@@ -342,6 +342,16 @@ export type ClaimStep = "claim" | "complete" | "release";
 export type ClaimOutcome = "claimed" | "in_progress" | "duplicate" | "completed" | "released" | "stale";
 
 /**
+ * What a receiver answers the provider, from `Claims.reply` and `Claims.errorReply` (the same
+ * table in every runtime): the HTTP status, and the seconds of a `Retry-After` header when one
+ * goes with it.
+ */
+export interface ClaimReply {
+  status: 200 | 500 | 503;
+  retryAfter: number | null;
+}
+
+/**
  * A store of claims shared by the instances of one consumer (Redis, SQL, ...). It keeps one
  * entry text per event id and compares-and-sets it atomically; every decision is xborder's.
  * Either method may return a Promise (then use `stepAsync`); one that throws or rejects makes
@@ -406,6 +416,21 @@ export class Claims {
    * @throws {TypeError} (rejects with) when an argument is of the wrong kind.
    */
   stepAsync(step: ClaimStep, id: string, token: string, atMs: number): Promise<ClaimOutcome>;
+  /**
+   * What to answer the provider after `step` gave `outcome`; `null` after `claimed` (persist
+   * first). `in_progress` → 503 with `retryAfter` (the lease in whole seconds, rounded up);
+   * `duplicate`, `completed`, and `stale` on `complete` → 200; `released`, and `stale` on
+   * `release` → 500. After persisting, answer `reply("complete", "completed")` even when
+   * `complete` throws (the event is kept); after persisting failed, the release's reply.
+   * @throws {XborderError} `INVALID_STEP` (`field` `do`) for a step that is not one.
+   * @throws {TypeError} when `step` or `outcome` is not a string, or `outcome` is not an outcome.
+   */
+  reply(step: ClaimStep, outcome: ClaimOutcome): ClaimReply | null;
+  /**
+   * What to answer the provider when a step threw `error`: `STORE_UNAVAILABLE` → 503 with
+   * `retryAfter` 1; anything else → 500.
+   */
+  static errorReply(error: unknown): ClaimReply;
   /** Releases the built-in store's WebAssembly memory now (otherwise done when it is garbage-collected). */
   free(): void;
 }

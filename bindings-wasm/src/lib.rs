@@ -31,7 +31,7 @@ use serde_json::{Map, Number, Value};
 use wasm_bindgen::prelude::*;
 use xborder_core::beneficiary::{self, BankList, ValidationRules};
 use xborder_core::claims::{
-    ClaimError, ClaimRules, ClaimTask, Claims, Entry, Need, DEFAULT_LEASE_MS,
+    self, ClaimError, ClaimRules, ClaimTask, Claims, Entry, Need, DEFAULT_LEASE_MS,
 };
 use xborder_core::delivery::{self, Decision, ReceiveError, StoreError, DEFAULT_WINDOW};
 use xborder_core::envelope::{Envelope, EnvelopeError};
@@ -929,6 +929,39 @@ impl WasmClaimTask {
 #[wasm_bindgen(js_name = __storeUnavailable)]
 pub fn store_unavailable(message: &str) -> JsValue {
     claim_error(StoreError::new(message).into())
+}
+
+/// A reply as the glue reads it: `[status, retryAfter]`, `retryAfter` -1 when none goes with it.
+fn reply_pair(r: claims::Reply) -> Vec<f64> {
+    vec![
+        f64::from(r.status),
+        r.retry_after_s.map_or(-1.0, |s| s as f64),
+    ]
+}
+
+/// What to answer the provider after `step` gave `outcome` (`claims::ClaimRules::reply`) under
+/// a lease of `lease_ms`: a reply pair, empty after `claimed`. Throws `INVALID_STEP` (`do`) for a
+/// step that is not one, a `TypeError` for an outcome that is not one.
+#[wasm_bindgen(js_name = __claimReply)]
+pub fn claim_reply(lease_ms: Option<f64>, step: &str, outcome: &str) -> Result<Vec<f64>, JsValue> {
+    let step = claims::Step::parse(step)
+        .ok_or_else(|| claim_error(ClaimError::InvalidStep { field: "do" }))?;
+    let outcome = claims::Outcome::parse(outcome).ok_or_else(|| {
+        type_error(&format!(
+            "xborder: `outcome` must be a claim outcome (claimed, in_progress, duplicate, \
+             completed, released or stale), not \"{outcome}\""
+        ))
+    })?;
+    Ok(claim_rules(lease_ms, None)
+        .reply(step, outcome)
+        .map_or_else(Vec::new, reply_pair))
+}
+
+/// What to answer the provider when a claim step threw an error with `code`
+/// (`claims::reply_to_code`): a reply pair.
+#[wasm_bindgen(js_name = __claimErrorReply)]
+pub fn claim_error_reply(code: &str) -> Vec<f64> {
+    reply_pair(claims::reply_to_code(code))
 }
 
 /// talc instead of std's dlmalloc: about 7 KB smaller in the module (no threads in this build).

@@ -279,6 +279,51 @@ async function alike(rules, steps, want) {
 }
 
 {
+  // Replies: core's table (ClaimRules::reply), the lease read from either kind of Claims.
+  const table = {
+    claimed: null,
+    in_progress: { status: 503, retryAfter: 3 },
+    duplicate: { status: 200, retryAfter: null },
+    completed: { status: 200, retryAfter: null },
+    released: { status: 500, retryAfter: null },
+  };
+  for (const claims of [new Claims({ leaseMs: 2_500 }), Claims.withStore(new MapStore(), { leaseMs: 2_500 })]) {
+    for (const step of ['claim', 'complete', 'release']) {
+      for (const [outcome, want] of Object.entries(table)) assert.deepEqual(claims.reply(step, outcome), want, `${step} ${outcome}`);
+      assert.deepEqual(claims.reply(step, 'stale'), { status: step === 'complete' ? 200 : 500, retryAfter: null }, `${step} stale`);
+    }
+    assert.throws(() => claims.reply('finish', 'stale'), code('INVALID_STEP', 'do'));
+    assert.throws(() => claims.reply('claim', 'STALE'), /`outcome` must be a claim outcome/);
+    for (const wrong of [undefined, null, 1, ['claim'], new String('claim')]) {
+      assert.throws(() => claims.reply(wrong, 'stale'), TypeError, `step ${String(wrong)}`);
+      assert.throws(() => claims.reply('claim', wrong), TypeError, `outcome ${String(wrong)}`);
+    }
+  }
+  // The default lease (30 s), and the lease rounded up to whole seconds, never 0.
+  assert.equal(new Claims().reply('claim', 'in_progress').retryAfter, 30);
+  assert.equal(new Claims({ leaseMs: 0 }).reply('claim', 'in_progress').retryAfter, 1);
+  assert.equal(new Claims({ leaseMs: 1_001 }).reply('claim', 'in_progress').retryAfter, 2);
+  // A step that threw: STORE_UNAVAILABLE waits a second; anything else is a 500.
+  let down;
+  try {
+    await Claims.withStore({ load: async () => { throw new Error('down'); }, compareAndSet: async () => true }).stepAsync('claim', 'e', 'r', 0);
+  } catch (e) {
+    down = e;
+  }
+  assert.deepEqual(Claims.errorReply(down), { status: 503, retryAfter: 1 });
+  let invalid;
+  try {
+    new Claims().step('claim', '', 'r', 0);
+  } catch (e) {
+    invalid = e;
+  }
+  assert.equal(invalid.code, 'INVALID_STEP');
+  for (const other of [invalid, new Error('boom'), 'STORE_UNAVAILABLE', null, undefined, { code: 7 }]) {
+    assert.deepEqual(Claims.errorReply(other), { status: 500, retryAfter: null }, String(other));
+  }
+}
+
+{
   // Concurrent requests on one id through an async store: exactly one claims it.
   for (let round = 0; round < 5; round++) {
     const store = new MapStore({ async: true });
