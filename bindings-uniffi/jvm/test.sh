@@ -32,7 +32,6 @@ fi
 start=$SECONDS
 # Surefire prints the conformance closing line and each test class's counts.
 mvn "${mvn_args[@]}" verify
-mkdir -p "$M2" && touch "$marker"
 jar=$HERE/target/xborder-jvm-0.1.0.jar
 [ -f "$jar" ] || { echo "jvm: no $jar after mvn verify" >&2; exit 1; }
 echo "jvm: mvn verify in $((SECONDS - start))s: $jar ($(du -h "$jar" | cut -f1))"
@@ -43,8 +42,10 @@ grep -q ' linux-x86-64/libxborder_ffi.so$' <<<"$listing" ||
 # A consumer: the jar and its two runtime dependencies on the classpath, nothing else.
 work=$HERE/target/consumer
 rm -rf "$work" && mkdir -p "$work/classes"
-mvn -B -o -q -f "$HERE/pom.xml" "-Dmaven.repo.local=$M2" dependency:build-classpath \
+# Offline only once everything was resolved: the first run fetches the dependency plugin too.
+mvn "${mvn_args[@]}" -q dependency:build-classpath \
   -Dmdep.includeScope=runtime "-Dmdep.outputFile=$work/deps.txt"
+mkdir -p "$M2" && touch "$marker"
 cp="$jar:$(cat "$work/deps.txt")"
 javac -d "$work/classes" -cp "$cp" "$HERE/consumer/App.java"
 java -cp "$work/classes:$cp" App

@@ -176,6 +176,16 @@ def patch(text):
     sub("callback returns",
         r"^( +)(uniffi_out_return\[0\] = )(_UniffiFfiConverter\w+)(\.lower\(v\))$",
         r"\1_xb_check_return(\3, v)\n\1\2\3\4", expect_min=2)
+    # 7. Enums (a ClaimOutcome argument): anything but one of the enum's members is the wrong
+    #    kind (uniffi raises ValueError, as for a wrong value): a str such as "stale" included.
+    sub("enum checks",
+        r"^(class _UniffiFfiConverterType(\w+)\(_UniffiConverterRustBuffer\):\n"
+        r"(?:(?!class ).*\n)*?"
+        r"    def check_lower\(value\):\n"
+        r"(?:(?!class ).*\n)*?)"
+        r"        raise ValueError\(value\)\n",
+        r"\1        raise TypeError('a \2 is required (xborder.\2.<MEMBER>), not %s' % type(value).__name__)\n",
+        expect_min=5)
     # The helpers go after the module's imports, before the first converter.
     anchor = text.find("\nclass ")
     if anchor < 0:

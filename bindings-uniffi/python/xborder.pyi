@@ -214,6 +214,13 @@ class Claims:
     @classmethod
     def with_store(cls, store: ClaimStore, lease_ms: int = ..., window_ms: Optional[int] = ...) -> "Claims": ...
     def step(self, step: str, id: str, token: str, at_ms: int) -> ClaimOutcome: ...
+    def reply(self, step: str, outcome: ClaimOutcome) -> Optional[ClaimReply]: ...
+
+class ClaimReply:
+    status: int
+    retry_after_s: Optional[int]
+
+def claim_error_reply(code: str) -> ClaimReply: ...
 
 class ClaimNeed:
     class LOAD(ClaimNeed):

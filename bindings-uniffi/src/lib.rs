@@ -1223,6 +1223,32 @@ impl ClaimOutcome {
     }
 }
 
+/// What a receiver answers the provider (core's `claims::Reply`): an HTTP status and, when the
+/// provider should wait before retrying, a `Retry-After` in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, uniffi::Record)]
+pub struct ClaimReply {
+    /// The HTTP status: 200, 500 or 503.
+    pub status: u16,
+    /// Seconds for a `Retry-After` header, absent when none goes with the status.
+    pub retry_after_s: Option<u64>,
+}
+
+impl From<claims::Reply> for ClaimReply {
+    fn from(r: claims::Reply) -> Self {
+        ClaimReply {
+            status: r.status,
+            retry_after_s: r.retry_after_s,
+        }
+    }
+}
+
+/// What to answer the provider when a claim step threw the error with `code` (its
+/// `error_code()`): `STORE_UNAVAILABLE` → 503 with `Retry-After: 1`; anything else → 500.
+#[uniffi::export]
+pub fn claim_error_reply(code: String) -> ClaimReply {
+    claims::reply_to_code(&code).into()
+}
+
 /// A store of claims the host writes in its own language (Redis, SQL, a map in memory), shared
 /// by the instances of one consumer. It keeps entry *texts* only and never reads them: every
 /// decision is core's. An entry text is never empty.
@@ -1356,6 +1382,26 @@ impl Claims {
             ClaimsIn::Foreign(c) => c.step(&step, &id, &token, at_ms),
         }?;
         Ok(outcome.into())
+    }
+
+    /// What a receiver answers the provider after `step` gave `outcome` (absent after `claimed`:
+    /// persist first): `in_progress` → 503 with `Retry-After` (the lease in whole seconds);
+    /// `duplicate`, `completed`, and `stale` on `complete` → 200; `released`, and `stale` on
+    /// `release` → 500. After persisting, answer the reply of (`complete`, `completed`) even when
+    /// `complete` throws; after persisting failed, the reply of the release. Throws
+    /// `INVALID_STEP` (`field` `do`) for a step other than `claim`, `complete`, `release`.
+    pub fn reply(
+        &self,
+        step: String,
+        outcome: ClaimOutcome,
+    ) -> Result<Option<ClaimReply>, XborderError> {
+        let step =
+            claims::Step::parse(&step).ok_or(claims::ClaimError::InvalidStep { field: "do" })?;
+        let rules = match &self.inner {
+            ClaimsIn::Memory(c) => c.rules(),
+            ClaimsIn::Foreign(c) => c.rules(),
+        };
+        Ok(rules.reply(step, outcome.into()).map(ClaimReply::from))
     }
 }
 
@@ -1585,6 +1631,39 @@ mod tests {
             assert_eq!(claims::Outcome::from(ours), *o);
             assert_eq!(ours.acknowledges(), o.acknowledges());
         }
+    }
+
+    /// Replies are core's for every step and outcome, with either store; a step that is not one
+    /// is `INVALID_STEP`, and an error's reply is core's for its code.
+    #[test]
+    fn claim_replies_are_cores() {
+        let rules = claims::ClaimRules::new(2_500);
+        let c = Claims::new(2_500, None, 10);
+        for step in claims::Step::ALL {
+            for o in claims::Outcome::ALL {
+                let got = c
+                    .reply(step.as_str().to_owned(), ClaimOutcome::from(*o))
+                    .unwrap();
+                assert_eq!(
+                    got,
+                    rules.reply(*step, *o).map(ClaimReply::from),
+                    "{step:?} {o:?}"
+                );
+            }
+        }
+        let held = c
+            .reply("claim".into(), ClaimOutcome::InProgress)
+            .unwrap()
+            .unwrap();
+        assert_eq!((held.status, held.retry_after_s), (503, Some(3)));
+        let e = c.reply("finish".into(), ClaimOutcome::Stale).unwrap_err();
+        assert_eq!(
+            (e.error_code(), e.error_field()),
+            ("INVALID_STEP".to_owned(), Some("do".to_owned()))
+        );
+        let down = claim_error_reply("STORE_UNAVAILABLE".into());
+        assert_eq!((down.status, down.retry_after_s), (503, Some(1)));
+        assert_eq!(claim_error_reply("INVALID_STEP".into()).status, 500);
     }
 
     /// Every drift code of core's list crosses with its code and its numbers.

@@ -179,6 +179,9 @@ CASES = [
     (lambda step, id, token, at_ms: x.Claims().step(step, id, token, at_ms),
      {"step": "claim", "id": "evt_1", "token": "r1", "at_ms": 0},
      {"step": "str", "id": "str", "token": "str", "at_ms": "int"}),
+    (lambda step, outcome: x.Claims().reply(step, outcome),
+     {"step": "claim", "outcome": x.ClaimOutcome.IN_PROGRESS}, {"step": "str", "outcome": "outcome"}),
+    (x.claim_error_reply, {"code": "STORE_UNAVAILABLE"}, {"code": "str"}),
     (x.ClaimTask, {"step": "claim", "id": "evt_1", "token": "r1", "at_ms": 0, "lease_ms": 100, "window_ms": None},
      {"step": "str", "id": "str", "token": "str", "at_ms": "int", "lease_ms": "int", "window_ms": "opt_int"}),
     (lambda entry: started_task().loaded(entry), {"entry": "h:0:r9"}, {"entry": "opt_str"}),
@@ -223,6 +226,8 @@ WRONG = {
     "record": ["x", 5, {"max_body_bytes": 1, "max_depth": 2}, [1]],
     "opt_int": [True, "5", 1.5, [1]],
     "bool": [None, 1, 0, "true", [True]],
+    # An enum member, never its text, its number or its name.
+    "outcome": [None, "in_progress", "IN_PROGRESS", 1, True, [x.ClaimOutcome.STALE]],
     "catalog": ["order:rejected", ["order:rejected"], 5, True, {"order:rejected": "live"}, object()],
     "store": [None, "redis://localhost", 5, {}, object()],
     # A JSON parameter: its text (str), or a dict or a list of plain JSON data.
@@ -526,6 +531,24 @@ class ClaimsApi(unittest.TestCase):
         self.assertEqual(store.map, {"evt_1": "h:5:r1"})  # texts only, core's encoding
         mine.step("complete", "evt_1", "r1", 7)
         self.assertEqual(store.map, {"evt_1": "d:7"})
+
+    def test_replies_are_cores_table(self):
+        for claims in (x.Claims(lease_ms=2500), x.Claims.with_store(DictStore(), lease_ms=2500)):
+            for step in ("claim", "complete", "release"):
+                got = {o.name: claims.reply(step, o) for o in x.ClaimOutcome}
+                self.assertIsNone(got.pop("CLAIMED"))
+                want = {"IN_PROGRESS": (503, 3), "DUPLICATE": (200, None), "COMPLETED": (200, None),
+                        "RELEASED": (500, None), "STALE": (200 if step == "complete" else 500, None)}
+                self.assertEqual({k: (r.status, r.retry_after_s) for k, r in got.items()}, want, step)
+            with self.assertRaises(x.XborderError.Claim) as e:
+                claims.reply("finish", x.ClaimOutcome.STALE)
+            self.assertEqual((e.exception.code, e.exception.field), ("INVALID_STEP", "do"))
+        self.assertEqual(x.Claims().reply("claim", x.ClaimOutcome.IN_PROGRESS).retry_after_s, 30)
+        self.assertIn("retry_after_s=3", repr(x.Claims(lease_ms=2001).reply("claim", x.ClaimOutcome.IN_PROGRESS)))
+        down = x.claim_error_reply("STORE_UNAVAILABLE")
+        self.assertEqual((down.status, down.retry_after_s), (503, 1))
+        for other in ("INVALID_STEP", "", "store_unavailable"):
+            self.assertEqual((x.claim_error_reply(other).status, x.claim_error_reply(other).retry_after_s), (500, None))
 
     def test_invalid_steps_name_their_field(self):
         for claims in (x.Claims(), x.Claims.with_store(DictStore())):

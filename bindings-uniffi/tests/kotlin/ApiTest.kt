@@ -268,6 +268,16 @@ fun claimsTests() {
                 check("claims: invalid $field", e.code == "INVALID_STEP" && e.field == field && e.errorField() == field) { e.toString() }
             }
         }
+        // Replies: core's table, with the lease of either kind of Claims.
+        for (claims in listOf(Claims(2500uL), Claims.withStore(MapStore(), 2500uL))) {
+            check("claims: reply after claimed is null", claims.reply("claim", ClaimOutcome.CLAIMED) == null)
+            check("claims: in_progress is 503, Retry-After 3", claims.reply("claim", ClaimOutcome.IN_PROGRESS) == ClaimReply(503u, 3uL))
+            check("claims: duplicate is 200", claims.reply("claim", ClaimOutcome.DUPLICATE) == ClaimReply(200u, null))
+            check("claims: stale on complete is 200", claims.reply("complete", ClaimOutcome.STALE) == ClaimReply(200u, null))
+            check("claims: stale on release is 500", claims.reply("release", ClaimOutcome.STALE) == ClaimReply(500u, null))
+            check("claims: reply to a step that is not one", try { claims.reply("finish", ClaimOutcome.STALE); false } catch (e: XborderException.Claim) { e.code == "INVALID_STEP" && e.field == "do" })
+        }
+        check("claims: a store error's reply", claimErrorReply("STORE_UNAVAILABLE") == ClaimReply(503u, 1uL) && claimErrorReply("INVALID_STEP") == ClaimReply(500u, null))
         // A store that throws, whatever it throws: STORE_UNAVAILABLE.
         for (thrown in listOf(RuntimeException("redis down"), XborderException.Signature("EMPTY_SECRET", "not a store code"), IllegalStateException())) {
             val failing = object : ClaimStore {

@@ -259,6 +259,17 @@ func claimsTests() throws {
             check("claims: invalid \(field)", code == "INVALID_STEP" && f == field)
         }
     }
+    // Replies: core's table, with the lease of either kind of Claims.
+    for claims in [Claims(leaseMs: 2500), Claims.withStore(store: DictStore(), leaseMs: 2500)] {
+        check("claims: reply after claimed is nil", try claims.reply(step: "claim", outcome: .claimed) == nil)
+        check("claims: in_progress is 503, Retry-After 3", try claims.reply(step: "claim", outcome: .inProgress) == ClaimReply(status: 503, retryAfterS: 3))
+        check("claims: duplicate is 200", try claims.reply(step: "claim", outcome: .duplicate) == ClaimReply(status: 200, retryAfterS: nil))
+        check("claims: stale on complete is 200", try claims.reply(step: "complete", outcome: .stale) == ClaimReply(status: 200, retryAfterS: nil))
+        check("claims: stale on release is 500", try claims.reply(step: "release", outcome: .stale) == ClaimReply(status: 500, retryAfterS: nil))
+        check("claims: reply to a step that is not one", codeOf { _ = try claims.reply(step: "finish", outcome: .stale) } == "INVALID_STEP")
+    }
+    check("claims: a store error's reply", claimErrorReply(code: "STORE_UNAVAILABLE") == ClaimReply(status: 503, retryAfterS: 1)
+          && claimErrorReply(code: "INVALID_STEP") == ClaimReply(status: 500, retryAfterS: nil))
     for failing in [FailingStore(FailingStore.Down()), FailingStore(XborderError.Signature(code: "EMPTY_SECRET", detail: "not a store code")), FailingStore(nil)] {
         check("claims: a failing store (\(String(describing: failing.thrown))) is STORE_UNAVAILABLE",
               codeOf { _ = try Claims.withStore(store: failing).step(step: "claim", id: "evt_1", token: "r1", atMs: 0) } == "STORE_UNAVAILABLE")

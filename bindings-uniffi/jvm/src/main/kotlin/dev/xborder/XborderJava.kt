@@ -137,6 +137,25 @@ object XborderJava {
         ClaimTask(step, id, token, u64("atMs", atMs), u64("leaseMs", leaseMs), u64("windowMs", windowMs))
 
     @JvmStatic fun ttlMs(need: ClaimNeed.CompareAndSet): Long? = s64("ttlMs", need.ttlMs)
+
+    /** What to answer the provider after `step` gave `outcome` (`Claims.reply`): null after `claimed`. */
+    @JvmStatic @Throws(XborderException::class)
+    fun reply(claims: Claims, step: String, outcome: ClaimOutcome): ClaimReply? = claims.reply(step, outcome)
+
+    /** What to answer the provider when a claim step threw `e` (`claimErrorReply` of its code). */
+    @JvmStatic fun errorReply(e: XborderException): ClaimReply = claimErrorReply(e.errorCode())
+
+    /** A reply's HTTP status: 200, 500 or 503. */
+    @JvmStatic fun status(reply: ClaimReply): Int = reply.status.toInt()
+
+    /** A reply's `Retry-After`, in seconds; null when none goes with it. */
+    @JvmStatic fun retryAfterS(reply: ClaimReply): Long? = s64("retryAfterS", reply.retryAfterS)
+
+    /** `ClaimReply(status, retryAfterS)`, as a test double of a reply would be made. */
+    @JvmStatic fun claimReply(status: Int, retryAfterS: Long?): ClaimReply {
+        require(status in 0..0xFFFF) { "status $status is not an HTTP status" }
+        return ClaimReply(status.toUShort(), u64("retryAfterS", retryAfterS))
+    }
 }
 
 /**

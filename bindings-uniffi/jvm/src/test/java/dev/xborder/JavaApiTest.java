@@ -166,6 +166,16 @@ class JavaApiTest {
         assertThrows(IllegalArgumentException.class, () -> XborderJava.step(mem, "claim", "evt_1", "t1", -1));
         XborderException.Claim bad = assertThrows(XborderException.Claim.class, () -> XborderJava.step(mem, "nope", "evt_1", "t1", 1));
         assertEquals("INVALID_STEP", bad.getCode());
+        // Replies: core's table.
+        assertNull(XborderJava.reply(mem, "claim", ClaimOutcome.CLAIMED));
+        ClaimReply wait = XborderJava.reply(mem, "claim", ClaimOutcome.IN_PROGRESS);
+        assertEquals(503, XborderJava.status(wait));
+        assertEquals(30L, XborderJava.retryAfterS(wait));
+        assertEquals(200, XborderJava.status(XborderJava.reply(mem, "complete", ClaimOutcome.STALE)));
+        assertNull(XborderJava.retryAfterS(XborderJava.reply(mem, "complete", ClaimOutcome.STALE)));
+        assertEquals(500, XborderJava.status(XborderJava.reply(mem, "release", ClaimOutcome.STALE)));
+        assertEquals(500, XborderJava.status(XborderJava.errorReply(bad)));
+        assertEquals(XborderJava.claimReply(503, 30L), wait);
 
         // A store written in Java.
         Map<String, String> map = new HashMap<>();
