@@ -70,7 +70,6 @@ const stats = { instance: opts.instance, requests: 0, processed: 0, duplicate: 0
   ignored: 0, rejected: 0, persist_failed: 0, store_errors: 0, stale: 0, again: 0 };
 const boot = Date.now();
 let counter = 0;
-const retryAfter = String(Math.max(1, Math.ceil(opts.leaseMs / 1000)));
 
 function answer(res, status, body, headers = {}) {
   const data = Buffer.from(JSON.stringify(body));
@@ -124,39 +123,43 @@ async function webhook(req, res) {
   const { id } = decision.envelope;
   const token = `${opts.instance}-${boot}-${(counter += 1)}`;
   const step = async (what) => claims.stepAsync(what, id, token, Date.now());
+  // Every answer's status and Retry-After come from core (claims.reply, Claims.errorReply): the
+  // Rust, Node and Python receivers answer alike.
+  const send = (how, body) =>
+    answer(res, how.status, body, how.retryAfter === null ? {} : { 'retry-after': String(how.retryAfter) });
   let outcome;
   try {
     outcome = await step('claim');
   } catch (e) {
     stats.store_errors += 1;
-    return answer(res, 503, { error: e instanceof XborderError ? e.code : 'STORE_UNAVAILABLE' },
-      { 'retry-after': '1' });
+    return send(Claims.errorReply(e), { error: e instanceof XborderError ? e.code : 'STORE_UNAVAILABLE' });
   }
-  if (outcome === 'in_progress') {
-    stats.in_progress += 1;
-    return answer(res, 503, { result: outcome }, { 'retry-after': retryAfter });
-  }
-  if (outcome === 'duplicate') {
-    stats.duplicate += 1;
-    return answer(res, 200, { result: outcome });
+  if (outcome !== 'claimed') {
+    if (outcome === 'in_progress') stats.in_progress += 1;
+    else stats.duplicate += 1;
+    return send(claims.reply('claim', outcome), { result: outcome });
   }
   try {
     persist(decision.envelope, token);
   } catch (e) {
     stats.persist_failed += 1;
     console.error(`receiver-node: persist ${id}: ${e.message}`);
-    await step('release').catch(() => {});
-    return answer(res, 500, { error: 'PERSIST_FAILED' });
+    // Give the id back so the provider's retry processes it; answered as a release is.
+    const released = await step('release').catch(() => 'released');
+    return send(claims.reply('release', released), { error: 'PERSIST_FAILED' });
   }
+  // Persisted, so answered as completed whatever complete gives: the record makes a retry harmless.
+  let completed = 'completed';
   try {
-    const done = await step('complete');
-    if (done === 'stale') stats.stale += 1;
+    if ((await step('complete')) === 'stale') {
+      stats.stale += 1;
+      completed = 'stale';
+    }
   } catch {
-    // Persisted: the record makes a retry harmless, so the delivery is acknowledged anyway.
     stats.store_errors += 1;
   }
   stats.processed += 1;
-  return answer(res, 200, { result: 'processed' });
+  return send(claims.reply('complete', completed), { result: 'processed' });
 }
 
 const server = http.createServer((req, res) => {

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import threading
@@ -73,7 +72,6 @@ class App:
             self.claims = xborder.Claims(lease_ms=o.lease_ms, window_ms=window, capacity=1_000_000)
         if o.records:
             os.makedirs(o.records, exist_ok=True)
-        self.retry_after = str(max(1, math.ceil(o.lease_ms / 1000)))
         self.boot = now_ms()
         self.lock = threading.Lock()
         self.written = 0
@@ -146,35 +144,42 @@ class App:
         def step(what):
             return self.claims.step(what, env.id, token, now_ms())
 
+        # Every answer's status and Retry-After come from core (Claims.reply, claim_error_reply):
+        # the Rust, Node and Python receivers answer alike.
+        def send(how, body):
+            headers = {} if how.retry_after_s is None else {"Retry-After": str(how.retry_after_s)}
+            return how.status, body, headers
+
         try:
             outcome = step("claim")
         except xborder.XborderError as e:
             self.count("store_errors")
-            return 503, dict(error=e.error_code()), {"Retry-After": "1"}
-        if outcome == xborder.ClaimOutcome.IN_PROGRESS:
-            self.count("in_progress")
-            return 503, dict(result=outcome.name.lower()), {"Retry-After": self.retry_after}
-        if outcome == xborder.ClaimOutcome.DUPLICATE:
-            self.count("duplicate")
-            return 200, dict(result=outcome.name.lower()), {}
+            return send(xborder.claim_error_reply(e.error_code()), dict(error=e.error_code()))
+        if outcome != xborder.ClaimOutcome.CLAIMED:
+            self.count("in_progress" if outcome == xborder.ClaimOutcome.IN_PROGRESS else "duplicate")
+            return send(self.claims.reply("claim", outcome), dict(result=str(outcome)))
         try:
             self.persist(env, token)
         except OSError as e:
             self.count("persist_failed")
             print(f"receiver-python: persist {env.id}: {e}", file=sys.stderr)
+            # Give the id back so the provider's retry processes it; answered as a release is.
             try:
-                step("release")
+                released = step("release")
             except xborder.XborderError:
-                pass
-            return 500, dict(error="PERSIST_FAILED"), {}
+                released = xborder.ClaimOutcome.RELEASED
+            return send(self.claims.reply("release", released), dict(error="PERSIST_FAILED"))
+        # Persisted, so answered as completed whatever complete gives: the record makes a retry
+        # harmless.
+        completed = xborder.ClaimOutcome.COMPLETED
         try:
             if step("complete") == xborder.ClaimOutcome.STALE:
                 self.count("stale")
+                completed = xborder.ClaimOutcome.STALE
         except xborder.XborderError:
-            # Persisted: the record makes a retry harmless, so the delivery is acknowledged.
             self.count("store_errors")
         self.count("processed")
-        return 200, dict(result="processed"), {}
+        return send(self.claims.reply("complete", completed), dict(result="processed"))
 
 
 def handler(app: App):

@@ -8,6 +8,8 @@
 #            the two: see services/receiver-rust/tests/fleet.rs)
 #
 #   bash services/simulator/bench.sh            prints a Markdown table
+#   bash services/simulator/bench.sh --json OUT the same figures as JSON in OUT as well (for
+#                                               tests/bench/run.sh and report.py)
 # Environment: EVENTS=2000 CONCURRENCY=32 RUNS=5 (the median is reported) REDIS_SERVER=redis-server
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -17,6 +19,8 @@ CONCURRENCY=${CONCURRENCY:-32}
 RUNS=${RUNS:-5}
 REDIS_SERVER=${REDIS_SERVER:-redis-server}
 SECRET=whsec_bench
+JSON_OUT=
+[ "${1:-}" = --json ] && JSON_OUT=${2:?--json needs a path}
 
 say() { echo "[bench] $*" >&2; }
 say "building (release): cargo build --release -p xborder-receiver -p xborder-simulator"
@@ -44,6 +48,7 @@ jnum() { grep -o "\"$2\": *[0-9.]*" "$1" | head -1 | grep -o '[0-9.]*$'; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 rows=()
+jrows=()
 for mode in memory redis naive; do
   args=(--listen 127.0.0.1:0 --secret "$SECRET" --persist "$WORK/$mode.jsonl" --instance "bench-$mode")
   case $mode in
@@ -70,6 +75,8 @@ for mode in memory redis naive; do
   p50=$(printf '%s\n' "${p50s[@]}" | median)
   p99=$(printf '%s\n' "${p99s[@]}" | median)
   rows+=("$(printf '| %s | %.0f | %.2f | %.2f |' "$mode" "$rate" "$p50" "$p99")")
+  jrows+=("$(printf '{"store": "%s", "deliveries_per_s": %s, "p50_ms": %s, "p99_ms": %s, "runs": [%s]}' \
+    "$mode" "$rate" "$p50" "$p99" "$(IFS=,; echo "${rates[*]}")")")
   kill -9 "$pid"; wait "$pid" 2>/dev/null || true
 done
 
@@ -79,3 +86,11 @@ echo
 echo "| store | deliveries/s | p50 (ms) | p99 (ms) |"
 echo "|---|---:|---:|---:|"
 printf '%s\n' "${rows[@]}"
+if [ -n "$JSON_OUT" ]; then
+  {
+    printf '{"events": %s, "concurrency": %s, "runs": %s, "cores": %s, "results": [' "$EVENTS" "$CONCURRENCY" "$RUNS" "$(nproc)"
+    (IFS=,; printf '%s' "${jrows[*]}")
+    printf ']}\n'
+  } > "$JSON_OUT"
+  say "wrote $JSON_OUT"
+fi

@@ -153,6 +153,7 @@ def main():
     node = load_json(os.path.join(OUT, "node.json")) if os.path.exists(os.path.join(OUT, "node.json")) else None
     kotlin = load_json(os.path.join(OUT, "kotlin.json")) if os.path.exists(os.path.join(OUT, "kotlin.json")) else None
     dedupe = load_json(os.path.join(OUT, "dedupe.json")) if os.path.exists(os.path.join(OUT, "dedupe.json")) else None
+    services = load_json(os.path.join(OUT, "services.json")) if os.path.exists(os.path.join(OUT, "services.json")) else None
     manifest = load_json(os.path.join(HERE, "fixtures", "manifest.json"))
     nres = by_name(node["results"]) if node else {}
     kres = by_name(kotlin["results"]) if kotlin else {}
@@ -425,6 +426,38 @@ def main():
           f"A `HashSet<String>` of the same ids: about {dedupe['naiveBytesPerId']:.0f} B per id, growing with id length.")
         w("")
 
+    if services:
+        sres = {r["store"]: r for r in services["results"]}
+        w("## Receiver services (deliveries per second)")
+        w("")
+        w(f"`services/simulator/bench.sh`: one `xborder-receiver` instance (release build), {services['events']:,} signed events "
+          f"per run, {services['concurrency']} in flight, the median of {services['runs']} runs after a warm-up; the simulator, "
+          "the receiver and `redis-server` (no persistence) share the machine's cores. Every store sits behind the same "
+          "persistence: one JSON line per event, one `write(2)`.")
+        w("")
+        w("| store | deliveries/s | p50 | p99 | per run (deliveries/s) | what it does per event |")
+        w("|---|---:|---:|---:|---|---|")
+        what = {
+            "memory": "core's `Claims::in_memory`: claim, persist, complete (one instance only)",
+            "redis": "`xborder-redis`: claim and complete, each a `GET` + core's compare-and-set script",
+            "naive": "`SET key 1 NX`, then persist; no lease, no release (the anchor)",
+        }
+        for store in ("memory", "redis", "naive"):
+            r = sres.get(store)
+            if r is None:
+                continue
+            runs = ", ".join(f"{x:,.0f}" for x in r.get("runs", []))
+            w(f"| {store} | {r['deliveries_per_s']:,.0f} | {r['p50_ms']:.2f} ms | {r['p99_ms']:.2f} ms | {runs} | {what[store]} |")
+        w("")
+        if "redis" in sres and "naive" in sres:
+            w(f"Redis claims run at {sres['redis']['deliveries_per_s'] / sres['naive']['deliveries_per_s']:.2f}× the naive "
+              "receiver's rate: four round trips per event (load and swap, twice) against one. What that buys: the naive "
+              "receiver answers a redelivery 200 while the first attempt is still persisting, so an instance killed between "
+              "`SET NX` and its write loses the event (`services/receiver-rust/tests/fleet.rs` shows it); the claims answer "
+              "503 with `Retry-After` until the event is persisted or the lease ends, and lose nothing "
+              "(`services/fault-test.sh`, in CI).")
+            w("")
+
     w("## Machine")
     w("")
     w(f"- CPU: {m.get('model', '?')}, {m['cpus']} logical CPUs; flags: {m.get('flags', '?')}; memory {m['mem']}")
@@ -438,7 +471,7 @@ def main():
     w("## Files")
     w("")
     w("- `tests/bench/run.sh`: the one command. `tests/bench/fixtures.py`: the inputs. `core/benches/compare.rs`, "
-      "`core/benches/dedupe_memory.rs`: Rust. `tests/bench/node/bench.cjs`: Node. `tests/bench/kotlin/Bench.kt`: Kotlin. "
+      "`core/benches/dedupe_memory.rs`: Rust. `tests/bench/node/bench.cjs`: Node. `services/simulator/bench.sh`: the receiver services. `tests/bench/kotlin/Bench.kt`: Kotlin. "
       "`tests/bench/report.py`: this report and the chart. Raw results: `target/criterion/`, `target/bench/`.")
     w("")
     with open(os.path.join(HERE, "BENCHMARKS.md"), "w") as fh:

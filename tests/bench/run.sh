@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The benchmarks, in one command: xborder against what integrators write instead, in Rust
-# (criterion), Node (the npm package) and Kotlin (the uniffi binding), plus artifact sizes and
-# dedupe memory; then tests/bench/BENCHMARKS.md and tests/bench/ratios.svg are rewritten.
+# (criterion), Node (the npm package) and Kotlin (the uniffi binding), plus artifact sizes, dedupe
+# memory and the receiver services' deliveries per second (memory, Redis, naive SET NX); then
+# tests/bench/BENCHMARKS.md and tests/bench/ratios.svg are rewritten.
 #
 #   bash tests/bench/run.sh
 #
@@ -11,7 +12,7 @@
 #     criterion, per benchmark
 #   XBORDER_BENCH_ROUNDS [15], XBORDER_BENCH_BATCH_MS [20]   Node and Kotlin alternating batches
 #   XBORDER_BENCH_SKIP_BUILD=1   reuse the built package, bindings and jar as they are
-# Intermediate results: target/bench/ (node.json, kotlin.json, dedupe.json, sizes, load).
+# Intermediate results: target/bench/ (node.json, kotlin.json, dedupe.json, services.json, load).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -21,7 +22,7 @@ CACHE=${XBORDER_CACHE:-$HOME/.cache/xborder}
 say() { echo "bench: $*"; }
 start=$SECONDS
 mkdir -p "$OUT"
-rm -f "$OUT"/{node,kotlin,dedupe}.json "$OUT/load.txt"
+rm -f "$OUT"/{node,kotlin,dedupe,services}.json "$OUT/load.txt"
 load() { echo "$1 $(date +%s) $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/load.txt"; }
 load start
 
@@ -67,6 +68,13 @@ jar=$(bash tests/runners/kotlin/compile.sh bench bindings-uniffi/dist/kotlin/dev
 java -Djna.library.path="$ROOT/bindings-uniffi/dist/lib" -cp "$jar:$XBORDER_KOTLIN_CLASSPATH" BenchKt \
   "$HERE/fixtures" "$OUT/kotlin.json" | sed 's/^/  /'
 load kotlin
+
+say "services: one receiver instance with the memory store, with Redis, and the naive SET NX (services/simulator/bench.sh)"
+bash "$ROOT/tests/tools/setup.sh" redis >/dev/null
+# shellcheck disable=SC1091
+. "$CACHE/env.sh"
+REDIS_SERVER=${XBORDER_REDIS_SERVER:-redis-server} bash services/simulator/bench.sh --json "$OUT/services.json" 2>&1 | sed 's/^/  /'
+load services
 
 say "report: tests/bench/BENCHMARKS.md, tests/bench/ratios.svg"
 python3 "$HERE/report.py" --seconds $((SECONDS - start))

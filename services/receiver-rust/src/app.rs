@@ -14,7 +14,9 @@ use hyper::header::{CONTENT_TYPE, RETRY_AFTER};
 use hyper::{Method, Request, Response, StatusCode};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use serde::Serialize;
-use xborder_core::claims::{ClaimError, ClaimRules, Claims, MemoryClaims, Outcome};
+use xborder_core::claims::{
+    ClaimError, ClaimRules, Claims, MemoryClaims, Outcome, Reply as ClaimReply, Step,
+};
 use xborder_core::delivery::{Decision, Receiver, StoreError};
 use xborder_core::envelope::{Envelope, Limits};
 use xborder_core::signature::SIGNATURE_HEADER;
@@ -140,6 +142,16 @@ fn retry_after(mut r: Reply, seconds: u64) -> Reply {
     r
 }
 
+/// Core's answer (status and `Retry-After`) with this body.
+fn answered(how: ClaimReply, body: &Answer) -> Reply {
+    let status = StatusCode::from_u16(how.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let r = reply(status, body);
+    match how.retry_after_s {
+        Some(s) => retry_after(r, s),
+        None => r,
+    }
+}
+
 fn inc(c: &AtomicU64) {
     c.fetch_add(1, Ordering::Relaxed);
 }
@@ -154,7 +166,7 @@ pub(crate) struct App {
     token_prefix: String,
     counter: AtomicU64,
     persists: AtomicU64,
-    lease_ms: u64,
+    rules: ClaimRules,
     persist_delay: Duration,
     fail_every: u64,
     store_timeout: Duration,
@@ -240,7 +252,7 @@ impl App {
             instance: o.instance.clone(),
             counter: AtomicU64::new(0),
             persists: AtomicU64::new(0),
-            lease_ms: o.lease_ms,
+            rules,
             persist_delay: Duration::from_millis(o.persist_delay_ms),
             fail_every: o.fail_persist_every,
             store_timeout: Duration::from_millis(o.store_timeout_ms.max(1)),
@@ -288,11 +300,6 @@ impl App {
             stale: g(&s.stale),
         })
         .unwrap_or_else(|_| "{}".to_owned())
-    }
-
-    /// `Retry-After` for an id another request holds: the lease, in whole seconds.
-    fn retry_after_s(&self) -> u64 {
-        self.lease_ms.div_ceil(1000).max(1)
     }
 
     async fn step(&self, step: &str, id: &str, token: &str) -> Result<Outcome, ClaimError> {
@@ -427,55 +434,80 @@ impl App {
         if let Store::Naive { .. } = self.store {
             return self.naive(env, &token).await;
         }
+        // Every answer's status and Retry-After come from core (`ClaimRules::reply`,
+        // `ClaimError::reply`): the Rust, Node and Python receivers answer alike.
+        let said = |text: &'static str| Answer {
+            result: Some(text),
+            error: None,
+            field: None,
+        };
+        let failed = |code: &'static str| Answer {
+            result: None,
+            error: Some(code),
+            field: None,
+        };
         match self.step("claim", env.id(), &token).await {
             Ok(Outcome::Claimed) => {}
-            Ok(Outcome::InProgress) => {
-                inc(&self.stats.in_progress);
-                return retry_after(
-                    result(StatusCode::SERVICE_UNAVAILABLE, "in_progress"),
-                    self.retry_after_s(),
-                );
+            Ok(o) => {
+                inc(if o == Outcome::InProgress {
+                    &self.stats.in_progress
+                } else {
+                    &self.stats.duplicate
+                });
+                return match self.rules.reply(Step::Claim, o) {
+                    Some(how) => answered(how, &said(o.as_str())),
+                    None => error(StatusCode::INTERNAL_SERVER_ERROR, "NO_REPLY", None),
+                };
             }
-            Ok(o) if o.acknowledges() => {
-                inc(&self.stats.duplicate);
-                return result(StatusCode::OK, o.as_str());
-            }
-            Ok(o) => return result(StatusCode::SERVICE_UNAVAILABLE, o.as_str()),
             Err(e) => {
                 inc(&self.stats.store_errors);
                 self.log_error(&format!("claim {}: {e}", env.id()));
-                return retry_after(error(StatusCode::SERVICE_UNAVAILABLE, e.code(), None), 1);
+                return answered(e.reply(), &failed(e.code()));
             }
         }
         if let Err(e) = self.persist(env, &token).await {
             inc(&self.stats.persist_failed);
             self.log_error(&format!("persist {}: {e}", env.id()));
-            // Give the id back so the provider's retry processes it.
-            if let Err(e) = self.step("release", env.id(), &token).await {
-                self.log_error(&format!("release {}: {e}", env.id()));
-            }
-            return error(StatusCode::INTERNAL_SERVER_ERROR, "PERSIST_FAILED", None);
+            // Give the id back so the provider's retry processes it; answered as a release is,
+            // whatever the release gave.
+            let released = match self.step("release", env.id(), &token).await {
+                Ok(o) => o,
+                Err(e) => {
+                    self.log_error(&format!("release {}: {e}", env.id()));
+                    Outcome::Released
+                }
+            };
+            return match self.rules.reply(Step::Release, released) {
+                Some(how) => answered(how, &failed("PERSIST_FAILED")),
+                None => error(StatusCode::INTERNAL_SERVER_ERROR, "PERSIST_FAILED", None),
+            };
         }
-        // Persisted, so the delivery is acknowledged whatever `complete` answers: the record
-        // (the unique key) makes a retry harmless, and a non-2xx would only make the provider
-        // deliver an event this instance already kept. The three receivers answer alike.
-        match self.step("complete", env.id(), &token).await {
-            Ok(o) if o.acknowledges() => {}
+        // Persisted, so answered as completed whatever `complete` gives: the record (the unique
+        // key) makes a retry harmless, and a non-2xx would only make the provider deliver an
+        // event this instance already kept.
+        let completed = match self.step("complete", env.id(), &token).await {
             Ok(o) => {
-                // `stale`: the lease ran out and another request took the id over.
-                inc(&self.stats.stale);
-                self.log_error(&format!(
-                    "complete {}: {o} (persisting took longer than the lease)",
-                    env.id()
-                ));
+                if o == Outcome::Stale {
+                    // The lease ran out and another request took the id over.
+                    inc(&self.stats.stale);
+                    self.log_error(&format!(
+                        "complete {}: {o} (persisting took longer than the lease)",
+                        env.id()
+                    ));
+                }
+                o
             }
             Err(e) => {
                 inc(&self.stats.store_errors);
                 self.log_error(&format!("complete {}: {e}", env.id()));
+                Outcome::Completed
             }
-        }
+        };
         inc(&self.stats.processed);
-        result(StatusCode::OK, "processed")
+        match self.rules.reply(Step::Complete, completed) {
+            Some(how) => answered(how, &said("processed")),
+            None => error(StatusCode::INTERNAL_SERVER_ERROR, "NO_REPLY", None),
+        }
     }
 
     /// The naive receiver: `SET key 1 NX`, then persist, then 200. No lease, no release.

@@ -431,7 +431,10 @@ mod tests {
         std::fs::write(records.join(".c.json.77-3.tmp"), "{\"id\":\"evt_r1_0").unwrap();
         cfg.records = Some(records);
         let r = check(&cfg).unwrap();
-        assert_eq!((r.exactly_once, r.missing, r.duplicated, r.malformed), (2, 0, 0, 0));
+        assert_eq!(
+            (r.exactly_once, r.missing, r.duplicated, r.malformed),
+            (2, 0, 0, 0)
+        );
         assert_eq!((r.processed_again, r.processed_again_by_crash), (1, 1));
         assert!(r.ok, "{}", r.table());
         std::fs::remove_dir_all(&dir).unwrap();
