@@ -591,14 +591,35 @@ pub fn page_info(
     response: &Value,
     request: Option<(u64, u64)>,
 ) -> Result<PageInfo, PaginationError> {
-    let obj = response
-        .as_object()
-        .ok_or(PaginationError::MalformedResponse)?;
-    let len = obj
+    let len = response
         .get("data")
         .and_then(Value::as_array)
         .ok_or(PaginationError::MalformedResponse)?
         .len() as u64;
+    page_info_of(len, response, request)
+}
+
+/// [`page_info`] of a response whose `data` array holds `records` items, given the response's
+/// other fields (`total`, `page`, `pageSize`, `hasNext`; `data` itself is not read): a host that
+/// already holds the response as its own objects hands over four fields and a count instead of
+/// every record, whatever the page's length.
+///
+/// ```
+/// use xborder_core::pagination::{page_info, page_info_of};
+/// let fields = serde_json::json!({"total": 95, "page": 9, "pageSize": 10});
+/// let full = serde_json::json!({"data": [{}, {}, {}, {}, {}], "total": 95, "page": 9, "pageSize": 10});
+/// assert_eq!(page_info_of(5, &fields, None), page_info(&full, None));
+/// assert_eq!(page_info_of(5, &fields, None).unwrap().last_item, 95);
+/// ```
+pub fn page_info_of(
+    records: u64,
+    fields: &Value,
+    request: Option<(u64, u64)>,
+) -> Result<PageInfo, PaginationError> {
+    let obj = fields
+        .as_object()
+        .ok_or(PaginationError::MalformedResponse)?;
+    let len = records;
     let total = response_uint(obj.get("total"))?.ok_or(PaginationError::MalformedResponse)?;
     let page = response_uint(obj.get("page"))?
         .or(request.map(|r| r.0))
@@ -915,6 +936,28 @@ mod tests {
                 prop_assert!(info.first_item <= info.last_item && info.last_item <= info.total);
                 prop_assert!(info.total <= MAX_SAFE_INTEGER);
             }
+        }
+
+        #[test]
+        fn facts_of_parts_equal_facts_of_the_response(
+            total in prop_oneof![Just(json!(null)), (0u64..300).prop_map(|n| json!(n)), Just(json!(-1)), Just(json!("7")), Just(json!(1.5))],
+            page in prop_oneof![Just(None), (0u64..40).prop_map(|n| Some(json!(n))), Just(Some(json!(null)))],
+            size in prop_oneof![Just(None), (0u64..40).prop_map(|n| Some(json!(n))), Just(Some(json!(true)))],
+            has_next in prop_oneof![Just(None), any::<bool>().prop_map(|b| Some(json!(b))), Just(Some(json!("yes")))],
+            len in 0usize..30,
+            request in proptest::option::of((0u64..40, 0u64..40)),
+        ) {
+            let mut fields = serde_json::Map::new();
+            fields.insert("total".into(), total);
+            for (k, v) in [("page", page), ("pageSize", size), ("hasNext", has_next)] {
+                if let Some(v) = v {
+                    fields.insert(k.into(), v);
+                }
+            }
+            let parts = Value::Object(fields.clone());
+            fields.insert("data".into(), json!(vec![json!({}); len]));
+            let full = Value::Object(fields);
+            prop_assert_eq!(page_info_of(len as u64, &parts, request), page_info(&full, request));
         }
 
         #[test]

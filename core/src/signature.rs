@@ -285,6 +285,40 @@ impl Verifier {
     }
 }
 
+/// Checks `header` against HMAC-SHA256 tags the host computed itself over the raw body, one per
+/// secret (node:crypto's `createHmac`, a platform's own HMAC, which may be faster than this
+/// crate's): the header is read as [`Verifier::verify`] reads it and compared with every tag in
+/// constant time, with no early exit. A tag that is not 32 bytes long never matches; no tags
+/// at all is [`SignatureError::EmptySecret`], as no secrets is. The host must have checked its
+/// secrets with [`Verifier::new`] (an empty secret is `EMPTY_SECRET` there).
+///
+/// ```
+/// use xborder_core::signature::{sign, verify_tags, SignatureError};
+/// let header = sign(b"k", b"raw").unwrap();
+/// let tag = hex::decode(&header).unwrap(); // what the host's HMAC-SHA256 of b"raw" under "k" gives
+/// assert_eq!(verify_tags(&[&tag[..]], Some(&header)), Ok(()));
+/// assert_eq!(verify_tags(&[[0u8; 32]], Some(&header)), Err(SignatureError::SignatureMismatch));
+/// assert_eq!(verify_tags(&[&tag[..]], None), Err(SignatureError::MissingSignature));
+/// assert_eq!(verify_tags::<&[u8]>(&[], Some(&header)), Err(SignatureError::EmptySecret));
+/// ```
+pub fn verify_tags<T: AsRef<[u8]>>(tags: &[T], header: Option<&str>) -> Result<(), SignatureError> {
+    use subtle::ConstantTimeEq;
+    if tags.is_empty() {
+        return Err(SignatureError::EmptySecret);
+    }
+    let sent = parse_signature(header)?;
+    let mut ok = subtle::Choice::from(0);
+    for tag in tags {
+        // `ct_eq` of slices of different lengths is false (the length is not secret).
+        ok |= sent.as_bytes().ct_eq(tag.as_ref());
+    }
+    if bool::from(ok) {
+        Ok(())
+    } else {
+        Err(SignatureError::SignatureMismatch)
+    }
+}
+
 /// Verifies in one call. [`SignatureError::EmptySecret`] comes first: it is the receiver's
 /// configuration, whatever the request carries.
 ///
@@ -402,5 +436,44 @@ mod tests {
             let r = verify(&[b"k"], &body, Some(&hex::encode(raw)));
             proptest::prop_assert_eq!(r, Err(SignatureError::SignatureMismatch));
         }
+
+        /// The host's tags give the answer the crate's own HMAC gives, whatever the header.
+        #[test]
+        fn host_tags_answer_as_verify(keys in proptest::collection::vec(proptest::collection::vec(proptest::num::u8::ANY, 1..40), 1..4),
+                                      body in proptest::collection::vec(proptest::num::u8::ANY, 0..128),
+                                      header in proptest::option::of(proptest::prop_oneof![
+                                          proptest::strategy::Just(String::new()),
+                                          "[0-9a-fA-F ]{0,70}",
+                                          proptest::strategy::Just("SIGNED".to_owned()),
+                                      ]),
+                                      signer in 0usize..5) {
+            let header = header.map(|h| match keys.get(signer) {
+                Some(k) if h == "SIGNED" => sign(k, &body).unwrap(),
+                _ => h,
+            });
+            let tags: Vec<Vec<u8>> = keys.iter().map(|k| {
+                let mut mac = keyed(k).unwrap();
+                mac.update(&body);
+                mac.finalize().into_bytes().to_vec()
+            }).collect();
+            proptest::prop_assert_eq!(verify_tags(&tags, header.as_deref()), verify(&keys, &body, header.as_deref()));
+        }
+    }
+
+    #[test]
+    fn host_tags_of_another_length_never_match() {
+        let header = sign(b"k", b"raw").unwrap();
+        let tag = hex::decode(&header).unwrap();
+        assert_eq!(
+            verify_tags(&[&tag[..31]], Some(&header)),
+            Err(SignatureError::SignatureMismatch)
+        );
+        let mut longer = tag.clone();
+        longer.push(0);
+        assert_eq!(
+            verify_tags(&[&longer[..]], Some(&header)),
+            Err(SignatureError::SignatureMismatch)
+        );
+        assert_eq!(verify_tags(&[&[][..], &tag[..]], Some(&header)), Ok(()));
     }
 }
