@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The npm package's own tests (the conformance runners are tests/runners/{node,browser}):
 # tarball (import + require + web.js export exactly index.d.ts, no test hook or plumbing, no `any`;
+# tape: plain data crosses as its JSON round trip would, without the round trip;
 # kinds: every parameter refuses a wrong kind with a TypeError naming it, secrets are UTF-8 keys,
 # the signature header in every form a handler has it, the hints of a parsed body and of a
 # mismatch; features: Catalog, PageWalker and Claims (built-in and JS stores, sync and async);
@@ -67,6 +68,7 @@ e2e() {
     node "$HERE/tests/e2e.mjs" "$SCRATCH/consumer-tarball" "$SCRATCH/demo-e2e.png"
 }
 run tarball tarball
+run tape node "$HERE/tests/tape.mjs" "$HERE/js/glue.js"
 run recipes recipes
 run types bash "$HERE/tests/types.sh" "$SCRATCH/consumer-types"
 run size bash "$HERE/tests/size.sh"
@@ -75,4 +77,4 @@ run panic panic
 run bundlers bundlers
 run e2e e2e
 if [ ${#failed[@]} -gt 0 ]; then echo "wasm tests: FAILED: ${failed[*]}"; exit 1; fi
-echo "wasm tests: all passed (tarball, recipes, types, size, publish, panic, bundlers, e2e)"
+echo "wasm tests: all passed (tarball, tape, recipes, types, size, publish, panic, bundlers, e2e)"

@@ -4,7 +4,7 @@
 // from the raw JSON text (kept by the core) on first access, the checks of every public
 // parameter's kind and the gathering of a header from the host's header collection (wrapApi),
 // the objects' recovery after a reset, and what the Rust side reads JS documents with (jsonTape:
-// plainJson walked once, isWellFormed).
+// plain data walked as it is, anything else through plainJson, isWellFormed).
 
 /** The error every xborder function throws: `code` is a FORMAT.md code. */
 class XborderError extends Error {
@@ -318,7 +318,11 @@ const LOST = Symbol('lost'); // marks the error of an object whose state went wi
  * a PageWalker's walk (which throws INTERNAL_ERROR: start a new one). A Claims store of the
  * host's keeps everything: it lives outside the module.
  */
-function wrapApi(raw) {
+function wrapApi(raw, host = {}) {
+  // The host's HMAC-SHA256 when it has a faster one (Node: node:crypto, passed by index.cjs):
+  // the glue computes the tags, core reads the header and compares in constant time
+  // (`verify_tags`). Browsers pass none: the module's own HMAC, synchronous.
+  const hmac = typeof host.hmac === 'function' ? host.hmac : undefined;
   let generation = 0; // which WebAssembly instance: objects of an earlier one are made again
   let resetBy; // the INTERNAL_ERROR that reset the module
   const reset = (e) => {
@@ -372,10 +376,41 @@ function wrapApi(raw) {
     if (typeof f !== 'function') continue; // a test hook, in the test build only
     api[name] = { [name](...args) { return call(f, this, checks, args); } }[name];
   }
+  // A plain response object (what `await res.json()` gives): its four page fields and the length
+  // of its `data` cross, never the records; core computes the same facts (`page_info_of`).
+  // Anything else (text, a class instance, a `toJSON`) crosses whole, as every other input.
+  api.pageInfo = function pageInfo(response, request) {
+    if (isOptions(response) && Array.isArray(response.data) && typeof response.toJSON !== 'function') {
+      const { total, page, pageSize, hasNext } = response;
+      return run(raw.__pageInfoOf, undefined, [response.data.length, [{ total, page, pageSize, hasNext }, request ?? null]]);
+    }
+    return run(raw.pageInfo, undefined, [response, request]);
+  };
+  // Secrets core accepted (not EMPTY_SECRET), by text, as the keys the host's HMAC takes.
+  const keyCache = new Map();
+  const keysOf = (list) => {
+    const keys = list.map((s) => keyCache.get(s));
+    if (list.length > 0 && !keys.includes(undefined)) return keys;
+    run(raw.__checkSecrets, undefined, [list]); // throws EMPTY_SECRET, as verify does
+    if (keyCache.size > 64) keyCache.clear();
+    return list.map((s) => {
+      let key = keyCache.get(s);
+      if (key === undefined) keyCache.set(s, (key = ENCODER.encode(s))); // the key's UTF-8 bytes, as in the module
+      return key;
+    });
+  };
+  /** The host's HMAC-SHA256 of the body under each key, 32 bytes each, back to back. */
+  const tagsOf = (keys, bytes) => {
+    if (keys.length === 1) return hmac(keys[0], bytes);
+    const out = new Uint8Array(32 * keys.length);
+    keys.forEach((key, i) => out.set(hmac(key, bytes), 32 * i));
+    return out;
+  };
   const VERIFY = [secrets('secretOrSecrets'), body, signature];
   api.verify = function verify(...args) {
-    const [keys, bytes, [value, values]] = convert(VERIFY, args);
-    return run(raw.verify, undefined, [keys, bytes, value, values]);
+    const [list, bytes, [value, values]] = convert(VERIFY, args);
+    if (hmac) return run(raw.__verifyTags, undefined, [tagsOf(keysOf(list), bytes), value, values]);
+    return run(raw.verify, undefined, [list, bytes, value, values]);
   };
 
   /** An event catalog: `new Catalog()` is a copy of the built-in one, to add names to. */
@@ -421,7 +456,8 @@ function wrapApi(raw) {
     api[name] = { [name](...args) { return call(f, builtin(), checks, args); } }[name];
   }
 
-  const { receive, commit } = raw.Receiver.prototype;
+  const { receive, __receiveWithTags: receiveWithTags, commit } = raw.Receiver.prototype;
+  const KEYS = Symbol('keys');
   const SECRETS = secrets('secretOrSecrets');
   const WINDOW_EXAMPLE = 'how many committed ids to remember (10000)';
   const WINDOW = count('window', `${WINDOW_EXAMPLE} or an options object ({ window, catalog })`);
@@ -449,9 +485,11 @@ function wrapApi(raw) {
           copy.free();
         }
       });
+      if (hmac) this[KEYS] = keysOf(keys); // core accepted them above
     }
     receive(...args) {
       const [bytes, [value, values]] = convert(RECEIVE, args);
+      if (this[KEYS]) return run(receiveWithTags, live(this), [bytes, tagsOf(this[KEYS], bytes), value, values]);
       return run(receive, live(this), [bytes, value, values]);
     }
     commit(...args) {
@@ -700,9 +738,62 @@ function jsonTape(value) {
       }
     }
   };
-  walk(plainJson(value));
+  // Plain data (what JSON.parse gives, or objects built like it) is walked as it is: the same
+  // tape plainJson's round trip would give, without the round trip. Anything else (a toJSON, a
+  // Date, a class instance, a boxed primitive, a BigInt, a non-finite number, nesting past
+  // PLAIN_DEPTH or a cycle) takes the round trip, which decides it.
+  if (!walkPlain(value, codes, string, 0)) {
+    codes.length = 1;
+    codes[0] = 0;
+    texts.length = 0;
+    walk(plainJson(value));
+  }
   tapeText = texts.join('');
   return codes;
+}
+
+const PLAIN_DEPTH = 200;
+
+/** Whether a value JSON.stringify would drop from an object (and write as null in an array). */
+const dropped = (x) => x === undefined || typeof x === 'function' || typeof x === 'symbol';
+
+/**
+ * The tape of `v` (as jsonTape's walk of plainJson(v) would write it) when `v` is plain data:
+ * null, booleans, finite numbers, strings, arrays and objects whose prototype is Array's,
+ * Object's or null, without toJSON. False, with the tape half written, for anything else.
+ */
+function walkPlain(v, codes, string, depth) {
+  if (v === null) codes.push(0);
+  else if (typeof v === 'boolean') codes.push(v ? 2 : 1);
+  else if (typeof v === 'number') {
+    if (!Number.isFinite(v)) return false;
+    codes.push(3, v === 0 ? 0 : v); // -0 is written 0
+  } else if (typeof v === 'string') string(v);
+  else if (typeof v !== 'object' || depth >= PLAIN_DEPTH || typeof v.toJSON === 'function') return false;
+  else if (Array.isArray(v)) {
+    if (Object.getPrototypeOf(v) !== Array.prototype) return false;
+    codes.push(5, v.length);
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (dropped(x)) codes.push(0);
+      else if (!walkPlain(x, codes, string, depth + 1)) return false;
+    }
+  } else {
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null) return false;
+    const at = codes.length;
+    codes.push(6, 0);
+    let n = 0;
+    for (const k of Object.keys(v)) {
+      const x = v[k];
+      if (dropped(x)) continue;
+      string(k);
+      if (!walkPlain(x, codes, string, depth + 1)) return false;
+      n++;
+    }
+    codes[at + 1] = n;
+  }
+  return true;
 }
 
 /** The text of the last jsonTape. */

@@ -520,6 +520,34 @@ pub fn verify(
     verifier.verify(body, header).map_err(signature_error)
 }
 
+/// Checks the secrets as `verify` does (`EMPTY_SECRET`), for a glue that computes HMACs on the
+/// host (node:crypto) and keeps the keys it checked.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = __checkSecrets)]
+pub fn check_secrets(secrets: Vec<String>) -> Result<(), JsValue> {
+    signature::Verifier::new(&secrets)
+        .map(|_| ())
+        .map_err(signature_error)
+}
+
+/// The host's 32-byte HMAC-SHA256 tags, back to back, one per secret.
+fn tags_of(tags: &[u8]) -> Vec<&[u8]> {
+    tags.chunks(32).collect()
+}
+
+/// `signature.verify_tags`: `verify` with the HMACs computed by the host (`tags`, 32 bytes per
+/// secret, in the secrets' order); the header as in `verify`.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = __verifyTags)]
+pub fn verify_tags(
+    tags: &[u8],
+    signature: Option<String>,
+    values: Option<Vec<String>>,
+) -> Result<(), JsValue> {
+    let header = header_of(&signature, &values).map_err(signature_error)?;
+    signature::verify_tags(&tags_of(tags), header).map_err(signature_error)
+}
+
 /// The name of the signature header (core's `SIGNATURE_HEADER`), for the glue to find it in a
 /// header collection.
 #[doc(hidden)]
@@ -576,30 +604,52 @@ impl WasmReceiver {
             Ok(header) => self.inner.receive(body, header),
             Err(e) => Decision::Reject(ReceiveError::Signature(e)),
         };
-        let out = js_sys::Object::new();
-        set(&out, "action", &decision.action().as_str().into())?;
-        if let Some(env) = decision.envelope() {
-            set(&out, "envelope", &envelope_js(env))?;
-        }
-        if let Some(e) = decision.error() {
-            let err = match e {
-                ReceiveError::Signature(e) => signature_error(*e),
-                _ => xb_error(
-                    e.code(),
-                    &e.to_string(),
-                    e.field().map(str::to_owned),
-                    JsValue::UNDEFINED,
-                ),
-            };
-            set(&out, "error", &err)?;
-        }
-        Ok(out.into())
+        decision_js(&decision)
+    }
+
+    /// `receive` with the HMACs computed by the host (`delivery::Receiver::receive_with_tags`):
+    /// `tags` holds 32 bytes per secret, in the order the receiver was keyed with.
+    #[wasm_bindgen(js_name = __receiveWithTags)]
+    pub fn receive_with_tags(
+        &self,
+        body: &[u8],
+        tags: &[u8],
+        signature: Option<String>,
+        values: Option<Vec<String>>,
+    ) -> Result<JsValue, JsValue> {
+        let decision = match header_of(&signature, &values) {
+            Ok(header) => self.inner.receive_with_tags(body, header, &tags_of(tags)),
+            Err(e) => Decision::Reject(ReceiveError::Signature(e)),
+        };
+        decision_js(&decision)
     }
 
     /// Records an event id as processed (call it once the event is persisted).
     pub fn commit(&mut self, id: &str) -> Result<(), JsValue> {
         self.inner.commit(id).map_err(|e| error(e.code(), e))
     }
+}
+
+/// A decision as the JS object `{action, envelope?, error?}`.
+fn decision_js(decision: &Decision) -> Result<JsValue, JsValue> {
+    let out = js_sys::Object::new();
+    set(&out, "action", &decision.action().as_str().into())?;
+    if let Some(env) = decision.envelope() {
+        set(&out, "envelope", &envelope_js(env))?;
+    }
+    if let Some(e) = decision.error() {
+        let err = match e {
+            ReceiveError::Signature(e) => signature_error(*e),
+            _ => xb_error(
+                e.code(),
+                &e.to_string(),
+                e.field().map(str::to_owned),
+                JsValue::UNDEFINED,
+            ),
+        };
+        set(&out, "error", &err)?;
+    }
+    Ok(out.into())
 }
 
 fn set(target: &js_sys::Object, key: &str, value: &JsValue) -> Result<(), JsValue> {
@@ -685,13 +735,42 @@ pub fn list_query(params: JsValue) -> Result<String, JsValue> {
 /// `INVALID_PAGE_SIZE`, `OUT_OF_RANGE` (or the request's `INVALID_*`).
 #[wasm_bindgen(js_name = pageInfo)]
 pub fn page_info(response: JsValue, request: JsValue) -> Result<JsValue, JsValue> {
-    let request = if is_absent(&request) {
+    let request = page_request(&request)?;
+    pagination::page_info(&json_in(&response)?, request)
+        .map(|info| info_js(&info))
+        .map_err(|e| pagination_error(&e))
+}
+
+/// The `(page, pageSize)` of the list parameters sent, when given.
+fn page_request(request: &JsValue) -> Result<Option<(u64, u64)>, JsValue> {
+    if is_absent(request) {
+        return Ok(None);
+    }
+    request_pair(&json_in(request)?)
+}
+
+fn request_pair(request: &Value) -> Result<Option<(u64, u64)>, JsValue> {
+    let p = ListParams::from_value(request).map_err(|e| pagination_error(&e))?;
+    Ok(Some((p.page, p.page_size)))
+}
+
+/// `pagination.info` of a response whose `data` array holds `records` items
+/// (`pagination::page_info_of`): `both` is `[fields, request]` (the response's other fields and
+/// the list parameters sent, `null` when none), crossed in one walk. The glue's path for a plain
+/// object, so a page's records never cross into the module.
+#[wasm_bindgen(js_name = __pageInfoOf)]
+pub fn page_info_of(records: f64, both: JsValue) -> Result<JsValue, JsValue> {
+    let both = json_in(&both)?;
+    let (fields, request) = match both.as_array().map(Vec::as_slice) {
+        Some([fields, request]) => (fields, request),
+        _ => return Err(type_error("xborder: page fields and a request expected")),
+    };
+    let request = if request.is_null() {
         None
     } else {
-        let p = ListParams::from_value(&json_in(&request)?).map_err(|e| pagination_error(&e))?;
-        Some((p.page, p.page_size))
+        request_pair(request)?
     };
-    pagination::page_info(&json_in(&response)?, request)
+    pagination::page_info_of(records as u64, fields, request)
         .map(|info| info_js(&info))
         .map_err(|e| pagination_error(&e))
 }
