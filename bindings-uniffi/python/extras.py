@@ -37,6 +37,28 @@ for _xb_name in ("LOAD", "COMPARE_AND_SET", "DONE"):
 del _xb_name, _xb_cls
 
 
+def _xb_add_display(cls):
+    """str() of an enum member is core's text (FORMAT.md's: "in_progress", "process", "live"),
+    through the Display the Rust side exports; uniffi's Python enums print "Cls.NAME" instead."""
+    ffi = getattr(_UniffiLib, "uniffi_xborder_ffi_fn_method_%s_uniffi_trait_display"
+                  % cls.__name__.lower(), None)
+    lower = getattr(globals().get("_UniffiFfiConverterType" + cls.__name__), "lower", None)
+    if ffi is None or lower is None:
+        raise ImportError("xborder: no Display for %s: the generated module changed" % cls.__name__)
+
+    def __str__(self):
+        return _UniffiFfiConverterString.lift(_uniffi_rust_call(ffi, lower(self)))
+    cls.__str__ = __str__
+
+
+# Enums: str() is core's text, repr() stays Python's (<ClaimOutcome.IN_PROGRESS: 1>).
+for _xb_name in __all__:
+    _xb_cls = globals()[_xb_name]
+    if isinstance(_xb_cls, type) and issubclass(_xb_cls, enum.Enum):
+        _xb_add_display(_xb_cls)
+del _xb_name, _xb_cls
+
+
 def _xb_envelope_data(self):
     """`entity.data` as Python values (`json.loads` of `data_json`), or None when absent."""
     return None if self.data_json is None else _xb_json_mod.loads(self.data_json)

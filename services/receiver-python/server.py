@@ -137,7 +137,7 @@ class App:
             return 400, dict(error=decision.error_code, field=decision.error_field), {}
         if decision.action != xborder.Action.PROCESS:
             self.count("ignored")
-            return 200, dict(result=decision.action.name.lower()), {}
+            return 200, dict(result=str(decision.action)), {}
         env = decision.envelope
         token = self.token()
 

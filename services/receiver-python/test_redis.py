@@ -48,7 +48,7 @@ def vectors():
 
 def text(outcome):
     """FORMAT.md's text of an outcome (``claimed``, ``in_progress``, ...)."""
-    return outcome.name.lower()
+    return str(outcome)
 
 
 def outcome_text(fn):

@@ -532,6 +532,20 @@ class ClaimsApi(unittest.TestCase):
         mine.step("complete", "evt_1", "r1", 7)
         self.assertEqual(store.map, {"evt_1": "d:7"})
 
+    def test_enums_print_as_the_vectors_spell_them(self):
+        self.assertEqual(str(x.ClaimOutcome.IN_PROGRESS), "in_progress")
+        self.assertEqual("%s %s" % (x.Action.PROCESS, x.EventKind.WILDCARD), "process wildcard")
+        self.assertEqual(f"{x.IssueCode.INVALID_ROUTING_NUMBER}", "INVALID_ROUTING_NUMBER")
+        self.assertEqual(str(x.FieldSource.RULES), "rules")
+        for cls in (x.Action, x.ClaimOutcome, x.EventKind, x.FieldSource):
+            for m in cls:
+                self.assertEqual(str(m), m.name.lower(), m)
+        for m in x.IssueCode:
+            self.assertEqual(str(m), m.name, m)
+        self.assertEqual(repr(x.ClaimOutcome.STALE), "<ClaimOutcome.STALE: 5>")
+        # What core classifies, printed: the text a vector expects.
+        self.assertEqual(str(x.classify_event("order:created").kind), "live")
+
     def test_replies_are_cores_table(self):
         for claims in (x.Claims(lease_ms=2500), x.Claims.with_store(DictStore(), lease_ms=2500)):
             for step in ("claim", "complete", "release"):

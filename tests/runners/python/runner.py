@@ -33,7 +33,7 @@ def err(e):
 
 def op_classify(inp):
     c = x.classify_event(inp["name"])
-    out = {"kind": c.kind.name.lower()}
+    out = {"kind": str(c.kind)}
     if c.entity is not None:
         out["entity"] = c.entity
     if c.action is not None:
@@ -46,7 +46,7 @@ def op_check_registration(inp):
     if r.ok:
         return {"ok": True, "events": r.events}
     return {"ok": False, "code": r.code,
-            "rejected": [{"event": j.event, "reason": j.reason.name.lower()} for j in r.rejected]}
+            "rejected": [{"event": j.event, "reason": str(j.reason)} for j in r.rejected]}
 
 
 def op_matches(inp):
@@ -74,7 +74,7 @@ def op_verify(inp):
 
 
 def envelope_out(env):
-    out = {"ok": True, "id": env.id, "event": env.event, "kind": env.kind.name.lower(),
+    out = {"ok": True, "id": env.id, "event": env.event, "kind": str(env.kind),
            "entityId": env.entity_id, "entityType": env.entity_type}
     if env.data_json is not None:
         out["data"] = json.loads(env.data_json)
@@ -99,7 +99,7 @@ def op_receive(inp):
     decisions = []
     for d in inp["deliveries"]:
         dec = rx.receive(body_bytes(d), d.get("signature"))
-        action = dec.action.name.lower()
+        action = str(dec.action)
         out = {"action": action}
         if dec.error_code is not None:
             out["error"] = dec.error_code
@@ -116,7 +116,7 @@ def op_validate(inp):
         dumps(inp["draft"]), rules,
         banks.get("country") if banks else None,
         dumps(banks["response"]) if banks else None)
-    return {"valid": v.valid, "issues": [{"path": i.path, "code": i.code.name} for i in v.issues]}
+    return {"valid": v.valid, "issues": [{"path": i.path, "code": str(i.code)} for i in v.issues]}
 
 
 def op_query(inp):
@@ -170,7 +170,7 @@ def claim_results(claims, steps):
     out = []
     for s in steps:
         try:
-            out.append(claims.step(s["do"], s["id"], s["token"], s["at"]).name.lower())
+            out.append(str(claims.step(s["do"], s["id"], s["token"], s["at"])))
         except x.XborderError as e:
             out.append(e.error_code())
     return out
