@@ -497,6 +497,20 @@ function wrapApi(raw, host = {}) {
     }
   };
 
+  const { validate: validateWith } = raw.BeneficiaryValidator.prototype;
+  /** A rules document and a bank list read once; each `validate(draft)` crosses the draft only. */
+  api.BeneficiaryValidator = class BeneficiaryValidator {
+    constructor(rules, banks) {
+      let saved; // their JSON data as they were when read: what a reset reads again
+      adopt(this, (first) => (first ? new raw.BeneficiaryValidator(rules, banks) : new raw.BeneficiaryValidator(...saved)));
+      saved = [plainJson(rules ?? null), plainJson(banks ?? null)];
+    }
+    validate(draft) {
+      return run(validateWith, live(this), [draft]);
+    }
+  };
+  freeable(api.BeneficiaryValidator);
+
   const { nextQuery, isDone, __feed } = raw.PageWalker.prototype;
   const FETCH_PAGE = [fn('fetchPage', 'async (query) => (await fetch(`${url}?${query}`)).json()'),
     (v) => (v === undefined || v === null ? undefined : fn('onStep', '(step) => console.log(step.drifts)')(v))];

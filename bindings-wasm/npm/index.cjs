@@ -25,6 +25,7 @@ module.exports = {
   PageWalker: api.PageWalker,
   Claims: api.Claims,
   validateBeneficiary: api.validateBeneficiary,
+  BeneficiaryValidator: api.BeneficiaryValidator,
   requiredFields: api.requiredFields,
   listQuery: api.listQuery,
   pageInfo: api.pageInfo,

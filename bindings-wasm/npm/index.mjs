@@ -16,6 +16,7 @@ export const {
   PageWalker,
   Claims,
   validateBeneficiary,
+  BeneficiaryValidator,
   requiredFields,
   listQuery,
   pageInfo,

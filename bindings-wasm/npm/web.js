@@ -19,6 +19,7 @@ export const {
   PageWalker,
   Claims,
   validateBeneficiary,
+  BeneficiaryValidator,
   requiredFields,
   listQuery,
   pageInfo,

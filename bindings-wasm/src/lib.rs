@@ -666,6 +666,38 @@ fn rules_in(rules: &JsValue) -> Result<Option<ValidationRules>, JsValue> {
     Ok(Some(ValidationRules::from_value(&json_in(rules)?)))
 }
 
+/// A bank list as the glue passes it (`{country, response}`), absent when not given.
+fn banks_in(banks: &JsValue) -> Result<Option<BankList>, JsValue> {
+    if is_absent(banks) {
+        return Ok(None);
+    }
+    let banks = json_in(banks)?;
+    // A country that is there but not a string is a wrong kind (TypeError); an absent one
+    // is core's decision (a list for no country: BANKS_MISMATCH).
+    let country = match banks.get("country") {
+        None | Some(Value::Null) => None,
+        Some(c) => Some(c.as_str().ok_or_else(|| {
+            type_error(
+                "xborder: `banks.country` must be a string (the country the list was asked for)",
+            )
+        })?),
+    };
+    Ok(BankList::from_parts(
+        country,
+        banks.get("response").unwrap_or(&Value::Null),
+    ))
+}
+
+/// `{valid, issues: [{path, code}]}`.
+fn validation_js(v: &beneficiary::Validation) -> JsValue {
+    let issues = js_array(
+        v.issues
+            .iter()
+            .map(|i| js_object(&[("path", js_str(&i.path)), ("code", js_str(i.code.as_str()))])),
+    );
+    js_object(&[("valid", JsValue::from_bool(v.valid())), ("issues", issues)])
+}
+
 /// `beneficiary.validate`: `{valid, issues: [{path, code}]}`, every issue.
 #[wasm_bindgen(js_name = validateBeneficiary)]
 pub fn validate_beneficiary(
@@ -675,30 +707,38 @@ pub fn validate_beneficiary(
 ) -> Result<JsValue, JsValue> {
     let draft = json_in(&draft)?;
     let rules = rules_in(&rules)?;
-    let banks = if is_absent(&banks) {
-        None
-    } else {
-        let banks = json_in(&banks)?;
-        // A country that is there but not a string is a wrong kind (TypeError); an absent one
-        // is core's decision (a list for no country: BANKS_MISMATCH).
-        let country = match banks.get("country") {
-            None | Some(Value::Null) => None,
-            Some(c) => Some(c.as_str().ok_or_else(|| {
-                type_error("xborder: `banks.country` must be a string (the country the list was asked for)")
-            })?),
-        };
-        BankList::from_parts(country, banks.get("response").unwrap_or(&Value::Null))
-    };
+    let banks = banks_in(&banks)?;
     let v = beneficiary::validate(&draft, rules.as_ref(), banks.as_ref());
-    let issues = js_array(
-        v.issues
-            .iter()
-            .map(|i| js_object(&[("path", js_str(&i.path)), ("code", js_str(i.code.as_str()))])),
-    );
-    Ok(js_object(&[
-        ("valid", JsValue::from_bool(v.valid())),
-        ("issues", issues),
-    ]))
+    Ok(validation_js(&v))
+}
+
+/// A rules document and a bank list read once, to validate many drafts against
+/// (`beneficiary.validate` with the same inputs, only the draft crossing per call).
+#[wasm_bindgen(js_name = BeneficiaryValidator)]
+pub struct WasmBeneficiaryValidator {
+    rules: Option<ValidationRules>,
+    banks: Option<BankList>,
+}
+
+#[wasm_bindgen(js_class = BeneficiaryValidator)]
+impl WasmBeneficiaryValidator {
+    /// Reads the rules document and the bank list (either may be absent), as
+    /// `validateBeneficiary` does on every call.
+    #[wasm_bindgen(constructor)]
+    pub fn new(rules: JsValue, banks: JsValue) -> Result<WasmBeneficiaryValidator, JsValue> {
+        Ok(WasmBeneficiaryValidator {
+            rules: rules_in(&rules)?,
+            banks: banks_in(&banks)?,
+        })
+    }
+
+    /// `{valid, issues}` of one draft: the answer `validateBeneficiary(draft, rules, banks)`
+    /// gives.
+    pub fn validate(&self, draft: JsValue) -> Result<JsValue, JsValue> {
+        let draft = json_in(&draft)?;
+        let v = beneficiary::validate(&draft, self.rules.as_ref(), self.banks.as_ref());
+        Ok(validation_js(&v))
+    }
 }
 
 /// The fields a form must ask for: `[{path, description, source}]`, parents before children.

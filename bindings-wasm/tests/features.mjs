@@ -399,4 +399,36 @@ async function alike(rules, steps, want) {
   assert.throws(() => small.step('claim', 'c', 'r3', 2), Error); // freed, as a freed Receiver
 }
 
-console.log('features: ok (catalog and receivers, page walker by hand and as an async iterator, claims: built-in and JS stores alike, one winner among concurrent requests, conflicts, failing stores, windows)');
+// ---------------------------------------------------------------------------------------------
+// BeneficiaryValidator: the rules and the bank list read once, the answers validateBeneficiary gives
+{
+  const { BeneficiaryValidator, validateBeneficiary } = xb;
+  const rules = { data: { country: 'CO', ownerType: 'individual', rules: { requiredFields: [{ field: 'lastName' }, { field: 'paymentInfo.accountNumber' }] } } };
+  const banks = { country: 'CO', response: { data: [{ id: 'bank_co_001', name: 'Bank 001' }] } };
+  const drafts = [
+    {}, null, 'text', [1], { country: 'CO' },
+    { ownerType: 'individual', country: 'CO', paymentType: 'bank_account', lastName: 'Ruiz', paymentInfo: { bankId: 'bank_co_001', accountNumber: '1' } },
+    { ownerType: 'individual', country: 'CO', paymentType: 'bank_account', paymentInfo: { bankId: 'bank_co_999' } },
+    { ownerType: 'business', country: 'US', paymentType: 'bank_account', paymentInfo: { routingNumber: '011000015' } },
+  ];
+  for (const [r, b] of [[rules, banks], [rules, undefined], [undefined, banks], [null, null], [rules, { response: banks.response }]]) {
+    const validator = new BeneficiaryValidator(r, b);
+    for (const draft of drafts) {
+      assert.deepEqual(validator.validate(draft), validateBeneficiary(draft, r, b), JSON.stringify([draft, r, b]));
+    }
+    validator.free();
+  }
+  // Read once: changing the caller's objects afterwards changes nothing.
+  const mine = structuredClone(rules);
+  const validator = new BeneficiaryValidator(mine, banks);
+  const before = validator.validate(drafts[6]);
+  mine.data.rules.requiredFields.length = 0;
+  assert.deepEqual(validator.validate(drafts[6]), before);
+  assert.ok(before.issues.some((i) => i.path === 'lastName'), JSON.stringify(before));
+  // Wrong kinds, as validateBeneficiary reports them.
+  assert.throws(() => new BeneficiaryValidator(rules, { country: 7, response: {} }), /`banks.country` must be a string/);
+  assert.throws(() => new BeneficiaryValidator({ n: NaN }), code('MALFORMED_JSON'));
+  assert.throws(() => validator.validate({ n: Infinity }), code('MALFORMED_JSON'));
+}
+
+console.log('features: ok (catalog and receivers, page walker by hand and as an async iterator, claims: built-in and JS stores alike, beneficiary validator equal to validateBeneficiary, one winner among concurrent requests, conflicts, failing stores, windows)');

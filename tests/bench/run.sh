@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The benchmarks, in one command: xborder against what integrators write instead, in Rust
-# (criterion), Node (the npm package) and Kotlin (the uniffi binding), plus artifact sizes, dedupe
+# (criterion), Node (the npm package), Kotlin and Python (the uniffi binding), plus artifact sizes, dedupe
 # memory and the receiver services' deliveries per second (memory, Redis, naive SET NX); then
 # tests/bench/BENCHMARKS.md and tests/bench/ratios.svg are rewritten.
 #
@@ -10,9 +10,9 @@
 # About 6-10 minutes on 2 cores once things are built. Knobs (defaults in brackets):
 #   XBORDER_BENCH_MEASURE_MS [2000], XBORDER_BENCH_WARMUP_MS [300], XBORDER_BENCH_SAMPLES [20]
 #     criterion, per benchmark
-#   XBORDER_BENCH_ROUNDS [15], XBORDER_BENCH_BATCH_MS [20]   Node and Kotlin alternating batches
+#   XBORDER_BENCH_ROUNDS [15], XBORDER_BENCH_BATCH_MS [20]   Node, Kotlin and Python alternating batches
 #   XBORDER_BENCH_SKIP_BUILD=1   reuse the built package, bindings and jar as they are
-# Intermediate results: target/bench/ (node.json, kotlin.json, dedupe.json, services.json, load).
+# Intermediate results: target/bench/ (node.json, kotlin.json, python.json, dedupe.json, services.json, load).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -22,7 +22,7 @@ CACHE=${XBORDER_CACHE:-$HOME/.cache/xborder}
 say() { echo "bench: $*"; }
 start=$SECONDS
 mkdir -p "$OUT"
-rm -f "$OUT"/{node,kotlin,dedupe,services}.json "$OUT/load.txt"
+rm -f "$OUT"/{node,kotlin,python,dedupe,services}.json "$OUT/load.txt"
 load() { echo "$1 $(date +%s) $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/load.txt"; }
 load start
 
@@ -68,6 +68,10 @@ jar=$(bash tests/runners/kotlin/compile.sh bench bindings-uniffi/dist/kotlin/dev
 java -Djna.library.path="$ROOT/bindings-uniffi/dist/lib" -cp "$jar:$XBORDER_KOTLIN_CLASSPATH" BenchKt \
   "$HERE/fixtures" "$OUT/kotlin.json" | sed 's/^/  /'
 load kotlin
+
+say "python: the uniffi binding against hmac, json and a set"
+python3 "$HERE/python/bench.py" "$ROOT/bindings-uniffi/dist/python" "$HERE/fixtures" "$OUT/python.json" | sed 's/^/  /'
+load python
 
 say "services: one receiver instance with the memory store, with Redis, and the naive SET NX (services/simulator/bench.sh)"
 bash "$ROOT/tests/tools/setup.sh" redis >/dev/null

@@ -219,6 +219,13 @@ results.push(compare('validate/rules30', {
   xborder: () => xb.validateBeneficiary(DRAFT, RULES, banksArg),
   naive: () => nodeValidate(DRAFT, RULES, BANKS),
 }));
+// The same draft against a BeneficiaryValidator: the rules and the bank list read once.
+const validator = new xb.BeneficiaryValidator(RULES, banksArg);
+if (JSON.stringify(validator.validate(DRAFT)) !== JSON.stringify(xb.validateBeneficiary(DRAFT, RULES, banksArg))) throw new Error('validator disagrees');
+results.push(compare('validate_prepared/rules30', {
+  xborder: () => validator.validate(DRAFT),
+  naive: () => nodeValidate(DRAFT, RULES, BANKS),
+}));
 const request = { page: 2, pageSize: 25 };
 results.push(compare('page/25', {
   xborder: () => xb.pageInfo(PAGE, request),

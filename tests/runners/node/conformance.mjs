@@ -162,7 +162,20 @@ const handlers = {
       receiver.free();
     }
   },
-  'beneficiary.validate': (xb, i) => xb.validateBeneficiary(i.draft, i.rules, i.banks),
+  // Both paths: the one-call function, and the validator that reads the rules and banks once.
+  'beneficiary.validate': (xb, i) => {
+    const once = xb.validateBeneficiary(i.draft, i.rules, i.banks);
+    const validator = new xb.BeneficiaryValidator(i.rules, i.banks);
+    try {
+      const reused = validator.validate(i.draft);
+      if (JSON.stringify(reused) !== JSON.stringify(once)) {
+        throw new Error(`BeneficiaryValidator gave ${JSON.stringify(reused)}, validateBeneficiary ${JSON.stringify(once)}`);
+      }
+    } finally {
+      validator.free();
+    }
+    return once;
+  },
   'pagination.query': (xb, i) => attempt(xb, () => ({ query: xb.listQuery(i) })),
   'pagination.info': (xb, i) => attempt(xb, () => xb.pageInfo(i.response, i.request)),
   'delivery.claims': async (xb, i, { asyncStore }) => {
