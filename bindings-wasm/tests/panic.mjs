@@ -57,6 +57,11 @@ catalogBefore.addLive('order:teleported'); // after the receiver took its copy
 assert.equal(withCatalog.receive(rejected, rejectedSig).action, 'process');
 const claimsBefore = new xb.Claims();
 assert.equal(claimsBefore.step('claim', 'evt_2', 'req_a', 0), 'claimed');
+const formRules = { data: { country: 'CO', ownerType: 'individual', rules: { requiredFields: [{ field: 'lastName' }] } } };
+const validatorBefore = new xb.BeneficiaryValidator(formRules);
+const formDraft = { ownerType: 'individual', country: 'CO', paymentType: 'bank_account', paymentInfo: { bankId: 'b' } };
+const formAnswer = validatorBefore.validate(formDraft);
+formRules.data.rules.requiredFields.length = 0; // read once: what it read is what it keeps
 const walkerBefore = new xb.PageWalker({ pageSize: 2 });
 assert.equal(walkerBefore.feed({ data: [{ id: 'a' }, { id: 'b' }], total: 4, page: 0, pageSize: 2 }).records.length, 2);
 
@@ -113,6 +118,9 @@ assert.equal(withCatalog.receive(rejected, rejectedSig).action, 'process'); // i
 assert.equal(withCatalog.receive(...delivery('evt_t', 'order:teleported')).action, 'ignore'); // ... not the later name
 assert.equal(catalogBefore.isLive('order:teleported'), true);
 assert.equal(claimsBefore.step('claim', 'evt_2', 'req_b', 1), 'claimed', 'the built-in claims were made again, empty');
+// A validator is made again from the rules as it read them, not as they are now.
+assert.deepEqual(validatorBefore.validate(formDraft), formAnswer);
+assert.ok(formAnswer.issues.some((i) => i.path === 'lastName'), JSON.stringify(formAnswer));
 // A walk cannot go on: its seen records went with the old instance. It says so (INTERNAL_ERROR,
 // the code of what reset the module), and that error does not reset the module again.
 const kept = new xb.Receiver('k');
