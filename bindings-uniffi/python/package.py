@@ -30,6 +30,7 @@ import hashlib
 import os
 import re
 import shutil
+import subprocess
 import sys
 import sysconfig
 import zipfile
@@ -122,8 +123,37 @@ def metadata(ver):
             "Description-Content-Type: text/markdown\n\n%s" % (ver, readme))
 
 
-def tag():
+# The libraries a manylinux wheel may link against (PEP 600: the system's own).
+MANYLINUX_LIBS = {b"libc.so.6", b"libm.so.6", b"libgcc_s.so.1", b"libpthread.so.0", b"libdl.so.2",
+                  b"librt.so.1", b"ld-linux-x86-64.so.2", b"ld-linux-aarch64.so.1"}
+
+
+def glibc_needed(lib):
+    """The newest GLIBC_2.N symbol version the library needs (its .dynstr names each), or None."""
+    found = [int(m) for m in re.findall(rb"GLIBC_2\.(\d+)(?![\d.])", lib)]
+    return max(found) if found else None
+
+
+def needed_libs(path):
+    """The library's DT_NEEDED names (readelf), or None when readelf is not there."""
+    try:
+        out = subprocess.run(["readelf", "-d", path], capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return set(re.findall(rb"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", out))
+
+
+def tag(lib_path):
+    """PEP 600's manylinux_2_N tag on Linux when the library needs glibc 2.N at most and links
+    only the system's libraries (so pip installs it on any such distribution, and refuses it on
+    an older glibc); the plain platform tag otherwise."""
     plat = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+    if plat.startswith("linux_"):
+        with open(lib_path, "rb") as f:
+            glibc = glibc_needed(f.read())
+        libs = needed_libs(lib_path)
+        if glibc is not None and libs is not None and libs <= MANYLINUX_LIBS:
+            return "py3-none-manylinux_2_%d_%s" % (glibc, plat[len("linux_"):])
     return "py3-none-%s" % plat
 
 
@@ -133,6 +163,7 @@ def build_wheel(dist, out_dir):
     if len(libs) != 1:
         raise SystemExit("package.py: want one libxborder_ffi.* in %s, found %s" % (dist, libs))
     ver = version()
+    wheel_tag = tag(os.path.join(dist, libs[0]))
     files = {  # path in the wheel -> bytes
         "xborder/__init__.py": open(os.path.join(dist, "xborder.py"), "rb").read(),
         "xborder/" + libs[0]: open(os.path.join(dist, libs[0]), "rb").read(),
@@ -142,13 +173,13 @@ def build_wheel(dist, out_dir):
     info = "xborder-%s.dist-info/" % ver
     files[info + "METADATA"] = metadata(ver).encode("utf-8")
     files[info + "WHEEL"] = ("Wheel-Version: 1.0\nGenerator: xborder package.py\n"
-                             "Root-Is-Purelib: false\nTag: %s\n" % tag()).encode()
+                             "Root-Is-Purelib: false\nTag: %s\n" % wheel_tag).encode()
     files[info + "top_level.txt"] = b"xborder\n"
     h = hashlib.sha256()
     for name in sorted(files):
         h.update(name.encode() + b"\0" + hashlib.sha256(files[name]).digest())
     key = h.hexdigest()[:16]
-    name = "xborder-%s-%s.whl" % (ver, tag())
+    name = "xborder-%s-%s.whl" % (ver, wheel_tag)
     cache = os.path.join(os.environ.get("XBORDER_CACHE") or os.path.expanduser("~/.cache/xborder"),
                          "python-wheels", key)
     cached = os.path.join(cache, name)

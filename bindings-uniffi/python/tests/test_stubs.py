@@ -53,6 +53,24 @@ class Stubs(unittest.TestCase):
             self.assertTrue(x.__file__.startswith(sys.prefix), (x.__file__, sys.prefix))
             self.assertIn("site-packages", x.__file__)
 
+    def test_the_wheel_tag_names_the_glibc_the_library_needs(self):
+        """A manylinux_2_N tag: pip installs the wheel on any glibc >= 2.N and refuses it below,
+        so N must be the newest GLIBC_2.x symbol version the library needs, no lower."""
+        if not os.environ.get("XBORDER_INSTALLED"):
+            self.skipTest("the module from dist/python, not an installed wheel")
+        import importlib.metadata
+        import re
+        tags = [line.split(": ", 1)[1] for line in
+                importlib.metadata.distribution("xborder").read_text("WHEEL").splitlines()
+                if line.startswith("Tag: ")]
+        self.assertEqual(len(tags), 1, tags)
+        lib = [n for n in os.listdir(PKG) if n.startswith("libxborder_ffi.")]
+        with open(os.path.join(PKG, lib[0]), "rb") as f:
+            needed = max(int(v) for v in re.findall(rb"GLIBC_2\.(\d+)(?![\d.])", f.read()))
+        m = re.fullmatch(r"py3-none-manylinux_2_(\d+)_x86_64", tags[0])
+        self.assertIsNotNone(m, tags[0])
+        self.assertEqual(int(m.group(1)), needed, tags[0])
+
     def check_function(self, node, runtime, where):
         got = params(runtime)
         want = stub_params(node)
