@@ -27,6 +27,9 @@
 #![forbid(unsafe_code)]
 
 mod app;
+// The simulator's option parser, one file for both binaries.
+#[path = "../../simulator/src/args.rs"]
+mod args;
 mod opts;
 
 use std::io::Write;

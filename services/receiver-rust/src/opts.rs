@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::args;
+
 use xborder_core::claims::DEFAULT_LEASE_MS;
 
 pub(crate) const USAGE: &str = "\
@@ -55,16 +57,6 @@ pub(crate) struct Opts {
     pub(crate) fail_persist_every: u64,
 }
 
-fn value(name: &str, v: Option<String>) -> Result<String, String> {
-    v.ok_or_else(|| format!("--{name} needs a value"))
-}
-
-fn number<T: std::str::FromStr>(name: &str, v: Option<String>) -> Result<T, String> {
-    let v = value(name, v)?;
-    v.parse()
-        .map_err(|_| format!("--{name}: {v} is not a valid number"))
-}
-
 impl Opts {
     pub(crate) fn parse(args: &[String]) -> Result<Opts, String> {
         let mut o = Opts {
@@ -84,34 +76,23 @@ impl Opts {
             persist_delay_ms: 0,
             fail_persist_every: 0,
         };
-        let mut it = args.iter().peekable();
-        while let Some(a) = it.next() {
-            let Some(name) = a.strip_prefix("--") else {
-                return Err(format!("unexpected argument {a}"));
-            };
-            let (k, v) = match name.split_once('=') {
-                Some((k, v)) => (k.to_owned(), Some(v.to_owned())),
-                None if it.peek().is_some_and(|n| !n.starts_with("--")) => {
-                    (name.to_owned(), it.next().cloned())
-                }
-                None => (name.to_owned(), None),
-            };
+        for (k, v) in args::options(args)? {
             match k.as_str() {
-                "listen" => o.listen = value(&k, v)?,
-                "secret" => o.secrets.push(value(&k, v)?),
-                "redis" => o.redis = Some(value(&k, v)?),
-                "persist" => o.persist = Some(PathBuf::from(value(&k, v)?)),
-                "records" => o.records = Some(PathBuf::from(value(&k, v)?)),
+                "listen" => o.listen = args::value(&k, v)?,
+                "secret" => o.secrets.push(args::value(&k, v)?),
+                "redis" => o.redis = Some(args::value(&k, v)?),
+                "persist" => o.persist = Some(PathBuf::from(args::value(&k, v)?)),
+                "records" => o.records = Some(PathBuf::from(args::value(&k, v)?)),
                 "fsync" => o.fsync = true,
-                "instance" => o.instance = value(&k, v)?,
-                "lease-ms" => o.lease_ms = number(&k, v)?,
-                "window-ms" => o.window_ms = number(&k, v)?,
-                "capacity" => o.capacity = number(&k, v)?,
-                "prefix" => o.prefix = value(&k, v)?,
-                "store-timeout-ms" => o.store_timeout_ms = number(&k, v)?,
+                "instance" => o.instance = args::value(&k, v)?,
+                "lease-ms" => o.lease_ms = args::number(&k, v)?,
+                "window-ms" => o.window_ms = args::number(&k, v)?,
+                "capacity" => o.capacity = args::number(&k, v)?,
+                "prefix" => o.prefix = args::value(&k, v)?,
+                "store-timeout-ms" => o.store_timeout_ms = args::number(&k, v)?,
                 "naive" => o.naive = true,
-                "persist-delay-ms" => o.persist_delay_ms = number(&k, v)?,
-                "fail-persist-every" => o.fail_persist_every = number(&k, v)?,
+                "persist-delay-ms" => o.persist_delay_ms = args::number(&k, v)?,
+                "fail-persist-every" => o.fail_persist_every = args::number(&k, v)?,
                 _ => return Err(format!("unknown option --{k}")),
             }
         }

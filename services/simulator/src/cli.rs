@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use crate::args::{number, options, value};
 use crate::check::CheckConfig;
 use crate::{Config, Progress};
 
@@ -42,47 +43,13 @@ event is missing, unexpected, or persisted twice without a crash to explain it (
 2 usage or file error.
 ";
 
-struct Args {
-    items: Vec<(String, Option<String>)>,
-}
-
-impl Args {
-    fn new(args: &[String]) -> Result<Args, String> {
-        let mut items = Vec::new();
-        let mut it = args.iter().peekable();
-        while let Some(a) = it.next() {
-            let Some(name) = a.strip_prefix("--") else {
-                return Err(format!("unexpected argument {a}"));
-            };
-            if let Some((k, v)) = name.split_once('=') {
-                items.push((k.to_owned(), Some(v.to_owned())));
-            } else if it.peek().is_some_and(|n| !n.starts_with("--")) {
-                items.push((name.to_owned(), it.next().cloned()));
-            } else {
-                items.push((name.to_owned(), None));
-            }
-        }
-        Ok(Args { items })
-    }
-}
-
-fn value(name: &str, v: Option<String>) -> Result<String, String> {
-    v.ok_or_else(|| format!("--{name} needs a value"))
-}
-
-fn number<T: std::str::FromStr>(name: &str, v: Option<String>) -> Result<T, String> {
-    let v = value(name, v)?;
-    v.parse()
-        .map_err(|_| format!("--{name}: {v} is not a valid number"))
-}
-
 /// Parses the `send` options (the subcommand name already removed).
 pub fn parse_send(args: &[String]) -> Result<Config, String> {
     let mut cfg = Config {
         secret: std::env::var("XBORDER_SECRET").unwrap_or_default(),
         ..Config::default()
     };
-    for (k, v) in Args::new(args)?.items {
+    for (k, v) in options(args)? {
         match k.as_str() {
             "url" => cfg.urls.extend(
                 value(&k, v)?
@@ -120,7 +87,7 @@ pub fn parse_check(args: &[String]) -> Result<(CheckConfig, Option<PathBuf>), St
     let mut cfg = CheckConfig::default();
     let mut json = None;
     let mut expect = None;
-    for (k, v) in Args::new(args)?.items {
+    for (k, v) in options(args)? {
         match k.as_str() {
             "expect" => expect = Some(PathBuf::from(value(&k, v)?)),
             "persisted" => cfg.persisted.push(PathBuf::from(value(&k, v)?)),

@@ -22,6 +22,7 @@
 //! [`check::check`] (the `check` subcommand) compares them with the receivers' files.
 #![forbid(unsafe_code)]
 
+mod args;
 pub mod check;
 pub mod cli;
 mod client;
