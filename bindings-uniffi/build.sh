@@ -19,6 +19,13 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
 cd "$ROOT"
 DIST=$HERE/dist
+# One build at a time (two would race on dist.new/): a second waits for the first, then finds
+# its output up to date.
+if command -v flock >/dev/null; then
+  mkdir -p "$ROOT/target"
+  exec 9>"$ROOT/target/.bindings-uniffi-build.lock"
+  flock 9
+fi
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 CACHE=${XBORDER_CACHE:-$HOME/.cache/xborder}
 say() { echo "build.sh: $*"; }

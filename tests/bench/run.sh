@@ -41,8 +41,7 @@ if [ "${XBORDER_BENCH_SKIP_BUILD:-0}" != 1 ]; then
   say "build: bindings-wasm/build.sh"
   bash bindings-wasm/build.sh 2>&1 | tail -2 | sed 's/^/  /'
   say "build: bindings-uniffi/build.sh"
-  # Another build of the bindings running at the same time can race on dist.new/: retry once.
-  { bash bindings-uniffi/build.sh 2>&1 || { sleep 10; bash bindings-uniffi/build.sh 2>&1; }; } | tail -1 | sed 's/^/  /'
+  bash bindings-uniffi/build.sh 2>&1 | tail -1 | sed 's/^/  /'
   say "build: cargo bench --no-run"
   cargo bench -p xborder-core --benches --no-run 2>&1 | grep -E '^(error|warning: unused)|Finished' | sed 's/^/  /' || true
 fi
