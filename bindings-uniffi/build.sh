@@ -77,6 +77,9 @@ cp "$GEN/xborder.py" "$LIB" "$DIST.new/python/"
 # Python's coercions (a str is a sequence of strings, a bool an int): guards with the parameter
 # named, added to the generated module (bindings-uniffi/python/harden.py says which and why).
 "${XBORDER_PYTHON:-python3}" "$HERE/python/harden.py" "$DIST.new/python/xborder.py"
+# uniffi's call and buffer helpers, replaced by leaner ones of the same behaviour (python/runtime.py
+# says why: they were most of a call's 25 µs).
+"${XBORDER_PYTHON:-python3}" "$HERE/python/lean.py" "$DIST.new/python/xborder.py"
 # Dicts and lists for JSON texts, readable reprs; then the wheel (cached by its inputs' hash).
 "${XBORDER_PYTHON:-python3}" "$HERE/python/package.py" "$DIST.new/python"
 cp "$HERE/dist-readme/README.md" "$DIST.new/README.md"

@@ -890,5 +890,62 @@ class AsyncClaims(unittest.TestCase):
         self.assertIn("Claims.with_store", str(e.exception))
 
 
+class LeanRuntime(unittest.TestCase):
+    """runtime.py replaces uniffi's call and buffer helpers (issue 16): every primitive a record
+    can hold crosses both ways unchanged, a buffer's leftovers are still an error, large and
+    non-ASCII values and errors cross, and nothing leaks a Rust buffer across many calls."""
+
+    def test_the_lean_helpers_are_installed(self):
+        self.assertEqual(x._UniffiRustBufferBuilder.__slots__, ("buf",))
+        self.assertEqual(x._UniffiRustBufferStream.__slots__, ("data", "len", "offset"))
+
+    def test_every_primitive_round_trips(self):
+        cases = [("i8", -128), ("i8", 127), ("u8", 255), ("i16", -32768), ("u16", 65535),
+                 ("i32", -2**31), ("u32", 2**32 - 1), ("i64", -2**63), ("u64", 2**64 - 1),
+                 ("float", 1.5), ("double", -2.25)]
+        b = x._UniffiRustBufferBuilder()
+        for kind, v in cases:
+            getattr(b, "write_" + kind)(v)
+        b.write(b"tail")
+        rbuf = b.finalize()
+        self.assertEqual(rbuf.len, sum({"i8": 1, "u8": 1, "i16": 2, "u16": 2, "i32": 4, "u32": 4,
+                                        "i64": 8, "u64": 8, "float": 4, "double": 8}[k]
+                                       for k, _ in cases) + 4)
+        with rbuf.consume_with_stream() as s:
+            for kind, v in cases:
+                self.assertEqual(getattr(s, "read_" + kind)(), v, kind)
+            self.assertEqual(s.read(4), b"tail")
+            self.assertEqual(s.remaining(), 0)
+
+    def test_leftover_bytes_and_short_reads_are_errors(self):
+        b = x._UniffiRustBufferBuilder()
+        b.write_i32(7)
+        with self.assertRaises(RuntimeError):
+            with b.finalize().consume_with_stream() as s:
+                s.read_u8()
+        b = x._UniffiRustBufferBuilder()
+        b.write_u8(1)
+        with self.assertRaises(x.InternalError):
+            with b.finalize().consume_with_stream() as s:
+                s.read_i32()
+
+    def test_text_and_bodies_of_every_size_cross(self):
+        for text in ["", "é", "order:" + "ü" * 5000, "\u0000x"]:
+            self.assertEqual(x._UniffiFfiConverterString.lift(x._UniffiFfiConverterString.lower(text)), text)
+        big = b'{"id":"evt_big","event":"order:created","entity":{"id":"o","type":"order","data":{"p":"' \
+            + b"a" * 200_000 + b'"}}}'
+        d = x.Receiver(SECRET).receive(big, hmac_hex(SECRET.encode(), big))
+        self.assertEqual((d.action, d.envelope.id), (x.Action.PROCESS, "evt_big"))
+
+    def test_many_calls_and_errors_in_a_row(self):
+        rx = x.Receiver(SECRET)
+        good = hmac_hex(SECRET.encode(), BODY)
+        for i in range(2000):
+            self.assertEqual(x.classify_event("order:created").kind, x.EventKind.LIVE)
+            with self.assertRaises(x.XborderError.Signature):
+                x.verify(SECRET, BODY, "0" * 64)
+            self.assertEqual(rx.receive(BODY, good).envelope.id, "evt_1")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -6,6 +6,7 @@ median of the per-round ratios, as the Node and Kotlin benches do.
 Run by tests/bench/run.sh: python3 bench.py DIST_PYTHON FIXTURES OUT.json
 (DIST_PYTHON: bindings-uniffi/dist/python, the generated module with its library beside it).
 """
+import ctypes
 import hashlib
 import hmac
 import json
@@ -107,11 +108,25 @@ for size in ("1k7", "20k"):
         "naive": naive,
         "hmac": lambda body=body, sig=sig: hand_verify(body, sig),
     }))
-# One foreign call with almost no work: what crossing ctypes and uniffi's buffers costs.
+# One foreign call with almost no work: what crossing ctypes and uniffi's buffers costs. Beside
+# it, the floor of that crossing: two bare ctypes calls passing and returning uniffi's structures
+# (make a Rust buffer from bytes, free it), with none of uniffi's Python code; a call that takes
+# a text and answers a record needs three (the argument's buffer, the call, the answer's free).
 live = {"order:funds_received", "order:created", "order:success"}
+lib, status = xborder._UniffiLib, xborder._UniffiRustCallStatus()
+name = b"order:funds_received"
+fb = xborder._UniffiForeignBytes(len(name), ctypes.cast(ctypes.c_char_p(name), ctypes.POINTER(ctypes.c_char)))
+
+
+def two_bare_calls():
+    rb = lib.ffi_xborder_ffi_rustbuffer_from_bytes(fb, ctypes.byref(status))
+    lib.ffi_xborder_ffi_rustbuffer_free(rb, ctypes.byref(status))
+
+
 results.append(compare("classify/order_funds_received", {
     "xborder": lambda: xborder.classify_event("order:funds_received"),
     "naive": lambda: "order:funds_received" in live,
+    "ctypes2": two_bare_calls,
 }))
 with open(out, "w") as fh:
     json.dump({"python": "%s %s" % (platform.python_implementation(), platform.python_version()),
