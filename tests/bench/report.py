@@ -151,7 +151,7 @@ def main():
     args = ap.parse_args()
 
     node = load_json(os.path.join(OUT, "node.json")) if os.path.exists(os.path.join(OUT, "node.json")) else None
-    kotlin = load_json(os.path.join(OUT, "kotlin.json")) if os.path.exists(os.path.join(OUT, "kotlin.json")) else None
+    kotlin = jmh_results(load_json(os.path.join(OUT, "jmh.json"))) if os.path.exists(os.path.join(OUT, "jmh.json")) else None
     dedupe = load_json(os.path.join(OUT, "dedupe.json")) if os.path.exists(os.path.join(OUT, "dedupe.json")) else None
     services = load_json(os.path.join(OUT, "services.json")) if os.path.exists(os.path.join(OUT, "services.json")) else None
     python = load_json(os.path.join(OUT, "python.json")) if os.path.exists(os.path.join(OUT, "python.json")) else None
@@ -429,8 +429,9 @@ def main():
     if kotlin:
         w("## Kotlin (the uniffi binding)")
         w("")
-        w(f"`tests/bench/kotlin/Bench.kt`, {kotlin['java']}, JNA; {kotlin['rounds']} rounds of alternating ~{kotlin['batchMs']} ms batches "
-          "after 1 s of warm-up per function. **javax.crypto**: `Mac.getInstance` + `init` + `doFinal` + `MessageDigest.isEqual` "
+        w(f"JMH {kotlin['jmh']} (`tests/bench/jmh`, Java calling the Maven jar as a user's project does), {kotlin['java']}, JNA; "
+          f"average time per call, {kotlin['setup']}; the figure is JMH's score (± its 99.9 % error in the raw "
+          "`target/bench/jmh.json`). **javax.crypto**: `Mac.getInstance` + `init` + `doFinal` + `MessageDigest.isEqual` "
           "per call (a `Mac` is not thread-safe); **floor**: one keyed `Mac` reused.")
         w("")
         w("| operation | xborder | javax.crypto | other | xborder / javax.crypto | xborder / other |")
@@ -528,12 +529,12 @@ def main():
         w("- Load average (1/5/15 min) at each stage: " + "; ".join(f"{s} {a:.2f}/{b:.2f}/{c:.2f}" for s, a, b, c in m["loads"]))
     w("- The machine was shared with other jobs (builds) while this report was made; the load averages above show how "
       "busy it was. Absolute times are therefore noisy and somewhat pessimistic. The ratios are the figures to read: each pair ran side by side, alternating in Node and "
-      "Kotlin, back to back in criterion (one group after another, same process). Rerun on an idle machine for absolute numbers.")
+      "Python, in JMH's forks for the JVM, back to back in criterion (one group after another, same process). Rerun on an idle machine for absolute numbers.")
     w("")
     w("## Files")
     w("")
     w("- `tests/bench/run.sh`: the one command. `tests/bench/fixtures.py`: the inputs. `core/benches/compare.rs`, "
-      "`core/benches/dedupe_memory.rs`: Rust. `tests/bench/node/bench.cjs`: Node. `tests/bench/python/bench.py`: Python. `services/simulator/bench.sh`: the receiver services. `tests/bench/kotlin/Bench.kt`: Kotlin. "
+      "`core/benches/dedupe_memory.rs`: Rust. `tests/bench/node/bench.cjs`: Node. `tests/bench/python/bench.py`: Python. `services/simulator/bench.sh`: the receiver services. `tests/bench/jmh/` (JMH): Kotlin/JVM. "
       "`tests/bench/report.py`: this report and the chart. Raw results: `target/criterion/`, `target/bench/`.")
     w("")
     with open(os.path.join(HERE, "BENCHMARKS.md"), "w") as fh:
@@ -562,6 +563,45 @@ def fmt_fig(name, fig):
     return fmt_x(fig)
 
 
+JMH_VARIANTS = {"xborder": "xborder", "javax": "javax.crypto", "floor": "floor", "gson": "gson", "naive": "naive"}
+
+
+def jmh_results(runs):
+    """JMH's JSON (tests/bench/jmh, methods named `operation_variant`, a `size` parameter) as the
+    rows this report reads: {name: "verify/1k7", ns: {variant: ns}, ratio: {"xborder/v": x}}.
+    `receive` also gets the same size's javax.crypto and floor, for its ratio to the HMAC alone."""
+    if not runs:
+        return None
+    rows, allocs = {}, {}
+    for run in runs:
+        method = run["benchmark"].rsplit(".", 1)[-1]
+        op, _, variant = method.partition("_")
+        size = run.get("params", {}).get("size", "order_funds_received")
+        rows.setdefault(f"{op}/{size}", {})[JMH_VARIANTS.get(variant, variant)] = run["primaryMetric"]["score"]
+        alloc = next((m["score"] for k, m in run.get("secondaryMetrics", {}).items()
+                      if k.lstrip("·") == "gc.alloc.rate.norm"), None)
+        if alloc is not None:
+            allocs.setdefault(f"{op}/{size}", {})[JMH_VARIANTS.get(variant, variant)] = alloc
+    for name, ns in rows.items():
+        op, size = name.split("/")
+        if op == "receive":
+            for v in ("javax.crypto", "floor"):
+                if v in rows.get(f"verify/{size}", {}):
+                    ns.setdefault(v, rows[f"verify/{size}"][v])
+    order = ["verify", "decode", "receive", "classify"]
+    results = [{"name": n, "ns": ns, "bytes": allocs.get(n, {}), "ratio": {f"xborder/{k}": ns["xborder"] / v for k, v in ns.items()
+                                               if k != "xborder" and v and "xborder" in ns}}
+               for n, ns in sorted(rows.items(), key=lambda kv: (order.index(kv[0].split("/")[0])
+                                                                 if kv[0].split("/")[0] in order else 9, kv[0]))]
+    first = runs[0]
+    return {"java": f"{first.get('vmName', 'JVM')} {first.get('jdkVersion', '')}".strip(),
+            "jmh": first.get("jmhVersion", ""),
+            "setup": f"{first.get('warmupIterations')} × {first.get('warmupTime')} warm-up, "
+                     f"{first.get('measurementIterations')} × {first.get('measurementTime')} measured, "
+                     f"{first.get('forks')} fork",
+            "results": results}
+
+
 def python_why(pres):
     c = pres.get("classify/order_funds_received")
     per_call, floor = "", ""
@@ -581,15 +621,20 @@ def python_why(pres):
 
 def kotlin_why(kres):
     c = kres.get("classify/order_funds_received")
-    per_call = f" (one call that does almost nothing, `classifyEvent`, costs {fmt_ns(c['ns']['xborder'])} here)" if c else ""
-    return ("Each call crosses JNA: uniffi's Kotlin code passes and returns `RustBuffer`/`RustCallStatus` as JNA "
-            "`Structure`s built per call (reflection, native allocations), the body and the secrets are copied into "
-            "`RustBuffer`s, and the result is "
-            "serialised back and lifted into Kotlin objects (for `receive`, the envelope with `entity.data` copied as a "
-            f"String){per_call}, while javax.crypto runs in the JVM with SHA intrinsics. `verify` also re-keys the HMAC on "
-            "every call, like the baseline. It would take a cheaper crossing: a `Verifier` object keyed once, "
-            "JNA direct mapping or the JDK 22 foreign-function API with the body passed as a pinned/off-heap segment, and "
-            "a `receive` that returns the action and id without copying entity.data unless asked.")
+    per_call = ""
+    if c:
+        per_call = f" One call that does almost nothing, `classifyEvent`, costs {fmt_ns(c['ns']['xborder'])}"
+        b = c.get("bytes", {}).get("xborder")
+        per_call += (f" and allocates {b:,.0f} B on the JVM heap (JMH's GC profiler), so much of it is allocation and "
+                     "garbage collection." if b is not None else ".")
+    return ("Each call crosses JNA: uniffi's Kotlin code passes and returns `RustBuffer` and `RustCallStatus` by value "
+            "as JNA `Structure`s, which JNA marshals by reflection with native `Memory` per call; every text and bytes "
+            "argument is copied into a Rust-owned buffer (one more crossing each) and the answer is serialised, read "
+            f"back field by field and freed.{per_call} javax.crypto runs in the JVM with SHA intrinsics and no crossing. "
+            "Meeting the goal would take a crossing without JNA structures: the JDK 22 foreign-function API "
+            "(`java.lang.foreign`, beyond this package's JDK 17 floor) or JNI glue generated beside uniffi's, an "
+            "object keyed once, the body passed as a direct buffer (uniffi's by-reference `&[u8]`), and a `receive` "
+            "that returns the action and id without copying entity.data unless asked.")
 
 
 def svg(rows):

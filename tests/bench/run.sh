@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The benchmarks, in one command: xborder against what integrators write instead, in Rust
-# (criterion), Node (the npm package), Kotlin and Python (the uniffi binding), plus artifact sizes, dedupe
+# (criterion), Node (the npm package), the JVM (JMH on the Maven jar) and Python (the uniffi binding), plus artifact sizes, dedupe
 # memory and the receiver services' deliveries per second (memory, Redis, naive SET NX); then
 # tests/bench/BENCHMARKS.md and tests/bench/ratios.svg are rewritten.
 #
@@ -10,9 +10,9 @@
 # About 6-10 minutes on 2 cores once things are built. Knobs (defaults in brackets):
 #   XBORDER_BENCH_MEASURE_MS [2000], XBORDER_BENCH_WARMUP_MS [300], XBORDER_BENCH_SAMPLES [20]
 #     criterion, per benchmark
-#   XBORDER_BENCH_ROUNDS [15], XBORDER_BENCH_BATCH_MS [20]   Node, Kotlin and Python alternating batches
+#   XBORDER_BENCH_ROUNDS [15], XBORDER_BENCH_BATCH_MS [20]   Node and Python alternating batches (JMH: its own settings)
 #   XBORDER_BENCH_SKIP_BUILD=1   reuse the built package, bindings and jar as they are
-# Intermediate results: target/bench/ (node.json, kotlin.json, python.json, dedupe.json, services.json, load).
+# Intermediate results: target/bench/ (node.json, jmh.json, python.json, dedupe.json, services.json, load).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -22,17 +22,12 @@ CACHE=${XBORDER_CACHE:-$HOME/.cache/xborder}
 say() { echo "bench: $*"; }
 start=$SECONDS
 mkdir -p "$OUT"
-rm -f "$OUT"/{node,kotlin,python,dedupe,services}.json "$OUT/load.txt"
+rm -f "$OUT"/{node,jmh,python,dedupe,services}.json "$OUT/load.txt"
 load() { echo "$1 $(date +%s) $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/load.txt"; }
 load start
 
 # shellcheck disable=SC1091
 [ -f "$CACHE/env.sh" ] && . "$CACHE/env.sh"
-if [ -z "${XBORDER_KOTLINC:-}" ] || [ ! -x "$XBORDER_KOTLINC" ]; then
-  bash "$ROOT/tests/tools/setup.sh" kotlin
-  # shellcheck disable=SC1091
-  . "$CACHE/env.sh"
-fi
 
 say "fixtures"
 python3 "$HERE/fixtures.py"
@@ -62,10 +57,13 @@ bash bindings-wasm/scripts/consumer.sh "$OUT/node-consumer"
 node "$HERE/node/bench.cjs" "$OUT/node-consumer" "$HERE/fixtures" "$OUT/node.json" | sed 's/^/  /'
 load node
 
-say "kotlin: the uniffi binding against javax.crypto"
-jar=$(bash tests/runners/kotlin/compile.sh bench bindings-uniffi/dist/kotlin/dev/xborder/xborder.kt "$HERE/kotlin/Bench.kt" | tail -1)
-java -Djna.library.path="$ROOT/bindings-uniffi/dist/lib" -cp "$jar:$XBORDER_KOTLIN_CLASSPATH" BenchKt \
-  "$HERE/fixtures" "$OUT/kotlin.json" | sed 's/^/  /'
+say "jvm: JMH (tests/bench/jmh) of the Maven jar against javax.crypto, Gson and a HashSet"
+M2=$CACHE/m2
+mvn -B -q -f bindings-uniffi/jvm/pom.xml "-Dmaven.repo.local=$M2" -DskipTests install
+mvn -B -q -f "$HERE/jmh/pom.xml" "-Dmaven.repo.local=$M2" package
+java -jar "$HERE/jmh/target/benchmarks.jar" -bm avgt -tu ns -wi 3 -w 1s -i 5 -r 1s -f 1 -prof gc \
+  -p "fixtures=$HERE/fixtures" -rf json -rff "$OUT/jmh.json" \
+  | grep -E '^(Benchmark|[A-Za-z]+Bench\.[a-z_0-9]+ |[A-Za-z]+Bench\.[a-z_0-9]+:gc\.alloc\.rate\.norm)' | sed 's/^/  /'
 load kotlin
 
 say "python: the uniffi binding against hmac, json and a set"
