@@ -71,6 +71,9 @@ rm -rf "$DIST.new"
 mkdir -p "$DIST.new/lib" "$DIST.new/kotlin/dev/xborder" "$DIST.new/swift" "$DIST.new/python"
 cp "$LIB" "$DIST.new/lib/"
 cp "$GEN/dev/xborder/xborder.kt" "$DIST.new/kotlin/dev/xborder/"
+# One call status per thread and call depth instead of a JNA Structure per call (kotlin/lean.py
+# says why: they were most of a Kotlin call's cost).
+"${XBORDER_PYTHON:-python3}" "$HERE/kotlin/lean.py" "$DIST.new/kotlin/dev/xborder/xborder.kt"
 cp "$GEN/Xborder.swift" "$GEN/XborderFFI.h" "$DIST.new/swift/"
 cp "$GEN/XborderFFI.modulemap" "$DIST.new/swift/module.modulemap"
 cp "$GEN/xborder.py" "$LIB" "$DIST.new/python/"

@@ -216,4 +216,86 @@ class JavaApiTest {
         ClaimNeed after = again.loaded(map.get("evt_3"));
         assertEquals(ClaimOutcome.IN_PROGRESS, ((ClaimNeed.Done) after).getOutcome());
     }
+
+    // kotlin/lean.py pools call statuses per thread (issue 16): an error's status must never leak
+    // into the next call, a call that re-enters (Rust -> a Java store -> Rust) must get its own
+    // status, and threads must not share one.
+    @Test
+    void reusedCallStatus() throws Exception {
+        // The pool is there (the build applied kotlin/lean.py to the generated Kotlin).
+        assertTrue(XborderKt.class.getDeclaredField("uniffiXbStatusPool") != null);
+        String good = XborderKt.sign(SECRET, BODY);
+        String bad = "00" + good.substring(2);
+        for (int i = 0; i < 500; i++) {
+            XborderException e = assertThrows(XborderException.class, () -> XborderKt.verify(SECRET, BODY, bad));
+            assertEquals("SIGNATURE_MISMATCH", e.errorCode());
+            XborderKt.verify(SECRET, BODY, good);
+            assertEquals(EventKind.LIVE, XborderKt.classifyEvent("order:created").getKind());
+            XborderException m = assertThrows(XborderException.class,
+                () -> XborderKt.decodeEnvelope("{".getBytes(StandardCharsets.UTF_8), XborderKt.defaultDecodeLimits()));
+            assertEquals("MALFORMED_JSON", m.errorCode());
+        }
+
+        // A store that calls into Rust from inside Rust's call, and fails every third load.
+        Map<String, String> map = new HashMap<>();
+        int[] loads = {0};
+        JavaClaimStore reentrant = new JavaClaimStore() {
+            @Override public synchronized String load(String id) {
+                assertEquals(EventKind.UNKNOWN, XborderKt.classifyEvent("not:an_event").getKind());
+                assertThrows(XborderException.class, () -> XborderKt.verify(SECRET, BODY, bad));
+                if (++loads[0] % 3 == 0) throw new IllegalStateException("store down");
+                return map.get(id);
+            }
+            @Override public synchronized boolean compareAndSetEntry(String id, String expected, String next, Long ttlMs) {
+                try {
+                    XborderKt.verify(SECRET, BODY, good);
+                } catch (XborderException e) {
+                    throw new AssertionError("a good signature refused inside a store call", e);
+                }
+                if (!java.util.Objects.equals(map.get(id), expected)) return false;
+                if (next == null) map.remove(id); else map.put(id, next);
+                return true;
+            }
+        };
+        Claims claims = XborderJava.claimsWithStore(reentrant);
+        int claimed = 0, unavailable = 0;
+        for (int i = 0; i < 60; i++) {
+            try {
+                assertEquals(ClaimOutcome.CLAIMED, XborderJava.step(claims, "claim", "evt_r" + i, "t", 1_000 + i));
+                claimed++;
+            } catch (XborderException.Store e) {
+                assertEquals("STORE_UNAVAILABLE", e.errorCode());
+                unavailable++;
+            }
+            // The next plain call is unaffected by what the store did.
+            XborderKt.verify(SECRET, BODY, good);
+        }
+        assertEquals(60, claimed + unavailable);
+        assertTrue(claimed > 0 && unavailable > 0, claimed + " claimed, " + unavailable + " unavailable");
+
+        // Threads, each with its own statuses.
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            final int seed = t;
+            Thread th = new Thread(() -> {
+                try {
+                    for (int i = 0; i < 1_000; i++) {
+                        if ((i + seed) % 2 == 0) {
+                            XborderKt.verify(SECRET, BODY, good);
+                        } else {
+                            XborderException e = assertThrows(XborderException.class, () -> XborderKt.verify(SECRET, BODY, bad));
+                            assertEquals("SIGNATURE_MISMATCH", e.errorCode());
+                        }
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            });
+            threads.add(th);
+            th.start();
+        }
+        for (Thread th : threads) th.join();
+        assertTrue(failures.isEmpty(), failures.toString());
+    }
 }
