@@ -22,7 +22,11 @@ build rather than losing (or half-applying) the change. The JVM tests (JavaApiTe
 
 Usage: python3 lean.py path/to/xborder.kt
 """
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from rewrite import rewrite  # noqa: E402  (bindings-uniffi/rewrite.py)
 
 MARK = "uniffiXbStatusPool"
 
@@ -64,15 +68,7 @@ NEEDED = [
 ]
 
 
-def main():
-    if len(sys.argv) != 2:
-        raise SystemExit("usage: python3 lean.py path/to/xborder.kt")
-    path = sys.argv[1]
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    if MARK in text:
-        print("kotlin/lean.py: %s already pools its call statuses" % path)
-        return
+def transform(text, path):
     missing = [n for n in NEEDED if n not in text]
     if text.count(ORIGINAL) != 1 or missing:
         raise SystemExit("kotlin/lean.py: the generated Kotlin changed (uniffiRustCallWithError found %d "
@@ -80,10 +76,11 @@ def main():
     if text.count("= UniffiRustCallStatus()") != 1:
         raise SystemExit("kotlin/lean.py: a status is made somewhere else than uniffiRustCallWithError: "
                          "update lean.py")
-    text = text.replace(ORIGINAL, POOLED)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-    print("kotlin/lean.py: %s: call statuses pooled per thread" % path)
+    return text.replace(ORIGINAL, POOLED), "call statuses pooled per thread"
+
+
+def main():
+    rewrite("kotlin/lean.py", MARK, "already pools its call statuses", transform)
 
 
 if __name__ == "__main__":

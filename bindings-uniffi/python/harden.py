@@ -24,8 +24,12 @@ changes the generated code fails the build instead of silently dropping a guard.
 
 Usage: python3 harden.py path/to/xborder.py
 """
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from rewrite import rewrite  # noqa: E402  (bindings-uniffi/rewrite.py)
 
 # How to pass each list parameter of the public API: shown in the TypeError.
 HINTS = {
@@ -194,20 +198,14 @@ def patch(text):
     return text, counts
 
 
-def main():
-    if len(sys.argv) != 2:
-        raise SystemExit("usage: python3 harden.py path/to/xborder.py")
-    path = sys.argv[1]
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    if "_xb_require_list" in text:
-        print("harden.py: %s is already hardened" % path)
-        return
+def transform(text, path):
     text, counts = patch(text)
     compile(text, path, "exec")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-    print("harden.py: %s: %s" % (path, ", ".join("%s %d" % kv for kv in counts.items())))
+    return text, ", ".join("%s %d" % kv for kv in counts.items())
+
+
+def main():
+    rewrite("harden.py", "_xb_require_list", "is already hardened", transform)
 
 
 if __name__ == "__main__":

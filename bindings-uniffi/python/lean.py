@@ -16,6 +16,9 @@ import ast
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from rewrite import rewrite  # noqa: E402  (bindings-uniffi/rewrite.py)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 MARK = "_xb_install_fast_runtime"
 
@@ -77,15 +80,7 @@ def check(generated, runtime):
     return problems
 
 
-def main():
-    if len(sys.argv) != 2:
-        raise SystemExit("usage: python3 lean.py path/to/xborder.py")
-    path = sys.argv[1]
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    if MARK in text:
-        print("lean.py: %s already has the lean runtime" % path)
-        return
+def transform(text, path):
     with open(os.path.join(HERE, "runtime.py"), encoding="utf-8") as f:
         runtime = f.read()
     problems = check(text, runtime)
@@ -94,9 +89,11 @@ def main():
                          + "\n  ".join(problems))
     text = text.rstrip("\n") + "\n\n\n# --- xborder: bindings-uniffi/python/runtime.py ---\n" + runtime
     compile(text, path, "exec")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-    print("lean.py: %s: call and buffer helpers replaced (runtime.py)" % path)
+    return text, "call and buffer helpers replaced (runtime.py)"
+
+
+def main():
+    rewrite("lean.py", MARK, "already has the lean runtime", transform)
 
 
 if __name__ == "__main__":
