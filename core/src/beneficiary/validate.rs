@@ -43,12 +43,9 @@ impl Validation {
     }
 
     fn push(&mut self, path: impl Into<String>, code: IssueCode) {
-        let issue = Issue {
-            path: path.into(),
-            code,
-        };
-        if !self.issues.contains(&issue) {
-            self.issues.push(issue);
+        let path = path.into();
+        if !self.issues.iter().any(|i| i.code == code && i.path == path) {
+            self.issues.push(Issue { path, code });
         }
     }
 }
@@ -93,8 +90,26 @@ fn required_str<'a>(
 /// Applies one rule under `obj` (at `parent`). Dotted names walk through objects; where a
 /// parent is absent or not an object only the parent is reported.
 fn apply_rule(out: &mut Validation, obj: &Map<String, Value>, parent: &str, rule: &FieldRule) {
+    let mut path = String::with_capacity(64);
+    path.push_str(parent);
+    apply_rule_at(out, obj, &mut path, rule);
+}
+
+/// `apply_rule` with the path so far in `path`, one buffer for the whole walk: each segment is
+/// appended on the way down and `path` is as it was when this returns.
+fn apply_rule_at(
+    out: &mut Validation,
+    obj: &Map<String, Value>,
+    path: &mut String,
+    rule: &FieldRule,
+) {
+    let base = path.len();
+    walk_rule(out, obj, path, rule);
+    path.truncate(base);
+}
+
+fn walk_rule(out: &mut Validation, obj: &Map<String, Value>, path: &mut String, rule: &FieldRule) {
     let mut here = obj;
-    let mut path = parent.to_owned();
     // Empty segments (`.address.city`, `a..b`) carry no name: they are skipped, and a rule with
     // no name at all is ignored (found by the `rules` fuzz target).
     let mut segments = rule.field.split('.').filter(|s| !s.is_empty()).peekable();
@@ -102,10 +117,13 @@ fn apply_rule(out: &mut Validation, obj: &Map<String, Value>, parent: &str, rule
         return;
     }
     while let Some(seg) = segments.next() {
-        path = join(&path, seg);
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(seg);
         let v = here.get(seg);
         if is_missing(v) {
-            out.push(path, IssueCode::Required);
+            out.push(path.as_str(), IssueCode::Required);
             return;
         }
         let last = segments.peek().is_none();
@@ -115,13 +133,13 @@ fn apply_rule(out: &mut Validation, obj: &Map<String, Value>, parent: &str, rule
         match v.and_then(Value::as_object) {
             Some(o) => here = o,
             None => {
-                out.push(path, IssueCode::InvalidValue);
+                out.push(path.as_str(), IssueCode::InvalidValue);
                 return;
             }
         }
     }
     for child in &rule.children {
-        apply_rule(out, here, &path, child);
+        apply_rule_at(out, here, path, child);
     }
 }
 
