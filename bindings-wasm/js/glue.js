@@ -70,6 +70,20 @@ function makePageInfo(total, page, pageSize, totalPages, hasNext, hasNextConflic
 }
 
 /**
+ * `{valid, issues: [{path, code}]}` (core's Validation): each issue's path and code are in
+ * `text` one after the other, `lengths` their lengths in UTF-16 units, made on the Rust side.
+ */
+function makeValidation(valid, text, lengths) {
+  const issues = [];
+  let at = 0;
+  for (let i = 0; i + 1 < lengths.length; i += 2) {
+    const path = text.slice(at, (at += lengths[i]));
+    issues.push({ path, code: text.slice(at, (at += lengths[i + 1])) });
+  }
+  return { valid, issues };
+}
+
+/**
  * `{kind, entity?, action?}` from core's classification of `name`, packed in one number by the
  * Rust side (`Catalog.__classify`): the kind's index in `kinds` (core's texts), plus 8 × (the
  * entity's length + 1) when the name is well formed, `<entity>:<action>` in ASCII.
@@ -832,4 +846,4 @@ function isWellFormed(s) {
   return true;
 }
 
-export { XborderError, Envelope, xbError, xbMismatch, makeEnvelope, makePageInfo, wrapApi, plainJson, jsonTape, jsonTapeText, isWellFormed };
+export { XborderError, Envelope, xbError, xbMismatch, makeEnvelope, makePageInfo, makeValidation, wrapApi, plainJson, jsonTape, jsonTapeText, isWellFormed };

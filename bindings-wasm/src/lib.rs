@@ -76,6 +76,12 @@ extern "C" {
         next_page: Option<f64>,
     ) -> JsValue;
 
+    /// `{valid, issues: [{path, code}]}` from every issue's path and code written one after the
+    /// other in `text`, `lengths` holding each one's length in UTF-16 units: one crossing for
+    /// the whole answer.
+    #[wasm_bindgen(js_name = makeValidation)]
+    fn make_validation(valid: bool, text: &str, lengths: &[u32]) -> JsValue;
+
     #[wasm_bindgen(js_name = makeEnvelope)]
     fn make_envelope(
         id: &str,
@@ -245,6 +251,11 @@ impl<'a, D: Fn(f64) -> Option<String>> Tape<'a, D> {
     /// The next string of `text`: as many characters as make its length in UTF-16 units.
     fn string(&mut self) -> Option<String> {
         let mut units = self.len()?;
+        // ASCII (the usual case): one byte per unit.
+        if let Some(s) = self.text.get(..units).filter(|s| s.is_ascii()) {
+            self.text = self.text.get(units..)?;
+            return Some(s.to_owned());
+        }
         let mut end = 0;
         for c in self.text.chars() {
             if units == 0 {
@@ -688,14 +699,26 @@ fn banks_in(banks: &JsValue) -> Result<Option<BankList>, JsValue> {
     ))
 }
 
-/// `{valid, issues: [{path, code}]}`.
+/// `{valid, issues: [{path, code}]}`, made by the glue in one call (`makeValidation`).
 fn validation_js(v: &beneficiary::Validation) -> JsValue {
-    let issues = js_array(
-        v.issues
-            .iter()
-            .map(|i| js_object(&[("path", js_str(&i.path)), ("code", js_str(i.code.as_str()))])),
-    );
-    js_object(&[("valid", JsValue::from_bool(v.valid())), ("issues", issues)])
+    let mut text = String::new();
+    let mut lengths = Vec::with_capacity(2 * v.issues.len());
+    for issue in &v.issues {
+        for s in [issue.path.as_str(), issue.code.as_str()] {
+            text.push_str(s);
+            lengths.push(u32::try_from(utf16_len(s)).unwrap_or(u32::MAX));
+        }
+    }
+    make_validation(v.valid(), &text, &lengths)
+}
+
+/// A text's length in UTF-16 code units (what JavaScript's `length` counts).
+fn utf16_len(s: &str) -> usize {
+    if s.is_ascii() {
+        s.len()
+    } else {
+        s.encode_utf16().count()
+    }
 }
 
 /// `beneficiary.validate`: `{valid, issues: [{path, code}]}`, every issue.
@@ -1244,5 +1267,45 @@ mod tests {
         assert_eq!(Tape::read(&[0.0, 3.0, f64::INFINITY], "", no_digits), None);
         assert_eq!(Tape::read(&[0.0, 9.0], "", no_digits), None);
         assert_eq!(Tape::read(&[], "", no_digits), None);
+    }
+
+    /// Strings read back whole whatever their neighbours: ASCII ones (read by length in bytes)
+    /// next to ones with characters of two, three and four bytes (read character by character).
+    #[test]
+    fn tape_strings_ascii_and_not() {
+        let pool = [
+            "a",
+            "é",
+            "aé",
+            "éa",
+            "x😀y",
+            "",
+            "Bogotá D.C.",
+            "ab",
+            "€",
+            "😀",
+        ];
+        for i in 0..pool.len() {
+            for j in 0..pool.len() {
+                for k in 0..pool.len() {
+                    let items = [pool[i], pool[j], pool[k]];
+                    let mut codes = vec![0.0, 5.0, 3.0];
+                    for s in items {
+                        codes.extend([4.0, utf16_len(s) as f64]);
+                    }
+                    let text = items.concat();
+                    let want = Value::Array(items.iter().map(|s| Value::from(*s)).collect());
+                    assert_eq!(
+                        Tape::read(&codes, &text, no_digits),
+                        Some(want),
+                        "{items:?}"
+                    );
+                    // One unit too many for the last string: the text runs out.
+                    let last = codes.len() - 1;
+                    codes[last] += 1.0;
+                    assert_eq!(Tape::read(&codes, &text, no_digits), None, "{items:?}");
+                }
+            }
+        }
     }
 }

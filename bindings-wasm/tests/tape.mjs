@@ -57,7 +57,7 @@ let seed = 0x5eed;
 const rnd = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
 const pick = (xs) => xs[Math.floor(rnd() * xs.length)];
 class Thing { constructor() { this.a = 1; } }
-const STRINGS = ['', 'a', 'order:created', '\ud800', 'x\udc00y', '😀', '10', '__proto__', 'constructor'];
+const STRINGS = ['', 'a', 'order:created', '\ud800', 'x\udc00y', '😀', 'é', 'aé', 'x😀y', 'Bogotá D.C.', '10', '__proto__', 'constructor'];
 const NUMBERS = [0, -0, 1, -1, 1.5, 1e21, 2 ** 53, -(2 ** 53) - 2, 5e-324, 123.456];
 const ODD = [
   () => undefined, () => () => 1, () => Symbol('s'), () => NaN, () => Infinity, () => -Infinity,
