@@ -2,9 +2,10 @@
 # Builds the npm package xborder-wasm, once:
 #   bindings-wasm/pkg/                       the package directory (what `npm pack` packs)
 #   target/wasm-npm/xborder-wasm.tgz          the packed tarball every test installs
-# Steps: toolchain setup, cargo (wasm32, profile wasm-release from wasm-release.toml),
-# wasm-bindgen (nodejs + web targets, the CLI pinned to the crate's =0.2.130), wasm-opt -Oz
-# (binaryen from npm), package files, npm pack. Idempotent: when nothing that goes into the
+# Steps: toolchain setup, cargo (wasm32, profiles from wasm-release.toml: wasm-release for
+# browsers, size first; wasm-node for Node, speed first), wasm-bindgen (web and nodejs targets,
+# the CLI pinned to the crate's =0.2.130), wasm-opt (binaryen from npm: -Oz for browsers, -O3
+# for Node), package files, npm pack. Idempotent: when nothing that goes into the
 # package changed, it says so and stops. Set XBORDER_BUILT_WASM=1 to skip it entirely.
 #
 # build.sh --test-hooks builds the package's test build instead, the same way with the cargo
@@ -22,16 +23,20 @@ if [ "${1:-}" = --test-hooks ]; then
   FLAVOUR=test-hooks
   PKG=$OUT/test-hooks/pkg
   TARBALL=$OUT/xborder-wasm-test-hooks.tgz
-  PROFILE=wasm-test-hooks
   FEATURES=(--features test-hooks)
   TARGETS=(nodejs) # the panic test runs in Node only
+  declare -A PROFILE=([nodejs]=wasm-test-hooks)
+  declare -A OPT=([nodejs]=-Oz)
 elif [ $# -eq 0 ]; then
   FLAVOUR=release
   PKG=$HERE/pkg
   TARBALL=$OUT/xborder-wasm.tgz
-  PROFILE=wasm-release
   FEATURES=()
   TARGETS=(nodejs web)
+  # Browsers download the module: size first (the budget, tests/size.sh). Node loads it once
+  # per process and runs it on every webhook: the same code compiled for speed.
+  declare -A PROFILE=([nodejs]=wasm-node [web]=wasm-release)
+  declare -A OPT=([nodejs]=-O3 [web]=-Oz)
 else
   echo "usage: build.sh [--test-hooks]" >&2; exit 2
 fi
@@ -49,16 +54,20 @@ CRATE_WB=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' "$HERE/Cargo.toml")
 CLI_WB=$(wasm-bindgen --version | awk '{print $2}')
 [ "$CRATE_WB" = "$CLI_WB" ] || { echo "build-wasm: ERROR: crate pins wasm-bindgen $CRATE_WB, CLI is $CLI_WB" >&2; exit 1; }
 
-say "cargo build -p xborder-wasm --target wasm32-unknown-unknown --profile $PROFILE ${FEATURES[*]}"
-cargo build -p xborder-wasm --target wasm32-unknown-unknown --profile "$PROFILE" "${FEATURES[@]}" \
-  --config "$HERE/wasm-release.toml" 2>&1 | sed 's/^/  /'
-WASM=$ROOT/target/wasm32-unknown-unknown/$PROFILE/xborder_wasm.wasm
+declare -A WASM
+for target in "${TARGETS[@]}"; do
+  profile=${PROFILE[$target]}
+  say "cargo build -p xborder-wasm --target wasm32-unknown-unknown --profile $profile ${FEATURES[*]} (for $target)"
+  cargo build -p xborder-wasm --target wasm32-unknown-unknown --profile "$profile" "${FEATURES[@]}" \
+    --config "$HERE/wasm-release.toml" 2>&1 | sed 's/^/  /'
+  WASM[$target]=$ROOT/target/wasm32-unknown-unknown/$profile/xborder_wasm.wasm
+done
 
 VERSION=$(cargo metadata --format-version 1 --no-deps 2>/dev/null \
   | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const p=JSON.parse(s).packages.find(p=>p.name==="xborder-wasm");console.log(p.version)})')
 
 # Everything the package is made of: skip the rest when it is unchanged.
-INPUTS=$( { sha256sum "$WASM" "$HERE"/npm/* "$HERE/js/glue.js" "$HERE/README.md" "$HERE/build.sh" "$HERE/wasm-release.toml" \
+INPUTS=$( { sha256sum "${WASM[@]}" "$HERE"/npm/* "$HERE/js/glue.js" "$HERE/README.md" "$HERE/build.sh" "$HERE/wasm-release.toml" \
               "$ROOT/LICENSE-MIT" "$ROOT/LICENSE-APACHE";
             echo "$FLAVOUR $VERSION $CLI_WB $(wasm-opt --version)"; } | sha256sum | cut -c1-16)
 if [ -f "$TARBALL" ] && [ "$(cat "$PKG/.inputs" 2>/dev/null)" = "$INPUTS" ]; then
@@ -68,16 +77,16 @@ fi
 
 rm -rf "$PKG"
 mkdir -p "$PKG" "$OUT"
-WASM_OPT_FLAGS=(-Oz --converge --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
+WASM_OPT_FLAGS=(--converge --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
   --enable-mutable-globals --enable-multivalue --enable-reference-types
   --low-memory-unused --zero-filled-memory --strip-debug --strip-producers --strip-target-features)
 for target in "${TARGETS[@]}"; do
   dir=$PKG/$([ $target = nodejs ] && echo node || echo web)
   say "wasm-bindgen --target $target -> ${dir#"$ROOT"/}"
-  wasm-bindgen --target "$target" --no-typescript --out-dir "$dir" --out-name xborder_wasm "$WASM" 2>&1 \
+  wasm-bindgen --target "$target" --no-typescript --out-dir "$dir" --out-name xborder_wasm "${WASM[$target]}" 2>&1 \
     | grep -v 'target_features' | sed 's/^/  /' || true
-  say "wasm-opt -Oz ${dir#"$ROOT"/}/xborder_wasm_bg.wasm"
-  wasm-opt "${WASM_OPT_FLAGS[@]}" "$dir/xborder_wasm_bg.wasm" -o "$dir/xborder_wasm_bg.wasm.opt"
+  say "wasm-opt ${OPT[$target]} ${dir#"$ROOT"/}/xborder_wasm_bg.wasm"
+  wasm-opt "${OPT[$target]}" "${WASM_OPT_FLAGS[@]}" "$dir/xborder_wasm_bg.wasm" -o "$dir/xborder_wasm_bg.wasm.opt"
   mv "$dir/xborder_wasm_bg.wasm.opt" "$dir/xborder_wasm_bg.wasm"
   rm -f "$dir/.gitignore" "$dir/package.json"
 done

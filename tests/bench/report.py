@@ -123,7 +123,8 @@ def sizes():
 
     snippet = glob.glob(os.path.join(pkg, "node", "snippets", "*", "js", "glue.js"))
     wsnippet = glob.glob(os.path.join(pkg, "web", "snippets", "*", "js", "glue.js"))
-    add("`.wasm` (wasm-opt -Oz; node and web builds are the same module)", [os.path.join(pkg, "node", "xborder_wasm_bg.wasm")])
+    add("`.wasm`, browsers (`web/`: built for size, wasm-opt -Oz; the budget is 140 / 60 KiB)", [os.path.join(pkg, "web", "xborder_wasm_bg.wasm")])
+    add("`.wasm`, Node (`node/`: the same code built for speed, wasm-opt -O3)", [os.path.join(pkg, "node", "xborder_wasm_bg.wasm")])
     add("JS glue, Node (`node/xborder_wasm.js`, the snippet, `index.cjs`)",
         [os.path.join(pkg, "node", "xborder_wasm.js"), *snippet[:1], os.path.join(pkg, "index.cjs")])
     add("JS glue, browsers (`web/xborder_wasm.js`, the snippet, `web.js`)",
@@ -247,9 +248,10 @@ def main():
                        f"{fmt_ns(r['ns']['xborder'])} vs {fmt_ns(r['ns']['node:crypto'])}",
                        "The HMAC is node:crypto's in both (the package computes the tags on the host); what is left "
                        "is fixed per call: the argument checks, the secrets' keys looked up, and one call into wasm "
-                       "with the header text and the tags copied in, where core reads the hex header and compares "
-                       "in constant time. At 1.7 KB that fixed part is a sizeable share of a 3-4 µs check; it would "
-                       "take comparing in JS, which would move the header parsing and the compare out of core.")
+                       "(Node's module, built for speed) with the header text and the tags copied in, where core "
+                       "reads the hex header and compares in constant time. At 1.7 KB that fixed part is a sizeable "
+                       "share of a 3-4 µs check; removing it would take comparing in JS, which would move the header "
+                       "parsing and the compare out of core.")
             r = nres.get(f"decode/{s}")
             if r:
                 target(f"Node decode to a usable event, {SIZES[s]}: ≤ 1.2× JSON.parse", r["ratio"]["xborder/JSON.parse"], 1.2,
@@ -278,13 +280,15 @@ def main():
         if r:
             target("Node BeneficiaryValidator.validate, 30 rules + banks read once: ≤ 20 µs", r["ns"]["xborder"] / 1000, 20.0,
                    f"{fmt_ns(r['ns']['xborder'])} vs a hand-written walk {fmt_ns(r['ns']['naive'])}",
-                   "Only the draft crosses (walked into the tape, read into a `Value`), the issues come back as "
-                   "objects; the validation itself is a few microseconds (see the Rust row).")
+                   "Only the draft crosses (walked into the tape, read into a `Value`), the issues come back in one "
+                   "call; the validation itself is a few microseconds (see the Rust row). What is left is building "
+                   "the draft's `Value` in wasm (an allocation per string and map node) and freeing it.")
         r = nres.get("classify/order_funds_received")
         if r:
             target("Node classifyEvent: ≤ 0.3 µs", r["ns"]["xborder"] / 1000, 0.3,
                    f"{fmt_ns(r['ns']['xborder'])} vs a `Set` lookup {fmt_ns(r['ns']['naive'])}",
-                   "One call into wasm with the name copied in; the answer comes back as one number.")
+                   "One call into wasm (Node's module, built for speed) with the name copied in (wasm-bindgen "
+                   "allocates for it: a second call); the answer comes back as one number, made an object in JS.")
     if kres:
         for s in ("1k7", "20k"):
             r = kres.get(f"verify/{s}")
@@ -418,7 +422,9 @@ def main():
           f"the module) **{c['load']:.2f} ms**; `new Receiver(...)` {c['receiver']:.3f} ms; first `verify` {c['firstCall']:.3f} ms; "
           f"node:crypto's first `createHmac` in the same process {c['nodeCrypto']:.3f} ms (built in, nothing to load).")
         w("")
-        w("In Node the package computes HMACs with node:crypto (the tags cross into wasm, core reads the header and "
+        w("Node loads the package's module built for speed (`node/`: opt-level 3, wasm-opt -O3); browsers load the "
+          "one built for size (`web/`), whose budget is in Sizes below. "
+          "In Node the package computes HMACs with node:crypto (the tags cross into wasm, core reads the header and "
           "compares in constant time); browsers use the module's own HMAC. The calls that take JS objects "
           "(`validateBeneficiary`, `pageInfo`) cross them as a tape: plain data walked once in JS into numbers and one "
           "string, read into a `serde_json::Value` in wasm; results come back as JS objects. `pageInfo` of a plain "
