@@ -89,7 +89,7 @@ extern "C" {
         kind: &str,
         entity_id: &str,
         entity_type: &str,
-        raw_data: Option<String>,
+        raw_data: Option<&[u8]>,
     ) -> JsValue;
 }
 
@@ -335,7 +335,7 @@ fn envelope_js(env: &Envelope) -> JsValue {
         env.kind().as_str(),
         env.entity_id(),
         env.entity_type(),
-        env.raw_data().map(str::to_owned),
+        env.raw_data().map(str::as_bytes),
     )
 }
 

@@ -432,3 +432,35 @@ async function alike(rules, steps, want) {
 }
 
 console.log('features: ok (catalog and receivers, page walker by hand and as an async iterator, claims: built-in and JS stores alike, beneficiary validator equal to validateBeneficiary, one winner among concurrent requests, conflicts, failing stores, windows)');
+
+// ---------------------------------------------------------------------------------------------
+// Envelope: entity.data's text exactly as sent (spaces, escapes, non-ASCII), made on first read
+// from a copy of its bytes, so a body buffer the caller reuses afterwards changes nothing.
+{
+  const data = '{ "s" : "é€😀\\u00e9", "n": 1.50, "k": {"z": [1, 2]} }';
+  const text = `{"id":"evt_env","event":"order:created","entity":{"id":"ord_9","type":"order","data":${data}}}`;
+  const bytes = new TextEncoder().encode(text);
+  const buffer = Buffer.from(bytes);
+  for (const body of [text, bytes, buffer, bytes.buffer]) {
+    const env = xb.decodeEnvelope(body);
+    assert.equal(env.id, 'evt_env');
+    if (body === buffer) buffer.fill(0x20); // the caller reuses its buffer
+    assert.equal(env.rawData, data);
+    assert.equal(env.rawData, data); // read twice, the same text
+    assert.deepEqual(env.data, { s: 'é€😀é', n: 1.5, k: { z: [1, 2] } });
+    assert.equal(env.data, env.data); // parsed once
+    assert.deepEqual(JSON.parse(JSON.stringify(env)), { id: 'evt_env', event: 'order:created', kind: 'live', entityId: 'ord_9', entityType: 'order', data: env.data });
+  }
+  // Data not read: toJSON still carries it.
+  assert.deepEqual(xb.decodeEnvelope(text).toJSON().data, { s: 'é€😀é', n: 1.5, k: { z: [1, 2] } });
+  // No data: both undefined, and toJSON leaves it out.
+  const bare = xb.decodeEnvelope('{"id":"evt_bare","event":"order:created","entity":{"id":"o","type":"order"}}');
+  assert.equal(bare.rawData, undefined);
+  assert.equal(bare.data, undefined);
+  assert.equal('data' in bare.toJSON(), false);
+  // Through the receiver too.
+  const rx = new Receiver(SECRET);
+  const d = rx.receive(text, sign(SECRET, text));
+  assert.equal(d.envelope.rawData, data);
+  console.log('features: envelope ok (rawData exact, lazy, copied, absent)');
+}
