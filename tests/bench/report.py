@@ -254,14 +254,18 @@ def main():
                        "parsing and the compare out of core.")
             r = nres.get(f"decode/{s}")
             if r:
+                lazy = nres.get(f"decode_lazy/{s}")
+                scan = f" (the envelope's fields alone, the scan and the crossing: {fmt_ns(lazy['ns']['xborder'])})" if lazy else ""
                 target(f"Node decode to a usable event, {SIZES[s]}: ≤ 1.2× JSON.parse", r["ratio"]["xborder/JSON.parse"], 1.2,
                        f"{fmt_ns(r['ns']['xborder'])} vs {fmt_ns(r['ns']['JSON.parse'])}",
-                       "A usable event needs entity.data as JS objects, which only JSON.parse builds cheaply, so the "
-                       "core's strict scan of the whole body (to check the envelope: UTF-8, nesting, the RFC 8259 "
-                       "grammar as every runtime reads it) is paid on top of JSON.parse of the data, plus copying "
-                       "the body into wasm memory and the strings back. JSON.parse alone is more lenient (duplicate "
-                       "keys, lone surrogates, any depth), so checking the envelope on its result would let bodies "
-                       "through that every other runtime refuses.")
+                       "A usable event needs entity.data as JS objects, which only JSON.parse builds cheaply: the "
+                       "package decodes the data's bytes to text and JSON.parses it (the same work as "
+                       "`JSON.parse(body.toString())`, minus the envelope's few fields), so what is over is core's "
+                       f"strict scan of the whole body in wasm{scan}, which checks the envelope as every runtime "
+                       "reads it (UTF-8, nesting, the RFC 8259 grammar). Node's module is built for speed; the scan "
+                       "is word-at-a-time (wasm SIMD, tried, changed nothing). JSON.parse alone is more lenient "
+                       "(duplicate keys, lone surrogates, any depth): checking the envelope on its result would let "
+                       "bodies through that every other runtime refuses.")
         r = nres.get("page/25")
         if r:
             target("Node pageInfo, 25 records: ≤ 5 µs", r["ns"]["xborder"] / 1000, 5.0,
@@ -533,9 +537,19 @@ def main():
     w(f"- {m['os']}; {m['rustc']}; Node {m['node']}; {m['java']}")
     if m["loads"]:
         w("- Load average (1/5/15 min) at each stage: " + "; ".join(f"{s} {a:.2f}/{b:.2f}/{c:.2f}" for s, a, b, c in m["loads"]))
-    w("- The machine was shared with other jobs (builds) while this report was made; the load averages above show how "
-      "busy it was. Absolute times are therefore noisy and somewhat pessimistic. The ratios are the figures to read: each pair ran side by side, alternating in Node and "
-      "Python, in JMH's forks for the JVM, back to back in criterion (one group after another, same process). Rerun on an idle machine for absolute numbers.")
+    # The benchmarks themselves keep about one core busy (the services stage: the simulator, a
+    # receiver and Redis at once, so more); a 1-minute load well above that elsewhere means
+    # something else ran at the same time.
+    others = [(st, a) for st, a, _, _ in m["loads"] if st not in ("start", "services")]
+    crowded = [st for st, a in others if a > 1.75]
+    if crowded:
+        w(f"- Something else ran on the machine during this run (a 1-minute load above 1.75 at: {', '.join(crowded)}, "
+          "where the benchmarks alone keep about one core busy): absolute times there are noisy and pessimistic. ")
+    else:
+        w("- The load averages are the benchmarks' own (about one busy core; more in the services stage, where the "
+          "simulator, a receiver and Redis run at once).")
+    w("- The ratios are the figures to read: each pair ran side by side, alternating in Node and Python, in JMH's forks "
+      "for the JVM, back to back in criterion (one group after another, same process).")
     w("")
     w("## Files")
     w("")
