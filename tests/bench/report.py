@@ -542,11 +542,10 @@ def main():
     # The benchmarks themselves keep about one core busy (the services stage: the simulator, a
     # receiver and Redis at once, so more); a 1-minute load well above that elsewhere means
     # something else ran at the same time.
-    others = [(st, a) for st, a, _, _ in m["loads"] if st not in ("start", "services")]
-    crowded = [st for st, a in others if a > 1.75]
+    crowded = [st for st, a, _, _ in m["loads"] if st not in ("start", "services") and a > 1.75]
     if crowded:
         w(f"- Something else ran on the machine during this run (a 1-minute load above 1.75 at: {', '.join(crowded)}, "
-          "where the benchmarks alone keep about one core busy): absolute times there are noisy and pessimistic. ")
+          "where the benchmarks alone keep about one core busy): absolute times there are noisy and pessimistic.")
     else:
         w("- The load averages are the benchmarks' own (about one busy core; more in the services stage, where the "
           "simulator, a receiver and Redis run at once).")

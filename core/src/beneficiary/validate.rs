@@ -43,19 +43,29 @@ impl Validation {
     }
 
     fn push(&mut self, path: impl Into<String>, code: IssueCode) {
-        let path = path.into();
-        if !self.issues.iter().any(|i| i.code == code && i.path == path) {
-            self.issues.push(Issue { path, code });
+        let issue = Issue {
+            path: path.into(),
+            code,
+        };
+        if !self.issues.contains(&issue) {
+            self.issues.push(issue);
         }
     }
 }
 
 pub(super) fn join(parent: &str, field: &str) -> String {
-    if parent.is_empty() {
-        field.to_owned()
-    } else {
-        format!("{parent}.{field}")
+    let mut path = String::with_capacity(parent.len() + 1 + field.len());
+    path.push_str(parent);
+    push_segment(&mut path, field);
+    path
+}
+
+/// Appends `field` to the dotted `path` (no dot before the first segment).
+fn push_segment(path: &mut String, field: &str) {
+    if !path.is_empty() {
+        path.push('.');
     }
+    path.push_str(field);
 }
 
 fn is_missing(v: Option<&Value>) -> bool {
@@ -90,9 +100,7 @@ fn required_str<'a>(
 /// Applies one rule under `obj` (at `parent`). Dotted names walk through objects; where a
 /// parent is absent or not an object only the parent is reported.
 fn apply_rule(out: &mut Validation, obj: &Map<String, Value>, parent: &str, rule: &FieldRule) {
-    let mut path = String::with_capacity(64);
-    path.push_str(parent);
-    apply_rule_at(out, obj, &mut path, rule);
+    apply_rule_at(out, obj, &mut parent.to_owned(), rule);
 }
 
 /// `apply_rule` with the path so far in `path`, one buffer for the whole walk: each segment is
@@ -108,6 +116,7 @@ fn apply_rule_at(
     path.truncate(base);
 }
 
+/// The walk of `apply_rule_at`, which puts `path` back as it was wherever this returns.
 fn walk_rule(out: &mut Validation, obj: &Map<String, Value>, path: &mut String, rule: &FieldRule) {
     let mut here = obj;
     // Empty segments (`.address.city`, `a..b`) carry no name: they are skipped, and a rule with
@@ -117,10 +126,7 @@ fn walk_rule(out: &mut Validation, obj: &Map<String, Value>, path: &mut String, 
         return;
     }
     while let Some(seg) = segments.next() {
-        if !path.is_empty() {
-            path.push('.');
-        }
-        path.push_str(seg);
+        push_segment(path, seg);
         let v = here.get(seg);
         if is_missing(v) {
             out.push(path.as_str(), IssueCode::Required);
