@@ -35,8 +35,13 @@ try {
   const dirs = [join(root, 'tests/vectors'), join(root, '../shared/conformance'),
     ...(process.env.XBORDER_VECTORS_DIR ?? '').split(':').filter(Boolean)];
   let cases = 0;
+  const empty = []; // the project's folder and shared/conformance (when present) must each give cases
   for (const [d, dir] of dirs.entries()) {
-    if (!existsSync(dir)) continue;
+    if (!existsSync(dir)) {
+      if (d === 0) empty.push(dir);
+      continue;
+    }
+    const before = cases;
     for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
       const doc = JSON.parse(readFileSync(join(dir, file), 'utf8'));
       for (const [m, c] of (doc.cases ?? []).entries()) {
@@ -53,8 +58,9 @@ try {
         }
       }
     }
+    if (d < 2 && cases === before) empty.push(dir);
   }
-  if (cases < 18) fail(`only ${cases} delivery.claims cases found`);
+  if (empty.length > 0) fail(`no delivery.claims case in ${empty.join(', ')}`);
   console.log(`redis (node): ${cases} delivery.claims cases`);
 
   // 16 connections claim one id at once, 10 rounds: exactly one claimed each time.
