@@ -89,27 +89,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-free_port() {
-  local p
-  for _ in $(seq 1 200); do
-    p=$((20000 + RANDOM % 40000))
-    if ! port_in_use "$p"; then echo "$p"; return 0; fi
-  done
-  return 1
-}
+# port_in_use, start_fresh_redis (a port outside the ephemeral range, retried when redis-server
+# exits) and start_redis (a restart on the same port).
+# shellcheck source=services/redis/server.sh
+. "$ROOT/services/redis/server.sh"
 
 # A JSON number out of a pretty-printed file: jnum FILE KEY.
 jnum() { grep -o "\"$2\": *[0-9.]*" "$1" | head -1 | grep -o '[0-9.]*$'; }
-
-REDIS_PID=
-start_redis() { # PORT
-  "$REDIS_SERVER" --port "$1" --bind 127.0.0.1 --save "" --appendonly no >"$WORK/redis-$1.log" 2>&1 &
-  REDIS_PID=$!
-  PIDS+=("$REDIS_PID")
-  for _ in $(seq 1 100); do port_in_use "$1" && return 0; sleep 0.05; done
-  say "redis-server did not listen on $1"; return 1
-}
 
 declare -A RX_PID RX_ADDR
 start_instance() { # N NAME LISTEN RUN
@@ -124,9 +110,12 @@ start_instance() { # N NAME LISTEN RUN
   PIDS+=("${RX_PID[$n]}")
   for _ in $(seq 1 200); do
     if [ -s "$out" ]; then RX_ADDR[$n]=$(head -1 "$out"); return 0; fi
+    kill -0 "${RX_PID[$n]}" 2>/dev/null || break
     sleep 0.05
   done
-  say "instance $name did not print its address (log: $WORK/$run-rx$n.log)"; return 1
+  say "instance $name did not print its address; its log ends:"
+  tail -5 "$WORK/$run-rx$n.log" | sed 's/^/    /' >&2
+  return 1
 }
 
 persisted_lines() { { cat "$WORK/$1"-rx*.jsonl 2>/dev/null || true; } | wc -l; }
@@ -142,12 +131,15 @@ stats() { # ADDR: the instance's /stats, one line
 one_run() {
   local run=$1 rport sim_pid sim_rc check_rc target total
   say "=== run: $run"
-  rport=$(free_port)
+  # set -e does not reach in here (one_run is called with ||): a failed start ends the run.
+  start_fresh_redis "$WORK" || { eval "RESULT_$run=\"FAILED: redis-server did not start\""; return 1; }
+  rport=$RPORT
+  PIDS+=("$REDIS_PID")
   REDIS_URL="redis://127.0.0.1:$rport/"
-  start_redis "$rport"
   say "redis-server on 127.0.0.1:$rport (no persistence)"
   for n in 1 2 3; do
-    start_instance "$n" "rx$n" 127.0.0.1:0 "$run"
+    start_instance "$n" "rx$n" 127.0.0.1:0 "$run" ||
+      { eval "RESULT_$run=\"FAILED: instance rx$n did not start\""; return 1; }
     local v="RX${n}_CMD"
     say "instance rx$n on ${RX_ADDR[$n]} (${!v:-$RX})"
   done
@@ -174,12 +166,13 @@ one_run() {
     say "FAULT: SIGKILL rx1 (pid ${RX_PID[1]}) at $at/$total persisted; restarting it on ${RX_ADDR[1]} in ${DOWN_S} s as rx1-restarted"
     kill -9 "${RX_PID[1]}"; wait "${RX_PID[1]}" 2>/dev/null || true
     sleep "$DOWN_S"
-    start_instance 1 rx1-restarted "${RX_ADDR[1]}" "$run"
+    start_instance 1 rx1-restarted "${RX_ADDR[1]}" "$run" || say "rx1 did not come back (the check below fails)"
   else
     say "FAULT: SIGKILL redis-server (pid $REDIS_PID) at $at/$total persisted; restarting it empty on port $rport in ${DOWN_S} s"
     kill -9 "$REDIS_PID"; wait "$REDIS_PID" 2>/dev/null || true
     sleep "$DOWN_S"
-    start_redis "$rport"
+    start_redis "$rport" "$WORK" || say "redis-server did not come back (the check below fails)"
+    PIDS+=("$REDIS_PID")
   fi
 
   sim_rc=0; wait "$sim_pid" || sim_rc=$?

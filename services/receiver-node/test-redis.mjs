@@ -14,22 +14,35 @@ const root = new URL('../../', import.meta.url).pathname;
 const freePort = () => new Promise((ok) => {
   const s = createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => ok(port)); });
 });
-const port = await freePort();
 const bin = process.env.XBORDER_REDIS_SERVER || 'redis-server';
-const server = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-  { stdio: 'ignore' });
+const listening = (port) => new Promise((ok) => {
+  const c = connect(port, '127.0.0.1', () => { c.destroy(); ok(true); });
+  c.on('error', () => ok(false));
+});
+// A port the kernel hands out free; if redis-server exits all the same (something took the port
+// in between), another one, five times in all. Then wait (5 s at most) until it listens.
+const startServer = async () => {
+  let why = '';
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const port = await freePort();
+    const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' });
+    let exited = null;
+    child.on('exit', (code) => { exited = code; });
+    why = `redis-server did not listen on ${port} within 5 s`;
+    for (let i = 0; i < 100; i += 1) {
+      if (await listening(port)) return { server: child, port };
+      if (exited !== null) { why = `redis-server exited (${exited}) before it listened on ${port}`; break; }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    child.kill('SIGKILL');
+  }
+  throw new Error(why);
+};
+const { server, port } = await startServer();
 let failures = 0;
 const fail = (why) => { failures += 1; console.log(`FAIL ${why}`); };
 try {
-  // Wait until the server listens, then connect.
-  const listening = () => new Promise((ok) => {
-    const c = connect(port, '127.0.0.1', () => { c.destroy(); ok(true); });
-    c.on('error', () => ok(false));
-  });
-  for (let i = 0; !(await listening()); i += 1) {
-    if (i > 100) throw new Error(`redis-server did not listen on ${port}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
   const redis = new Redis({ port, host: '127.0.0.1' });
   redis.on('error', () => {});
   const dirs = [join(root, 'tests/vectors'), join(root, '../shared/conformance'),

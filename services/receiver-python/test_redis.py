@@ -65,20 +65,39 @@ async def outcome_text_async(coro):
         return e.error_code()
 
 
-def main():
-    port = free_port()
-    server = subprocess.Popen(
-        [os.environ.get("XBORDER_REDIS_SERVER", "redis-server"), "--port", str(port),
-         "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL)
-    try:
-        client = redis.Redis(port=port)
+def start_server():
+    """A redis-server on a port the kernel hands out free; if it exits all the same (something
+    took the port in between), another one, five times in all. Waits (5 s at most) until it
+    answers; returns (process, port)."""
+    why = ""
+    for _ in range(5):
+        port = free_port()
+        server = subprocess.Popen(
+            [os.environ.get("XBORDER_REDIS_SERVER", "redis-server"), "--port", str(port),
+             "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL)
+        why = f"redis-server did not listen on {port} within 5 s"
+        probe = redis.Redis(port=port)
         for _ in range(100):
             try:
-                client.ping()
-                break
+                probe.ping()
+                probe.close()
+                return server, port
             except redis.ConnectionError:
+                if server.poll() is not None:
+                    why = f"redis-server exited ({server.returncode}) before it listened on {port}"
+                    break
                 time.sleep(0.05)
+        probe.close()
+        server.kill()
+        server.wait()
+    raise RuntimeError(why)
+
+
+def main():
+    server, port = start_server()
+    try:
+        client = redis.Redis(port=port)
         cases = list(vectors())
         # The project's folder, and shared/conformance when it is there, must each give cases.
         found = {key.split("/")[0] for key, _ in cases}

@@ -36,12 +36,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-RPORT=
-for _ in $(seq 1 200); do RPORT=$((20000 + RANDOM % 40000)); port_in_use "$RPORT" || break; done
-"$REDIS_SERVER" --port "$RPORT" --bind 127.0.0.1 --save "" --appendonly no >"$WORK/redis.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 1 100); do port_in_use "$RPORT" && break; sleep 0.05; done
+# shellcheck source=services/redis/server.sh
+. "$ROOT/services/redis/server.sh"
+start_fresh_redis "$WORK" || exit 1
+PIDS+=("$REDIS_PID")
 say "redis-server on 127.0.0.1:$RPORT"
 
 jnum() { grep -o "\"$2\": *[0-9.]*" "$1" | head -1 | grep -o '[0-9.]*$'; }

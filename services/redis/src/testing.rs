@@ -14,29 +14,42 @@ pub struct TestServer {
 }
 
 impl TestServer {
-    /// Starts one and waits (up to 5 s) until it listens.
+    /// Starts one and waits (up to 5 s) until it listens. The port is one the kernel hands out
+    /// free; if redis-server still exits (something took the port in between), it tries another,
+    /// five times in all.
     pub fn start() -> Result<TestServer, String> {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map_err(|e| format!("no free port: {e}"))?
-            .port();
         let bin = std::env::var("XBORDER_REDIS_SERVER").unwrap_or_else(|_| "redis-server".into());
-        let child = Command::new(&bin)
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .stdout(Stdio::null())
-            .spawn()
-            .map_err(|e| {
-                format!("{bin} could not start ({e}): bash tests/tools/setup.sh redis installs it")
-            })?;
-        let server = TestServer { child, port };
-        for _ in 0..100 {
-            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return Ok(server);
+        let mut why = String::new();
+        for _ in 0..5 {
+            let port = TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .map_err(|e| format!("no free port: {e}"))?
+                .port();
+            let child = Command::new(&bin)
+                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+                .args(["--save", "", "--appendonly", "no"])
+                .stdout(Stdio::null())
+                .spawn()
+                .map_err(|e| {
+                    format!(
+                        "{bin} could not start ({e}): bash tests/tools/setup.sh redis installs it"
+                    )
+                })?;
+            let mut server = TestServer { child, port };
+            why = format!("{bin} did not listen on port {port} within 5 s");
+            for _ in 0..100 {
+                if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                    return Ok(server);
+                }
+                if let Ok(Some(status)) = server.child.try_wait() {
+                    why = format!("{bin} exited ({status}) before it listened on port {port}");
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(50));
             }
-            std::thread::sleep(Duration::from_millis(50));
+            server.kill();
         }
-        Err(format!("{bin} did not listen on port {port}"))
+        Err(why)
     }
 
     /// Its port.

@@ -1,0 +1,61 @@
+# A throwaway redis-server for the shell scripts (services/fault-test.sh, services/simulator/bench.sh):
+# sourced, not run. The Rust, Node and Python tests have their own (services/redis/src/testing.rs).
+#
+#   . services/redis/server.sh
+#   start_fresh_redis "$WORK"     # a free port; sets RPORT and REDIS_PID, logs to $WORK/redis-PORT.log
+#   start_redis "$RPORT" "$WORK"  # again on the same port (a restart); sets REDIS_PID
+#
+# The port is taken outside the kernel's ephemeral range: a client's port there, even one in
+# TIME_WAIT after a run of thousands of connections, makes redis-server's bind fail ("Address
+# already in use") while a connect test says the port is free. When redis-server exits anyway,
+# start_fresh_redis prints why and tries another port. The caller adds REDIS_PID to what it kills.
+# Needs REDIS_SERVER (the binary) and a `say` function.
+
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# A loopback port nothing listens on, below the ephemeral range when there is room there.
+free_port() {
+  local lo=32768 hi=60999 p base span
+  if [ -r /proc/sys/net/ipv4/ip_local_port_range ]; then
+    read -r lo hi </proc/sys/net/ipv4/ip_local_port_range
+  fi
+  if [ "$lo" -gt 12000 ]; then base=10000; span=$((lo - 10000)); else base=$((hi + 1)); span=$((65535 - hi)); fi
+  [ "$span" -gt 0 ] || { base=20000; span=40000; }
+  for _ in $(seq 1 200); do
+    p=$((base + RANDOM % span))
+    if ! port_in_use "$p"; then echo "$p"; return 0; fi
+  done
+  return 1
+}
+
+REDIS_PID=
+start_redis() { # PORT LOGDIR: starts it and waits until it listens (5 s at most)
+  local port=$1 log="$2/redis-$1.log"
+  "$REDIS_SERVER" --port "$port" --bind 127.0.0.1 --save "" --appendonly no >>"$log" 2>&1 &
+  REDIS_PID=$!
+  for _ in $(seq 1 100); do
+    port_in_use "$port" && return 0
+    kill -0 "$REDIS_PID" 2>/dev/null || break
+    sleep 0.05
+  done
+  if kill -0 "$REDIS_PID" 2>/dev/null; then
+    say "redis-server did not listen on $port within 5 s; its log ends:"
+    kill -9 "$REDIS_PID" 2>/dev/null || true
+  else
+    say "redis-server exited before it listened on $port; its log ends:"
+  fi
+  wait "$REDIS_PID" 2>/dev/null || true
+  tail -3 "$log" | sed 's/^/    /' >&2
+  return 1
+}
+
+RPORT=
+start_fresh_redis() { # LOGDIR: on a free port (5 tries); sets RPORT
+  local try
+  for try in 1 2 3 4 5; do
+    RPORT=$(free_port) || { say "no free loopback port found"; return 1; }
+    start_redis "$RPORT" "$1" && return 0
+    [ "$try" -lt 5 ] && say "trying another port"
+  done
+  return 1
+}
