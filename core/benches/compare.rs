@@ -369,7 +369,7 @@ fn validating(c: &mut Criterion) {
     let draft: Value = serde_json::from_str(draft_t).unwrap();
     let rules_v: Value = serde_json::from_str(rules_t).unwrap();
     let banks_v: Value = serde_json::from_str(banks_t).unwrap();
-    let rules = ValidationRules::from_value(&rules_v);
+    let rules = ValidationRules::from_value(&rules_v).unwrap();
     let banks = BankList::from_value("CO", &banks_v).unwrap();
     let found = beneficiary::validate(&draft, Some(&rules), Some(&banks));
     let naive = naive_validate(&draft, &rules_v, &banks_v);
@@ -384,9 +384,9 @@ fn validating(c: &mut Criterion) {
     // Everything after parsing: reading the rules document and bank list, then validating.
     g.bench_function(BenchmarkId::new("xborder_cold", "rules30"), |b| {
         b.iter(|| {
-            let rules = ValidationRules::from_value(black_box(&rules_v));
-            let banks = BankList::from_value("CO", black_box(&banks_v));
-            beneficiary::validate(black_box(&draft), Some(&rules), banks.as_ref())
+            let rules = ValidationRules::from_value(black_box(&rules_v)).ok();
+            let banks = BankList::from_value("CO", black_box(&banks_v)).ok();
+            beneficiary::validate(black_box(&draft), rules.as_ref(), banks.as_ref())
         })
     });
     g.bench_function(BenchmarkId::new("naive", "rules30"), |b| {

@@ -6,7 +6,7 @@
 #![allow(clippy::expect_used, clippy::panic)] // a demo: a broken fixture should stop it loudly
 
 use serde_json::Value;
-use xborder_core::beneficiary::{required_fields, validate, BankList, ValidationRules};
+use xborder_core::beneficiary::{required_fields, BeneficiaryValidator, ValidationRules};
 use xborder_core::delivery::{Decision, DeliveryAttempts, DeliveryState, Receiver};
 use xborder_core::pagination::{page_info, ListParams};
 use xborder_core::signature::sign;
@@ -119,32 +119,33 @@ fn main() {
     }
 
     println!("\n== Beneficiary drafts against the server's rules and bank list");
-    let rules_co = ValidationRules::from_value(&fixture("rules-co-individual.json"));
-    let banks_co = BankList::from_value("CO", &fixture("banks-co.json"));
-    let rules_us = ValidationRules::from_value(&fixture("rules-us-business.json"));
-    for (name, draft, rules, banks) in [
-        (
-            "draft-co.json (CO, individual)",
-            fixture("draft-co.json"),
-            &rules_co,
-            banks_co.as_ref(),
-        ),
-        (
-            "draft-us.json (US, business)",
-            fixture("draft-us.json"),
-            &rules_us,
-            None,
-        ),
+    // The documents as the server sent them; one that cannot be read is reported, not skipped.
+    let rules_co = fixture("rules-co-individual.json");
+    let co = BeneficiaryValidator::from_documents(
+        Some(&rules_co),
+        Some("CO"),
+        Some(&fixture("banks-co.json")),
+    );
+    let us = BeneficiaryValidator::from_documents(
+        Some(&fixture("rules-us-business.json")),
+        None,
+        None,
+    );
+    for (name, draft, validator) in [
+        ("draft-co.json (CO, individual)", fixture("draft-co.json"), &co),
+        ("draft-us.json (US, business)", fixture("draft-us.json"), &us),
     ] {
-        let v = validate(&draft, Some(rules), banks);
+        let v = validator.validate(&draft);
         println!(
             "  {name}: {}",
             if v.valid() { "valid" } else { "not valid" }
         );
         for issue in &v.issues {
-            println!("    {:<28} {}", issue.path, issue.code);
+            let label = issue.label.as_deref().unwrap_or("");
+            println!("    {:<28} {:<24} {label:<14} {}", issue.path, issue.code, issue.message);
         }
     }
+    let rules_co = ValidationRules::from_value(&rules_co).expect("a rules document");
     let fields = required_fields(Some(&rules_co), "bank_account", "CO");
     println!(
         "  a CO bank_account form asks for {} fields: {}",

@@ -51,6 +51,10 @@ pub const ERRORS: &[&str] = &[
     "OUT_OF_RANGE",
     // beneficiary::RoutingNumberError (also an issue code)
     "INVALID_ROUTING_NUMBER",
+    // beneficiary::UnreadableDocument (also issue codes): a document that cannot be read,
+    // where the answer is an error rather than an issue (the fields a form asks for)
+    "RULES_UNREADABLE",
+    "BANKS_UNREADABLE",
     // the bindings
     INTERNAL_ERROR,
 ];
@@ -64,6 +68,17 @@ pub const ISSUES: &[&str] = &[
     "RULES_MISMATCH",
     "BANKS_MISMATCH",
     "UNSUPPORTED_PAYMENT_TYPE",
+    "RULES_UNREADABLE",
+    "BANKS_UNREADABLE",
+    "INVALID_IBAN",
+    "INVALID_CLABE",
+    "INVALID_CBU",
+    "INVALID_CUIT",
+    "INVALID_BIC",
+    "INVALID_IFSC",
+    "INVALID_SORT_CODE",
+    "INVALID_BSB",
+    "INVALID_BRANCH_CODE",
 ];
 
 /// Every drift code of the all-pages walker ([`crate::pagination::Drift`]).
@@ -72,6 +87,7 @@ pub const DRIFTS: &[&str] = &[
     "REPEATED_RECORDS",
     "HAS_NEXT_CONFLICT",
     "POSSIBLY_SKIPPED",
+    "STALLED",
 ];
 
 #[cfg(test)]
@@ -79,7 +95,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
-    use crate::beneficiary::{IssueCode, RoutingNumberError};
+    use crate::beneficiary::{Document, IssueCode, RoutingNumberError};
     use crate::claims::ClaimError;
     use crate::delivery::StoreError;
     use crate::envelope::EnvelopeError;
@@ -211,13 +227,15 @@ mod tests {
             D::RepeatedRecords { count: 1 },
             D::HasNextConflict { has_next: true },
             D::PossiblySkipped { count: 1 },
+            D::Stalled,
         ];
         for d in &all {
             match d {
                 D::TotalChanged { .. }
                 | D::RepeatedRecords { .. }
                 | D::HasNextConflict { .. }
-                | D::PossiblySkipped { .. } => {}
+                | D::PossiblySkipped { .. }
+                | D::Stalled => {}
             }
         }
         all
@@ -239,6 +257,12 @@ mod tests {
         reported.extend(every_claim_error().iter().map(|e| e.code()));
         reported.insert(CatalogError::InvalidName(String::new()).code());
         reported.insert(crate::MalformedJson.code());
+        for document in [Document::Rules, Document::Banks] {
+            match document {
+                Document::Rules | Document::Banks => {}
+            }
+            reported.insert(document.issue_code().as_str());
+        }
         reported.insert(INTERNAL_ERROR);
         assert_eq!(reported, set(ERRORS));
         assert_eq!(ERRORS.len(), set(ERRORS).len(), "a code is listed twice");
@@ -269,6 +293,17 @@ mod tests {
             IssueCode::RulesMismatch => 4,
             IssueCode::BanksMismatch => 5,
             IssueCode::UnsupportedPaymentType => 6,
+            IssueCode::RulesUnreadable => 7,
+            IssueCode::BanksUnreadable => 8,
+            IssueCode::InvalidIban => 9,
+            IssueCode::InvalidClabe => 10,
+            IssueCode::InvalidCbu => 11,
+            IssueCode::InvalidCuit => 12,
+            IssueCode::InvalidBic => 13,
+            IssueCode::InvalidIfsc => 14,
+            IssueCode::InvalidSortCode => 15,
+            IssueCode::InvalidBsb => 16,
+            IssueCode::InvalidBranchCode => 17,
         };
         let kind = |k: &EventKind| match k {
             EventKind::Live => 0,
@@ -298,7 +333,7 @@ mod tests {
                 "ALL misses a variant"
             );
         };
-        check(IssueCode::ALL.iter().map(issue).collect(), 7);
+        check(IssueCode::ALL.iter().map(issue).collect(), 18);
         check(EventKind::ALL.iter().map(kind).collect(), 5);
         check(Action::ALL.iter().map(action).collect(), 4);
         check(FieldSource::ALL.iter().map(source).collect(), 2);

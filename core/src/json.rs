@@ -16,7 +16,7 @@ pub const MAX_JSON_DEPTH: usize = 127;
 /// A JSON input that is not JSON at all.
 ///
 /// ```
-/// let err = xborder_core::beneficiary::ValidationRules::from_json("{").unwrap_err();
+/// let err = xborder_core::MalformedJson;
 /// assert_eq!(err.code(), "MALFORMED_JSON");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]

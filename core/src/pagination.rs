@@ -2,9 +2,11 @@
 //!
 //! Every list endpoint takes `page` (0-based), `pageSize`, `sortBy`, `sortOrder` and `search`,
 //! plus filters of its own (`status`, `event`, `email`, ...), and answers
-//! `{data, total, page, pageSize}` (some answer `{data, total, hasNext}`). Arithmetic is exact up
-//! to 2^53 − 1, the largest integer every runtime holds exactly, and errors beyond. Nothing a
-//! caller passes is dropped silently: an unknown parameter or an unusable filter is an error.
+//! `{data, total, page, pageSize}` (some answer `{data, total, hasNext}`, the api-keys list
+//! `{data, meta: {total, page, pageSize}}`). Arithmetic is exact up to 2^53 − 1, the largest
+//! integer every runtime holds exactly, and errors beyond. Nothing a caller passes is dropped
+//! silently: an unknown parameter or an unusable filter is an error. Every walk ends, whatever
+//! the server answers (drift `STALLED`).
 
 use std::collections::HashSet;
 use std::fmt;
@@ -577,15 +579,26 @@ fn response_uint(v: Option<&Value>) -> Result<Option<u64>, PaginationError> {
     }
 }
 
-/// Computes the page facts of a response. `request` (`page`, `pageSize`) supplies what a
-/// `{data, total, hasNext}` response leaves out; the response's own values win.
+/// The request a caller sends with no parameters: page 0 of 10 ([`ListParams::default`]).
+const DEFAULT_REQUEST: (u64, u64) = (0, 10);
+
+/// Computes the page facts of a response, from every list envelope the provider sends:
+/// `{data, total, page, pageSize}`, `{data, total, hasNext}` and `{data, meta: {total, page,
+/// pageSize, hasNext?}}` (read from `meta` only when the top level has none of those four).
+/// `request` (`page`, `pageSize`) supplies what the response leaves out, and without it the
+/// defaults do (page 0, pageSize 10: the request sent with no parameters); the response's own
+/// values win.
 ///
 /// ```
+/// use serde_json::json;
 /// use xborder_core::pagination::{page_info, PaginationError};
-/// let r = serde_json::json!({"data": [{}, {}, {}], "total": 3, "hasNext": false});
+/// let r = json!({"data": [{}, {}, {}], "total": 3, "hasNext": false});
 /// let info = page_info(&r, Some((0, 10))).unwrap();
 /// assert_eq!((info.first_item, info.last_item, info.total_pages), (1, 3, 1));
-/// assert_eq!(page_info(&r, None), Err(PaginationError::MalformedResponse));
+/// assert_eq!(page_info(&r, None), Ok(info));
+/// let meta = json!({"data": [{}, {}], "meta": {"total": 12, "page": 1, "pageSize": 10}});
+/// assert_eq!(page_info(&meta, None).unwrap().last_item, 12);
+/// assert_eq!(page_info(&json!({"error": {"CODE": "INTERNAL"}}), None), Err(PaginationError::MalformedResponse));
 /// ```
 pub fn page_info(
     response: &Value,
@@ -599,10 +612,13 @@ pub fn page_info(
     page_info_of(len, response, request)
 }
 
+/// The keys that carry a page's facts, at the top level or under `meta`.
+const PAGE_KEYS: [&str; 4] = ["total", "page", "pageSize", "hasNext"];
+
 /// [`page_info`] of a response whose `data` array holds `records` items, given the response's
-/// other fields (`total`, `page`, `pageSize`, `hasNext`; `data` itself is not read): a host that
-/// already holds the response as its own objects hands over four fields and a count instead of
-/// every record, whatever the page's length.
+/// other fields (`total`, `page`, `pageSize`, `hasNext`, or `meta`; `data` itself is not read):
+/// a host that already holds the response as its own objects hands over those fields and a
+/// count instead of every record, whatever the page's length.
 ///
 /// ```
 /// use xborder_core::pagination::{page_info, page_info_of};
@@ -616,17 +632,20 @@ pub fn page_info_of(
     fields: &Value,
     request: Option<(u64, u64)>,
 ) -> Result<PageInfo, PaginationError> {
-    let obj = fields
+    let top = fields
         .as_object()
         .ok_or(PaginationError::MalformedResponse)?;
+    // `{data, meta: {...}}` (the api-keys list): the facts under `meta`, unless the top level
+    // has any of them.
+    let obj = match top.get("meta").and_then(Value::as_object) {
+        Some(meta) if !PAGE_KEYS.iter().any(|k| top.contains_key(*k)) => meta,
+        _ => top,
+    };
+    let request = request.unwrap_or(DEFAULT_REQUEST);
     let len = records;
     let total = response_uint(obj.get("total"))?.ok_or(PaginationError::MalformedResponse)?;
-    let page = response_uint(obj.get("page"))?
-        .or(request.map(|r| r.0))
-        .ok_or(PaginationError::MalformedResponse)?;
-    let page_size = response_uint(obj.get("pageSize"))?
-        .or(request.map(|r| r.1))
-        .ok_or(PaginationError::MalformedResponse)?;
+    let page = response_uint(obj.get("page"))?.unwrap_or(request.0);
+    let page_size = response_uint(obj.get("pageSize"))?.unwrap_or(request.1);
     if page_size == 0 {
         return Err(PaginationError::InvalidPageSize);
     }
@@ -697,10 +716,14 @@ pub enum Drift {
         /// How many positions are unaccounted for.
         count: u64,
     },
+    /// Two pages in a row brought no record the walk had not passed on (a server that ignores
+    /// `page`, or says `hasNext: true` forever): the walk ends here, so that it always ends.
+    Stalled,
 }
 
 impl Drift {
-    /// `TOTAL_CHANGED`, `REPEATED_RECORDS`, `HAS_NEXT_CONFLICT` or `POSSIBLY_SKIPPED`.
+    /// `TOTAL_CHANGED`, `REPEATED_RECORDS`, `HAS_NEXT_CONFLICT`, `POSSIBLY_SKIPPED` or
+    /// `STALLED`.
     ///
     /// ```
     /// assert_eq!(xborder_core::pagination::Drift::RepeatedRecords { count: 1 }.code(), "REPEATED_RECORDS");
@@ -711,6 +734,7 @@ impl Drift {
             Drift::RepeatedRecords { .. } => "REPEATED_RECORDS",
             Drift::HasNextConflict { .. } => "HAS_NEXT_CONFLICT",
             Drift::PossiblySkipped { .. } => "POSSIBLY_SKIPPED",
+            Drift::Stalled => "STALLED",
         }
     }
 }
@@ -758,7 +782,9 @@ impl WalkStep {
 }
 
 /// Walks every page: says which page to request next, stops at the end, passes each record on
-/// once (by `id`), and flags drift.
+/// once (by `id`), and flags drift. Every walk ends: after the last page (by `hasNext` where the
+/// response has it, else by `total`), after an empty page, and after two pages in a row that
+/// bring no record it has not passed on ([`Drift::Stalled`]).
 ///
 /// ```
 /// use serde_json::json;
@@ -781,6 +807,11 @@ pub struct PageWalker {
     unique: u64,
     start_page: u64,
     done: bool,
+    /// Pages in a row that brought nothing new.
+    stale: u8,
+    /// Digests of the id-less records' texts: such records are always passed on, and one seen
+    /// before is nothing new to the stall check.
+    anonymous: HashSet<u128, BuildHasherDefault<DigestHasher>>,
 }
 
 /// A record's identity: a 126-bit digest of a string `id`, or the exact number (an integer as
@@ -814,6 +845,8 @@ impl PageWalker {
             last_total: None,
             unique: 0,
             done: false,
+            stale: 0,
+            anonymous: HashSet::default(),
         }
     }
 
@@ -862,14 +895,29 @@ impl PageWalker {
         self.last_total = Some(info.total);
         let mut fresh = Vec::new();
         let mut repeated = 0;
+        let mut brought_new = false;
         for (i, r) in data.iter().enumerate() {
-            if record_key(r).is_none_or(|k| self.seen.insert(k)) {
+            let key = record_key(r);
+            let new = match key {
+                Some(k) => self.seen.insert(k),
+                None => {
+                    brought_new |= self.anonymous.insert(digest(&r.to_string()));
+                    true
+                }
+            };
+            if new {
                 self.unique += 1;
                 fresh.push(i);
+                brought_new |= key.is_some();
             } else {
                 repeated += 1;
             }
         }
+        self.stale = if brought_new {
+            0
+        } else {
+            self.stale.saturating_add(1)
+        };
         if repeated > 0 {
             drift.push(Drift::RepeatedRecords { count: repeated });
         }
@@ -883,8 +931,12 @@ impl PageWalker {
                 drift.push(Drift::PossiblySkipped { count: from - to });
             }
         }
+        let stalled = self.stale >= 2;
+        if stalled {
+            drift.push(Drift::Stalled);
+        }
         match info.next_page {
-            Some(next) if !data.is_empty() => self.params.page = next,
+            Some(next) if !data.is_empty() && !stalled => self.params.page = next,
             _ => {
                 self.done = true;
                 // A walk from the first page should have met `total` records by its end.

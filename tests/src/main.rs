@@ -10,12 +10,12 @@ use std::process::ExitCode;
 
 use base64::Engine;
 use serde_json::{json, Map, Value};
-use xborder_core::beneficiary::{validate, BankList, ValidationRules};
+use xborder_core::beneficiary::BeneficiaryValidator;
 use xborder_core::claims::{ClaimRules, ClaimStore, Claims, Entry};
 use xborder_core::delivery::{Decision, Receiver, StoreError, DEFAULT_WINDOW};
 use xborder_core::envelope::Envelope;
 use xborder_core::events::{Catalog, RegistrationError};
-use xborder_core::pagination::{page_info, request_of, ListParams};
+use xborder_core::pagination::{page_info, request_of, ListParams, PageWalker};
 use xborder_core::signature::{sign, verify};
 
 /// A case that cannot be run (bad input shape): a failure with a reason.
@@ -189,11 +189,13 @@ fn webhook_receive(input: &Value) -> Outcome {
 
 fn beneficiary_validate(input: &Value) -> Outcome {
     let draft = input.get("draft").unwrap_or(&Value::Null);
-    let rules = input.get("rules").map(ValidationRules::from_value);
-    let banks = input.get("banks").and_then(|b| {
-        BankList::from_parts(b.get("country").and_then(Value::as_str), b.get("response")?)
-    });
-    let v = validate(draft, rules.as_ref(), banks.as_ref());
+    let banks = input.get("banks");
+    let validator = BeneficiaryValidator::from_documents(
+        input.get("rules"),
+        banks.and_then(|b| b.get("country")).and_then(Value::as_str),
+        banks.and_then(|b| b.get("response")),
+    );
+    let v = validator.validate(draft);
     let issues: Vec<Value> = v
         .issues
         .iter()
@@ -229,6 +231,46 @@ fn pagination_info(input: &Value) -> Outcome {
         }),
         Err(e) => json!({ "ok": false, "error": e.code() }),
     })
+}
+
+/// The walk FORMAT.md's `pagination.walk` describes: ask for the next query, feed the next
+/// page, until the walker is done or the pages run out.
+fn pagination_walk(input: &Value) -> Outcome {
+    let params = match input.get("request") {
+        None | Some(Value::Null) => ListParams::default(),
+        Some(r) => match ListParams::from_value(r) {
+            Ok(p) => p,
+            Err(e) => return Ok(json!({ "ok": false, "error": e.code() })),
+        },
+    };
+    let pages = input
+        .get("pages")
+        .and_then(Value::as_array)
+        .ok_or("pages must be a list")?;
+    let mut walker = PageWalker::new(params);
+    let (mut queries, mut records, mut drifts) = (vec![], vec![], std::collections::BTreeSet::new());
+    let mut pages = pages.iter();
+    let done = loop {
+        let Some(request) = walker.next_request() else {
+            break true;
+        };
+        let Some(page) = pages.next() else {
+            break false;
+        };
+        match walker.feed(page) {
+            Ok(step) => {
+                queries.push(request.to_query());
+                records.extend(
+                    step.records(page)
+                        .into_iter()
+                        .map(|r| r.get("id").cloned().unwrap_or(Value::Null)),
+                );
+                drifts.extend(step.drift.iter().map(|d| d.code()));
+            }
+            Err(e) => return Ok(json!({ "ok": false, "error": e.code() })),
+        }
+    };
+    Ok(json!({ "queries": queries, "records": records, "done": done, "drifts": drifts }))
 }
 
 /// The runner's own store, written as a user writes one over Redis: entries kept as the text
@@ -330,6 +372,7 @@ fn op(name: &str) -> Option<Option<OpFn>> {
         "beneficiary.validate" => beneficiary_validate,
         "pagination.query" => pagination_query,
         "pagination.info" => pagination_info,
+        "pagination.walk" => pagination_walk,
         "delivery.claims" => delivery_claims,
         _ => return None,
     };
@@ -377,12 +420,24 @@ fn multiset_eq(expected: &Value, actual: &Value) -> bool {
 }
 
 /// Partial match: every key of `expect` equals the same key of `actual`.
+/// Equal as sets: the same distinct values, whatever their order and count.
+fn set_eq(expected: &Value, actual: &Value) -> bool {
+    match (expected.as_array(), actual.as_array()) {
+        (Some(e), Some(a)) => {
+            e.iter().all(|x| a.iter().any(|y| deep_eq(x, y)))
+                && a.iter().all(|y| e.iter().any(|x| deep_eq(x, y)))
+        }
+        _ => false,
+    }
+}
+
 fn check(expect: &Map<String, Value>, actual: &Value) -> Result<(), String> {
     for (k, want) in expect {
         // A key `expect` names must be there (an expected `null` too), as in every runner.
         let same = match actual.get(k) {
             None => false,
             Some(got) if matches!(k.as_str(), "issues" | "rejected") => multiset_eq(want, got),
+            Some(got) if k == "drifts" => set_eq(want, got),
             Some(got) => deep_eq(want, got),
         };
         if !same {
@@ -410,6 +465,7 @@ fn vector_files() -> Vec<PathBuf> {
                 root.join("vectors"),
                 root.join("vectors/hostile"),
                 root.join("../../shared/conformance"),
+                root.join("../../shared/conformance/v2"),
             ];
             if let Ok(extra) = std::env::var("XBORDER_VECTORS_DIR") {
                 d.extend(

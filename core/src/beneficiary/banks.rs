@@ -1,8 +1,9 @@
 //! The bank list of a country (`GET /v1/beneficiaries/banks?countryCode=`) and ISO 3166-1
 //! country codes.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
+use super::document::{read_text, read_value, Document, Unreadable, UnreadableDocument};
 use super::rules::str_of;
 use crate::countries::ALPHA2;
 
@@ -29,7 +30,7 @@ pub struct Bank {
 /// let banks = BankList::from_value("CO", &serde_json::json!({"data": [{"id": "b1", "name": "One"}, {"name": "no id"}]})).unwrap();
 /// assert_eq!(banks.banks.len(), 1);
 /// assert!(banks.contains("b1"));
-/// assert!(BankList::from_value("CO", &serde_json::json!({"banks": []})).is_none());
+/// assert_eq!(BankList::from_value("CO", &serde_json::json!({"banks": []})).unwrap_err().code(), "BANKS_UNREADABLE");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -70,26 +71,29 @@ impl BankList {
         }
     }
 
-    /// Reads a parsed response; `None` when it has no `data` array (nothing to apply).
+    /// Reads the response as given: parsed, or as its text (a JSON string is the response
+    /// text, parsed once). A response whose `data` is not an array (the bare array, `{}`, an
+    /// error body) is `BANKS_UNREADABLE`; items without a string `id` are skipped.
     ///
     /// ```
-    /// assert!(xborder_core::beneficiary::BankList::from_value("CO", &serde_json::json!({"data": []})).is_some());
+    /// use serde_json::json;
+    /// use xborder_core::beneficiary::BankList;
+    /// assert!(BankList::from_value("CO", &json!({"data": []})).is_ok());
+    /// assert!(BankList::from_value("CO", &json!(r#"{"data": [{"id": "b1"}]}"#)).unwrap().contains("b1"));
+    /// assert_eq!(BankList::from_value("CO", &json!([{"id": "b1"}])).unwrap_err().code(), "BANKS_UNREADABLE");
     /// ```
-    pub fn from_value(country: &str, response: &Value) -> Option<Self> {
-        let data = response.get("data")?.as_array()?;
-        let banks = data
-            .iter()
-            .filter_map(|b| {
-                Some(Bank {
-                    id: b.get("id")?.as_str()?.to_owned(),
-                    name: str_of(b.get("name")),
-                })
-            })
-            .collect();
-        Some(BankList {
-            country: country.to_owned(),
-            banks,
-        })
+    pub fn from_value(country: &str, response: &Value) -> Result<Self, UnreadableDocument> {
+        read_value(Document::Banks, response, |r| read_banks(country, r))
+    }
+
+    /// Parses the response text (bytes or a `str`) once and reads it.
+    ///
+    /// ```
+    /// use xborder_core::beneficiary::BankList;
+    /// assert!(BankList::from_json("CO", r#"{"data": [{"id": "b1"}], "requestId": 2}"#).unwrap().contains("b1"));
+    /// ```
+    pub fn from_json(country: &str, text: impl AsRef<[u8]>) -> Result<Self, UnreadableDocument> {
+        read_text(Document::Banks, text.as_ref(), |r| read_banks(country, r))
     }
 
     /// Reads a bank-list response as a binding receives it: the country it was asked for, when
@@ -106,7 +110,7 @@ impl BankList {
     /// let v = validate(&draft, None, Some(&banks));
     /// assert_eq!(v.issues[0].code.as_str(), "BANKS_MISMATCH");
     /// ```
-    pub fn from_parts(country: Option<&str>, response: &Value) -> Option<Self> {
+    pub fn from_parts(country: Option<&str>, response: &Value) -> Result<Self, UnreadableDocument> {
         Self::from_value(country.unwrap_or(""), response)
     }
 
@@ -120,6 +124,26 @@ impl BankList {
     pub fn contains(&self, id: &str) -> bool {
         self.banks.iter().any(|b| b.id == id)
     }
+}
+
+fn read_banks(country: &str, response: &Map<String, Value>) -> Result<BankList, Unreadable> {
+    let data = response
+        .get("data")
+        .and_then(Value::as_array)
+        .ok_or(Unreadable::NotTheDocument)?;
+    let banks = data
+        .iter()
+        .filter_map(|b| {
+            Some(Bank {
+                id: b.get("id")?.as_str()?.to_owned(),
+                name: str_of(b.get("name")),
+            })
+        })
+        .collect();
+    Ok(BankList {
+        country: country.to_owned(),
+        banks,
+    })
 }
 
 /// Whether `code` is an officially assigned ISO 3166-1 alpha-2 code (upper case).

@@ -80,7 +80,7 @@ fn collect_rule(out: &mut Vec<RequiredField>, parent: &str, rule: &FieldRule) {
 /// use xborder_core::beneficiary::{required_fields, ValidationRules};
 /// let rules = ValidationRules::from_value(&serde_json::json!({"data": {"country": "CO", "rules": {
 ///     "requiredFields": [{"field": "address", "description": "Address", "nestedFields": [{"field": "city", "description": "City"}]}],
-///     "paymentTypes": [{"type": "bank_account", "requiredFields": [{"field": "accountNumber", "description": "Account number"}]}]}}}));
+///     "paymentTypes": [{"type": "bank_account", "requiredFields": [{"field": "accountNumber", "description": "Account number"}]}]}}})).unwrap();
 /// let paths: Vec<String> = required_fields(Some(&rules), "bank_account", "CO").into_iter().map(|f| f.path).collect();
 /// assert_eq!(paths, ["ownerType", "country", "paymentType", "paymentInfo", "paymentInfo.bankId",
 ///                    "address", "address.city", "paymentInfo.accountNumber"]);

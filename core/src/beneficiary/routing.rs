@@ -37,22 +37,33 @@ impl RoutingNumberError {
     }
 }
 
+impl RoutingNumberError {
+    /// The cause, for the person filling the form (the message of the issue a draft reports).
+    ///
+    /// ```
+    /// use xborder_core::beneficiary::RoutingNumberError;
+    /// assert_eq!(RoutingNumberError::AllZeros.reason(), "a routing number is not all zeros");
+    /// ```
+    pub fn reason(self) -> &'static str {
+        match self {
+            RoutingNumberError::Format => "a routing number is exactly 9 ASCII digits",
+            RoutingNumberError::AllZeros => "a routing number is not all zeros",
+            RoutingNumberError::Prefix => "the first two digits must be 00-12, 21-32, 61-72 or 80",
+            RoutingNumberError::Checksum => "the ABA checksum does not hold: look for a mistyped digit or two swapped ones",
+        }
+    }
+}
+
 impl fmt::Display for RoutingNumberError {
     /// The code, then the cause for people.
     ///
     /// ```
     /// use xborder_core::beneficiary::RoutingNumberError;
     /// assert_eq!(RoutingNumberError::Checksum.to_string(),
-    ///            "INVALID_ROUTING_NUMBER: the ABA checksum does not hold");
+    ///            "INVALID_ROUTING_NUMBER: the ABA checksum does not hold: look for a mistyped digit or two swapped ones");
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let why = match self {
-            RoutingNumberError::Format => "a routing number is exactly 9 ASCII digits",
-            RoutingNumberError::AllZeros => "a routing number is not all zeros",
-            RoutingNumberError::Prefix => "the first two digits must be 00-12, 21-32, 61-72 or 80",
-            RoutingNumberError::Checksum => "the ABA checksum does not hold",
-        };
-        write!(f, "{}: {why}", self.code())
+        write!(f, "{}: {}", self.code(), self.reason())
     }
 }
 

@@ -1,16 +1,17 @@
-//! The server's validation-rules document (`GET /v1/validation-rules/beneficiaries`), read
-//! leniently: what it has that this module does not name is ignored.
+//! The server's validation-rules document (`GET /v1/validation-rules/beneficiaries`): read when
+//! it has the document's shape, reported ([`UnreadableDocument`]) when it does not; inside it,
+//! keys and items this module does not name are ignored.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use crate::MalformedJson;
+use super::document::{read_text, read_value, Document, Unreadable, UnreadableDocument};
 
 /// A required field of the rules document, with its sub-fields (`nestedFields` and `fields`).
 ///
 /// ```
 /// use xborder_core::beneficiary::ValidationRules;
 /// let rules = ValidationRules::from_value(&serde_json::json!({"data": {"rules": {"requiredFields": [
-///     {"field": "address", "fields": [{"field": "city"}], "nestedFields": [{"field": "street"}]}]}}}));
+///     {"field": "address", "fields": [{"field": "city"}], "nestedFields": [{"field": "street"}]}]}}})).unwrap();
 /// let address = &rules.required_fields[0];
 /// assert_eq!(address.children.iter().map(|c| c.field.as_str()).collect::<Vec<_>>(), ["street", "city"]);
 /// ```
@@ -29,7 +30,7 @@ pub struct FieldRule {
 ///
 /// ```
 /// use xborder_core::beneficiary::ValidationRules;
-/// let rules = ValidationRules::from_value(&serde_json::json!({"data": {"rules": {"paymentTypes": [{}]}}}));
+/// let rules = ValidationRules::from_value(&serde_json::json!({"data": {"rules": {"paymentTypes": [{}]}}})).unwrap();
 /// assert_eq!(rules.payment_types[0].payment_type, None);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -43,8 +44,10 @@ pub struct PaymentTypeRules {
     pub required_fields: Vec<FieldRule>,
 }
 
-/// The validation-rules document (`GET /v1/validation-rules/beneficiaries`), read tolerantly:
-/// every key optional, unknown keys and items ignored.
+/// The validation-rules document (`GET /v1/validation-rules/beneficiaries`): the response
+/// `{"data": {"country", "ownerType", "rules": {"requiredFields": [...], "paymentTypes": [...]}}}`,
+/// or its `data`. A document without that shape is [`UnreadableDocument`]; inside `rules`, items
+/// without a non-empty string `field` (`type` for payment types) and unknown keys are ignored.
 ///
 /// ```
 /// use xborder_core::beneficiary::ValidationRules;
@@ -92,51 +95,73 @@ fn field_rules(v: Option<&Value>) -> Vec<FieldRule> {
         .collect()
 }
 
+fn read_rules(response: &Map<String, Value>) -> Result<ValidationRules, Unreadable> {
+    // `{"data": {..., "rules": {...}}}`, or the `data` itself (a `rules` object and no `data`).
+    let (doc, rules) = match response.get("data") {
+        Some(data) => (data, data.get("rules")),
+        None => (&Value::Null, response.get("rules")),
+    };
+    let doc = if doc.is_null() { response } else { doc.as_object().ok_or(Unreadable::NotTheDocument)? };
+    let rules = rules
+        .and_then(Value::as_object)
+        .ok_or(Unreadable::NotTheDocument)?;
+    let array = |key: &'static str| match rules.get(key) {
+        None | Some(Value::Null) | Some(Value::Array(_)) => Ok(rules.get(key)),
+        Some(_) => Err(Unreadable::NotAnArray(key)),
+    };
+    let (required, types) = (array("requiredFields")?, array("paymentTypes")?);
+    let payment_types = items(types)
+        .filter(|p| p.is_object())
+        .map(|p| PaymentTypeRules {
+            payment_type: str_of(p.get("type")).filter(|t| !t.is_empty()),
+            description: str_of(p.get("description")),
+            required_fields: field_rules(p.get("requiredFields")),
+        })
+        .collect();
+    Ok(ValidationRules {
+        country: str_of(doc.get("country")),
+        owner_type: str_of(doc.get("ownerType")),
+        required_fields: field_rules(required),
+        payment_types,
+    })
+}
+
 impl ValidationRules {
-    /// Reads a parsed response. Anything it cannot use is ignored.
+    /// Reads the response as given: parsed, or as its text (a JSON string is the response
+    /// text, parsed once). A document without the document's shape is `RULES_UNREADABLE`.
     ///
     /// ```
-    /// let r = xborder_core::beneficiary::ValidationRules::from_value(&serde_json::json!("nonsense"));
-    /// assert!(r.required_fields.is_empty());
+    /// use serde_json::json;
+    /// use xborder_core::beneficiary::ValidationRules;
+    /// let doc = json!({"data": {"country": "CO", "rules": {"requiredFields": [{"field": "firstName"}]}}});
+    /// assert_eq!(ValidationRules::from_value(&doc).unwrap().country.as_deref(), Some("CO"));
+    /// let text = json!(doc.to_string());
+    /// assert_eq!(ValidationRules::from_value(&text), ValidationRules::from_value(&doc));
+    /// for unreadable in [json!({}), json!([]), json!({"error": {"CODE": "UNAUTHORIZED"}}),
+    ///                    json!({"requiredFields": []}), json!("{\"data\": {")] {
+    ///     assert_eq!(ValidationRules::from_value(&unreadable).unwrap_err().code(), "RULES_UNREADABLE");
+    /// }
     /// ```
-    pub fn from_value(response: &Value) -> Self {
-        let doc = match response.get("data") {
-            Some(d) if d.is_object() => d,
-            _ => response,
-        };
-        let rules = doc.get("rules");
-        let payment_types = items(rules.and_then(|r| r.get("paymentTypes")))
-            .filter(|p| p.is_object())
-            .map(|p| PaymentTypeRules {
-                payment_type: str_of(p.get("type")),
-                description: str_of(p.get("description")),
-                required_fields: field_rules(p.get("requiredFields")),
-            })
-            .collect();
-        ValidationRules {
-            country: str_of(doc.get("country")),
-            owner_type: str_of(doc.get("ownerType")),
-            required_fields: field_rules(rules.and_then(|r| r.get("requiredFields"))),
-            payment_types,
-        }
+    pub fn from_value(response: &Value) -> Result<Self, UnreadableDocument> {
+        read_value(Document::Rules, response, read_rules)
     }
 
-    /// Parses and reads a response body.
+    /// Parses the response text (bytes or a `str`) once and reads it.
     ///
     /// ```
-    /// assert!(xborder_core::beneficiary::ValidationRules::from_json("{}").is_ok());
+    /// use xborder_core::beneficiary::ValidationRules;
+    /// assert!(ValidationRules::from_json(r#"{"data": {"rules": {}}}"#).is_ok());
+    /// assert_eq!(ValidationRules::from_json("{}").unwrap_err().code(), "RULES_UNREADABLE");
     /// ```
-    pub fn from_json(text: &str) -> Result<Self, MalformedJson> {
-        serde_json::from_str::<Value>(text)
-            .map(|v| Self::from_value(&v))
-            .map_err(|_| MalformedJson)
+    pub fn from_json(text: impl AsRef<[u8]>) -> Result<Self, UnreadableDocument> {
+        read_text(Document::Rules, text.as_ref(), read_rules)
     }
 
     /// The payment types the document lists (empty: no restriction).
     ///
     /// ```
     /// let r = xborder_core::beneficiary::ValidationRules::from_value(&serde_json::json!(
-    ///     {"data": {"rules": {"paymentTypes": [{"type": "pix"}, {}]}}}));
+    ///     {"data": {"rules": {"paymentTypes": [{"type": "pix"}, {}]}}})).unwrap();
     /// assert_eq!(r.listed_payment_types(), ["pix"]);
     /// ```
     pub fn listed_payment_types(&self) -> Vec<&str> {

@@ -43,41 +43,36 @@ fn routing_prefixes() {
 #[test]
 fn empty_path_segments_are_skipped() {
     let rules = ValidationRules::from_value(&json!({"data": {"rules": {"requiredFields": [
-        {"field": ".address..city"}, {"field": "."}]}}}));
+        {"field": ".address..city"}, {"field": "."}]}}})).unwrap();
     let draft = json!({"ownerType": "individual", "country": "CO", "paymentType": "pix", "paymentInfo": {},
                        "address": {}});
     let v = validate(&draft, Some(&rules), None);
     assert_eq!(
         v.issues,
-        vec![Issue {
-            path: "address.city".into(),
-            code: IssueCode::Required
-        }]
+        vec![Issue::new("address.city", IssueCode::Required)]
     );
 }
 
 #[test]
 fn only_parent_reported_when_parent_missing() {
     let rules = ValidationRules::from_value(&json!({"data": {"rules": {"requiredFields": [
-        {"field": "address", "nestedFields": [{"field": "city"}]}]}}}));
+        {"field": "address", "nestedFields": [{"field": "city"}]}]}}})).unwrap();
     let draft = json!({"ownerType": "individual", "country": "CO", "paymentType": "pix", "paymentInfo": {}});
     let v = validate(&draft, Some(&rules), None);
     assert_eq!(
         v.issues,
-        vec![Issue {
-            path: "address".into(),
-            code: IssueCode::Required
-        }]
+        vec![Issue::new("address", IssueCode::Required)]
     );
 }
 
 proptest::proptest! {
     #[test]
     fn validate_never_panics(draft in arb_json(), rules in arb_json()) {
-        let r = ValidationRules::from_value(&rules);
-        let b = BankList::from_value("CO", &rules);
-        let v = validate(&draft, Some(&r), b.as_ref());
+        let v = BeneficiaryValidator::from_documents(Some(&rules), Some("CO"), Some(&rules)).validate(&draft);
         proptest::prop_assert_eq!(v.valid(), v.issues.is_empty());
+        for issue in &v.issues {
+            proptest::prop_assert!(!issue.message.is_empty());
+        }
     }
 }
 

@@ -1,11 +1,15 @@
-//! [`validate`]: every issue of a draft at its dotted path, fixed rules first, then the rules
-//! document's, then the bank list.
+//! [`validate`] and [`BeneficiaryValidator`]: every issue of a draft at its dotted path:
+//! documents that cannot be read, the fixed rules, the rules document's, the bank list, the
+//! account details.
+
+use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
+use super::account::{is_digits, iban_shaped};
 use super::{
-    check_routing_number, is_assigned_country, BankList, FieldRule, Issue, IssueCode,
-    ValidationRules,
+    check_routing_number, is_assigned_country, AccountDetail, BankList, FieldRule, Issue,
+    IssueCode, UnreadableDocument, ValidationRules,
 };
 
 /// The result of a validation: every issue, not just the first.
@@ -43,13 +47,24 @@ impl Validation {
     }
 
     fn push(&mut self, path: impl Into<String>, code: IssueCode) {
-        let issue = Issue {
-            path: path.into(),
-            code,
-        };
-        if !self.issues.contains(&issue) {
-            self.issues.push(issue);
+        self.push_with(path, code, Cow::Borrowed(code.message()));
+    }
+
+    /// Adds an issue with its own message, unless one of that code is already at that path.
+    fn push_with(&mut self, path: impl Into<String>, code: IssueCode, message: Cow<'static, str>) {
+        let path = path.into();
+        if !self.issues.iter().any(|i| i.code == code && i.path == path) {
+            self.issues.push(Issue {
+                path,
+                code,
+                message,
+                label: None,
+            });
         }
+    }
+
+    fn has_issue_at(&self, path: &str) -> bool {
+        self.issues.iter().any(|i| i.path == path)
     }
 }
 
@@ -91,7 +106,11 @@ fn required_str<'a>(
     match v.and_then(Value::as_str) {
         Some(s) => Some(s),
         None => {
-            out.push(join(parent, key), IssueCode::InvalidValue);
+            out.push_with(
+                join(parent, key),
+                IssueCode::InvalidValue,
+                Cow::Borrowed("this value must be a string"),
+            );
             None
         }
     }
@@ -149,16 +168,113 @@ fn walk_rule(out: &mut Validation, obj: &Map<String, Value>, path: &mut String, 
     }
 }
 
+/// A rules document and a bank list read once (each optional, each as the server sent it), to
+/// validate many drafts against: what a form that validates on every keystroke keeps. A
+/// document that was given and cannot be read is kept as such: every validation reports it
+/// (`RULES_UNREADABLE`, `BANKS_UNREADABLE` at path `""`) and applies none of its rules.
+///
+/// ```
+/// use serde_json::json;
+/// use xborder_core::beneficiary::BeneficiaryValidator;
+/// let rules = r#"{"data": {"country": "CO", "ownerType": "individual",
+///     "rules": {"requiredFields": [{"field": "firstName", "description": "First name"}]}}}"#;
+/// let banks = json!({"data": [{"id": "bank_co_001", "name": "Bancolombia"}]});
+/// let v = BeneficiaryValidator::from_documents(Some(&json!(rules)), Some("CO"), Some(&banks));
+/// let draft = json!({"ownerType": "individual", "country": "CO", "paymentType": "bank_account",
+///                    "paymentInfo": {"bankId": "bank_co_404"}});
+/// let found = v.validate(&draft);
+/// assert_eq!(found.issues.iter().map(|i| i.to_string()).collect::<Vec<_>>(),
+///            ["firstName: REQUIRED", "paymentInfo.bankId: UNKNOWN_BANK"]);
+/// assert_eq!(found.issues[0].label.as_deref(), Some("First name"));
+///
+/// // The bare `data` array is not the bank list: reported, never read as "no list".
+/// let unreadable = BeneficiaryValidator::from_documents(None, Some("CO"), Some(&json!([])));
+/// assert_eq!(unreadable.validate(&draft).issues[0].code.as_str(), "BANKS_UNREADABLE");
+/// ```
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BeneficiaryValidator {
+    rules: Option<Result<ValidationRules, UnreadableDocument>>,
+    banks: Option<Result<BankList, UnreadableDocument>>,
+}
+
+impl BeneficiaryValidator {
+    /// A validator over documents already read (`None`: not given).
+    ///
+    /// ```
+    /// use xborder_core::beneficiary::{BankList, BeneficiaryValidator, ValidationRules};
+    /// let v = BeneficiaryValidator::new(Some(ValidationRules::from_json("{}")), Some(BankList::from_json("CO", r#"{"data": []}"#)));
+    /// assert_eq!(v.validate(&serde_json::json!({})).issues[0].code.as_str(), "RULES_UNREADABLE");
+    /// ```
+    pub fn new(
+        rules: Option<Result<ValidationRules, UnreadableDocument>>,
+        banks: Option<Result<BankList, UnreadableDocument>>,
+    ) -> Self {
+        BeneficiaryValidator { rules, banks }
+    }
+
+    /// Reads the documents as given: each parsed, or as its response text (a JSON string);
+    /// absent or `null` is not given. `banks_country` is the country the bank list was asked
+    /// for (a list without it is for no country: `BANKS_MISMATCH`).
+    ///
+    /// ```
+    /// use serde_json::{json, Value};
+    /// use xborder_core::beneficiary::BeneficiaryValidator;
+    /// let none = BeneficiaryValidator::from_documents(Some(&Value::Null), None, None);
+    /// assert_eq!(none, BeneficiaryValidator::default());
+    /// ```
+    pub fn from_documents(
+        rules: Option<&Value>,
+        banks_country: Option<&str>,
+        banks: Option<&Value>,
+    ) -> Self {
+        BeneficiaryValidator {
+            rules: given(rules).map(ValidationRules::from_value),
+            banks: given(banks).map(|b| BankList::from_parts(banks_country, b)),
+        }
+    }
+
+    /// The rules document as read: `None` when not given.
+    ///
+    /// ```
+    /// use xborder_core::beneficiary::BeneficiaryValidator;
+    /// assert!(BeneficiaryValidator::default().rules().is_none());
+    /// ```
+    pub fn rules(&self) -> Option<Result<&ValidationRules, &UnreadableDocument>> {
+        self.rules.as_ref().map(Result::as_ref)
+    }
+
+    /// The bank list as read: `None` when not given.
+    ///
+    /// ```
+    /// use xborder_core::beneficiary::BeneficiaryValidator;
+    /// assert!(BeneficiaryValidator::default().banks().is_none());
+    /// ```
+    pub fn banks(&self) -> Option<Result<&BankList, &UnreadableDocument>> {
+        self.banks.as_ref().map(Result::as_ref)
+    }
+
+    /// Every issue of one draft (the JSON payload of `POST /v1/beneficiaries`).
+    ///
+    /// ```
+    /// let v = xborder_core::beneficiary::BeneficiaryValidator::default();
+    /// assert_eq!(v.validate(&serde_json::json!({})).issues.len(), 4);
+    /// ```
+    pub fn validate(&self, draft: &Value) -> Validation {
+        check(draft, self.rules(), self.banks())
+    }
+}
+
 /// Validates a draft (the JSON payload of `POST /v1/beneficiaries`), with an optional rules
-/// document and bank list. See the module docs for the rules.
+/// document and bank list already read. See the module docs for the rules;
+/// [`BeneficiaryValidator`] takes the documents as the server sent them.
 ///
 /// ```
 /// use serde_json::json;
 /// use xborder_core::beneficiary::{validate, BankList, IssueCode};
-/// let banks = BankList::from_value("CO", &json!({"data": [{"id": "bank_co_001", "name": "Bancolombia"}]}));
+/// let banks = BankList::from_value("CO", &json!({"data": [{"id": "bank_co_001", "name": "Bancolombia"}]})).unwrap();
 /// let draft = json!({"ownerType": "individual", "country": "CO", "paymentType": "bank_account",
 ///                    "paymentInfo": {"bankId": "bank_xx"}});
-/// let v = validate(&draft, None, banks.as_ref());
+/// let v = validate(&draft, None, Some(&banks));
 /// assert_eq!(v.issues[0].path, "paymentInfo.bankId");
 /// assert_eq!(v.issues[0].code, IssueCode::UnknownBank);
 /// ```
@@ -167,22 +283,51 @@ pub fn validate(
     rules: Option<&ValidationRules>,
     banks: Option<&BankList>,
 ) -> Validation {
+    check(draft, rules.map(Ok), banks.map(Ok))
+}
+
+/// A document is given when it is there and not `null`.
+fn given(v: Option<&Value>) -> Option<&Value> {
+    v.filter(|v| !v.is_null())
+}
+
+type Doc<'a, T> = Option<Result<&'a T, &'a UnreadableDocument>>;
+
+fn check(draft: &Value, rules: Doc<'_, ValidationRules>, banks: Doc<'_, BankList>) -> Validation {
     let mut out = Validation::default();
+    // Documents that cannot be read, whatever the draft: reported, none of their rules applied.
+    let rules_err = rules.and_then(Result::err);
+    for e in rules_err.into_iter().chain(banks.and_then(Result::err)) {
+        out.push_with("", e.document.issue_code(), Cow::Owned(e.to_string()));
+    }
+    let (rules, banks) = (rules.and_then(Result::ok), banks.and_then(Result::ok));
     let Some(root) = draft.as_object() else {
-        out.push("", IssueCode::InvalidValue);
+        out.push_with(
+            "",
+            IssueCode::InvalidValue,
+            Cow::Borrowed("the draft must be a JSON object (the payload of POST /v1/beneficiaries)"),
+        );
         return out;
     };
     let owner = required_str(&mut out, root, "", "ownerType").filter(|o| {
         let ok = matches!(*o, "individual" | "business");
         if !ok {
-            out.push("ownerType", IssueCode::InvalidValue);
+            out.push_with(
+                "ownerType",
+                IssueCode::InvalidValue,
+                Cow::Borrowed("the owner type must be individual or business"),
+            );
         }
         ok
     });
     let country = required_str(&mut out, root, "", "country").filter(|c| {
         let ok = is_assigned_country(c);
         if !ok {
-            out.push("country", IssueCode::InvalidValue);
+            out.push_with(
+                "country",
+                IssueCode::InvalidValue,
+                Cow::Borrowed("the country must be an ISO 3166-1 alpha-2 code in upper case, such as US or CO"),
+            );
         }
         ok
     });
@@ -193,12 +338,17 @@ pub fn validate(
     } else {
         let pi = root.get("paymentInfo").and_then(Value::as_object);
         if pi.is_none() {
-            out.push("paymentInfo", IssueCode::InvalidValue);
+            out.push_with(
+                "paymentInfo",
+                IssueCode::InvalidValue,
+                Cow::Borrowed("the payment details must be an object"),
+            );
         }
         pi
     };
 
     // The rules document, when it is for this draft.
+    let mut applied = None;
     if let (Some(rules), Some(country), Some(owner)) = (rules, country, owner) {
         let mut matches = true;
         if rules.country.as_deref().is_some_and(|c| c != country) {
@@ -210,6 +360,7 @@ pub fn validate(
             matches = false;
         }
         if matches {
+            applied = Some(rules);
             for rule in &rules.required_fields {
                 apply_rule(&mut out, root, "", rule);
             }
@@ -234,26 +385,148 @@ pub fn validate(
     }
 
     // The fixed rules of payments-api.md.
-    let Some(country) = country else { return out };
-    let banks = banks.filter(|b| {
-        let same = b.country == country;
-        if !same {
-            out.push("country", IssueCode::BanksMismatch);
-        }
-        same
-    });
-    if let (Some("bank_account"), Some(pi)) = (payment_type, payment_info) {
-        if country == "US" {
-            if let Some(rn) = required_str(&mut out, pi, "paymentInfo", "routingNumber") {
-                if check_routing_number(rn).is_err() {
-                    out.push("paymentInfo.routingNumber", IssueCode::InvalidRoutingNumber);
-                }
+    if let Some(country) = country {
+        let banks = banks.filter(|b| {
+            let same = b.country == country;
+            if !same {
+                out.push("country", IssueCode::BanksMismatch);
             }
-        } else if let Some(id) = required_str(&mut out, pi, "paymentInfo", "bankId") {
-            if banks.is_some_and(|b| !b.contains(id)) {
-                out.push("paymentInfo.bankId", IssueCode::UnknownBank);
+            same
+        });
+        if let (Some("bank_account"), Some(pi)) = (payment_type, payment_info) {
+            if country == "US" {
+                if let Some(rn) = required_str(&mut out, pi, "paymentInfo", "routingNumber") {
+                    if let Err(e) = check_routing_number(rn) {
+                        out.push_with(
+                            "paymentInfo.routingNumber",
+                            IssueCode::InvalidRoutingNumber,
+                            Cow::Owned(e.reason().to_owned()),
+                        );
+                    }
+                }
+            } else if let Some(id) = required_str(&mut out, pi, "paymentInfo", "bankId") {
+                if banks.is_some_and(|b| !b.contains(id)) {
+                    out.push("paymentInfo.bankId", IssueCode::UnknownBank);
+                }
             }
         }
     }
+
+    if let (Some(pt), Some(pi)) = (payment_type, payment_info) {
+        account_details(&mut out, pi, pt, country);
+    }
+    if let Some(rules) = applied.filter(|_| !out.issues.is_empty()) {
+        for issue in &mut out.issues {
+            issue.label = label(rules, payment_type, &issue.path).map(str::to_owned);
+        }
+    }
     out
+}
+
+/// FORMAT.md's "Account details": which fields of `paymentInfo` are checked as which detail.
+fn account_details(
+    out: &mut Validation,
+    pi: &Map<String, Value>,
+    payment_type: &str,
+    country: Option<&str>,
+) {
+    let bank_account = payment_type == "bank_account";
+    if bank_account {
+        use AccountDetail as D;
+        for d in [D::Cuit, D::Bic, D::Ifsc, D::SortCode, D::Bsb, D::BranchCode] {
+            if d.country().is_none_or(|c| country == Some(c)) {
+                check_detail(out, pi, d.field(), |_| Some(d));
+            }
+        }
+    }
+    // `accountNumber` is read as whichever detail its shape and the country make it (a CLABE
+    // for `spei` too); one in another shape (a Colombian `123456`, a CBU alias) is not checked.
+    if bank_account || (payment_type == "spei" && country == Some("MX")) {
+        check_detail(out, pi, "accountNumber", |v| {
+            if bank_account && iban_shaped(v) {
+                Some(AccountDetail::Iban)
+            } else if country == Some("MX") && is_digits(v, 18) {
+                Some(AccountDetail::Clabe)
+            } else if bank_account && country == Some("AR") && is_digits(v, 22) {
+                Some(AccountDetail::Cbu)
+            } else {
+                None
+            }
+        });
+    }
+}
+
+/// Checks one field of `paymentInfo` when present as a non-blank string (blank ones are left to
+/// the `REQUIRED` rules; any other kind is `INVALID_VALUE`), at most one issue per field.
+fn check_detail(
+    out: &mut Validation,
+    pi: &Map<String, Value>,
+    field: &str,
+    detail: impl FnOnce(&str) -> Option<AccountDetail>,
+) {
+    let Some(v) = pi.get(field).filter(|v| !is_missing(Some(v))) else {
+        return;
+    };
+    let mut path = String::with_capacity(12 + field.len());
+    path.push_str("paymentInfo.");
+    path.push_str(field);
+    if out.has_issue_at(&path) {
+        return;
+    }
+    match v.as_str() {
+        None => out.push_with(path, IssueCode::InvalidValue, Cow::Borrowed("this value must be a string")),
+        Some(s) => {
+            if let Some(Err(e)) = detail(s).map(|d| d.check(s)) {
+                out.push_with(path, e.detail.issue_code(), Cow::Owned(e.to_string()));
+            }
+        }
+    }
+}
+
+/// The rules document's description of the field at `path`, where it has one.
+fn label<'r>(rules: &'r ValidationRules, payment_type: Option<&str>, path: &str) -> Option<&'r str> {
+    if let Some(d) = described(&rules.required_fields, path) {
+        return Some(d);
+    }
+    let pt = rules.payment_type(payment_type?)?;
+    let rest = path.strip_prefix("paymentInfo.")?;
+    pt.required_fields.iter().find_map(|r| {
+        if r.field == "paymentInfo" {
+            described(&r.children, rest)
+        } else {
+            described(std::slice::from_ref(r), rest)
+        }
+    })
+}
+
+fn described<'r>(rules: &'r [FieldRule], path: &str) -> Option<&'r str> {
+    rules.iter().find_map(|r| {
+        let rest = strip_field(path, &r.field)?;
+        if rest.is_empty() {
+            r.description.as_deref().filter(|d| !d.is_empty())
+        } else {
+            described(&r.children, rest)
+        }
+    })
+}
+
+/// `path` after the segments of a rule's dotted `field` (empty segments skipped, as the rule
+/// walk skips them): `""` when it is the whole path, `None` when `path` is elsewhere.
+fn strip_field<'p>(path: &'p str, field: &str) -> Option<&'p str> {
+    let mut rest = path;
+    let mut any = false;
+    for seg in field.split('.').filter(|s| !s.is_empty()) {
+        if any {
+            rest = rest.strip_prefix('.')?;
+        }
+        rest = rest.strip_prefix(seg)?;
+        if !rest.is_empty() && !rest.starts_with('.') {
+            return None;
+        }
+        any = true;
+    }
+    if !any {
+        return None;
+    }
+    Some(rest.strip_prefix('.').unwrap_or(rest))
 }
