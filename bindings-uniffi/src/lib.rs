@@ -90,6 +90,15 @@ pub enum XborderError {
         /// Which argument, for people.
         detail: String,
     },
+    /// A server document given and unreadable where the answer is an error rather than an
+    /// issue (the fields a form asks for): `RULES_UNREADABLE`, `BANKS_UNREADABLE`.
+    #[error("{detail}")]
+    Document {
+        /// `RULES_UNREADABLE` or `BANKS_UNREADABLE`.
+        code: String,
+        /// Why, and the shape the document must have, for people.
+        detail: String,
+    },
     /// List parameters or a list response are not usable: `INVALID_PAGE`, `INVALID_PAGE_SIZE`,
     /// `INVALID_SORT_ORDER`, `INVALID_SORT_BY`, `INVALID_SEARCH`, `INVALID_FILTER`,
     /// `UNKNOWN_PARAMETER`, `MALFORMED_RESPONSE`, `OUT_OF_RANGE`.
@@ -116,6 +125,7 @@ impl XborderError {
             | XborderError::Catalog { code, .. }
             | XborderError::Claim { code, .. }
             | XborderError::Json { code, .. }
+            | XborderError::Document { code, .. }
             | XborderError::Pagination { code, .. } => code.clone(),
         }
     }
@@ -176,6 +186,15 @@ impl From<pagination::PaginationError> for XborderError {
         XborderError::Pagination {
             code: e.code().to_owned(),
             field: e.field().map(str::to_owned),
+            detail: e.to_string(),
+        }
+    }
+}
+
+impl From<beneficiary::UnreadableDocument> for XborderError {
+    fn from(e: beneficiary::UnreadableDocument) -> Self {
+        XborderError::Document {
+            code: e.code().to_owned(),
             detail: e.to_string(),
         }
     }
@@ -773,6 +792,28 @@ pub enum IssueCode {
     BanksMismatch,
     /// The rules list payment types and the draft's is not among them.
     UnsupportedPaymentType,
+    /// The rules document was given and cannot be read (path `""`).
+    RulesUnreadable,
+    /// The bank list was given and cannot be read (path `""`).
+    BanksUnreadable,
+    /// `accountNumber` starts with two letters and is not a valid IBAN.
+    InvalidIban,
+    /// `accountNumber` of 18 digits to `MX` is not a valid CLABE.
+    InvalidClabe,
+    /// `accountNumber` of 22 digits to `AR` is not a valid CBU.
+    InvalidCbu,
+    /// `bankDocumentNumber` to `AR` is not a valid CUIT/CUIL.
+    InvalidCuit,
+    /// `bic` is not a valid BIC (ISO 9362).
+    InvalidBic,
+    /// `ifscCode` to `IN` is not a valid IFSC.
+    InvalidIfsc,
+    /// `sortCode` to `GB` is not 6 digits.
+    InvalidSortCode,
+    /// `bsbNumber` to `AU` is not 6 digits.
+    InvalidBsb,
+    /// `branchCode` to `CA` is not 8 digits.
+    InvalidBranchCode,
 }
 
 impl From<IssueCode> for beneficiary::IssueCode {
@@ -786,6 +827,17 @@ impl From<IssueCode> for beneficiary::IssueCode {
             IssueCode::RulesMismatch => C::RulesMismatch,
             IssueCode::BanksMismatch => C::BanksMismatch,
             IssueCode::UnsupportedPaymentType => C::UnsupportedPaymentType,
+            IssueCode::RulesUnreadable => C::RulesUnreadable,
+            IssueCode::BanksUnreadable => C::BanksUnreadable,
+            IssueCode::InvalidIban => C::InvalidIban,
+            IssueCode::InvalidClabe => C::InvalidClabe,
+            IssueCode::InvalidCbu => C::InvalidCbu,
+            IssueCode::InvalidCuit => C::InvalidCuit,
+            IssueCode::InvalidBic => C::InvalidBic,
+            IssueCode::InvalidIfsc => C::InvalidIfsc,
+            IssueCode::InvalidSortCode => C::InvalidSortCode,
+            IssueCode::InvalidBsb => C::InvalidBsb,
+            IssueCode::InvalidBranchCode => C::InvalidBranchCode,
         }
     }
 }
@@ -807,19 +859,35 @@ impl From<beneficiary::IssueCode> for IssueCode {
             C::RulesMismatch => IssueCode::RulesMismatch,
             C::BanksMismatch => IssueCode::BanksMismatch,
             C::UnsupportedPaymentType => IssueCode::UnsupportedPaymentType,
+            C::RulesUnreadable => IssueCode::RulesUnreadable,
+            C::BanksUnreadable => IssueCode::BanksUnreadable,
+            C::InvalidIban => IssueCode::InvalidIban,
+            C::InvalidClabe => IssueCode::InvalidClabe,
+            C::InvalidCbu => IssueCode::InvalidCbu,
+            C::InvalidCuit => IssueCode::InvalidCuit,
+            C::InvalidBic => IssueCode::InvalidBic,
+            C::InvalidIfsc => IssueCode::InvalidIfsc,
+            C::InvalidSortCode => IssueCode::InvalidSortCode,
+            C::InvalidBsb => IssueCode::InvalidBsb,
+            C::InvalidBranchCode => IssueCode::InvalidBranchCode,
             // Non-exhaustive in the core; `issue_codes_round_trip` names every one.
             _ => IssueCode::InvalidValue,
         }
     }
 }
 
-/// One problem: the dotted payload path (`paymentInfo.bankId`, `""` for the root) and its code.
+/// One problem: the dotted payload path (`paymentInfo.bankId`, `""` for the draft or a document
+/// as a whole), its code, what to fix, and the field's label.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
 pub struct Issue {
     /// Dotted path from the payload root.
     pub path: String,
     /// What is wrong there.
     pub code: IssueCode,
+    /// What to fix, in English, for the person filling the form.
+    pub message: String,
+    /// The rules document's description of the field, where it has one.
+    pub label: Option<String>,
 }
 
 /// The result of a validation: every issue, not just the first.
@@ -831,10 +899,44 @@ pub struct BeneficiaryValidation {
     pub issues: Vec<Issue>,
 }
 
+impl From<beneficiary::Validation> for BeneficiaryValidation {
+    fn from(v: beneficiary::Validation) -> Self {
+        BeneficiaryValidation {
+            valid: v.valid(),
+            issues: v
+                .issues
+                .into_iter()
+                .map(|i| Issue {
+                    path: i.path,
+                    code: i.code.into(),
+                    message: i.message.into_owned(),
+                    label: i.label,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The documents as the server sent them, each the response text: a rules document or bank
+/// list that cannot be read is kept as such (core reports it on every validation).
+fn documents(
+    rules_json: Option<String>,
+    banks_country: Option<String>,
+    banks_json: Option<String>,
+) -> beneficiary::BeneficiaryValidator {
+    beneficiary::BeneficiaryValidator::new(
+        rules_json.map(beneficiary::ValidationRules::from_json),
+        banks_json
+            .map(|t| beneficiary::BankList::from_json(banks_country.as_deref().unwrap_or(""), t)),
+    )
+}
+
 /// Validates a beneficiary draft (the JSON payload of `POST /v1/beneficiaries`) with the
-/// optional validation-rules response and the optional bank-list response of `banks_country`
-/// (a bank list given without its country is for no country: `BANKS_MISMATCH`). Issues are
-/// results, not errors: it throws only `MALFORMED_JSON` when a given text is not JSON.
+/// optional validation-rules response and the optional bank-list response of `banks_country`,
+/// each the response text as received (a bank list given without its country is for no
+/// country: `BANKS_MISMATCH`). Issues are results, not errors: a document that cannot be read
+/// is the issue `RULES_UNREADABLE` or `BANKS_UNREADABLE`; it throws only `MALFORMED_JSON` when
+/// the draft is not JSON.
 #[uniffi::export(default(rules_json = None, banks_country = None, banks_json = None))]
 pub fn validate_beneficiary(
     draft_json: String,
@@ -843,26 +945,38 @@ pub fn validate_beneficiary(
     banks_json: Option<String>,
 ) -> Result<BeneficiaryValidation, XborderError> {
     let draft = parse_json(&draft_json, "draft_json")?;
-    let rules = rules_json
-        .map(|t| parse_json(&t, "rules_json"))
-        .transpose()?
-        .map(|v| beneficiary::ValidationRules::from_value(&v));
-    let banks = banks_json
-        .map(|t| parse_json(&t, "banks_json"))
-        .transpose()?
-        .and_then(|v| beneficiary::BankList::from_parts(banks_country.as_deref(), &v));
-    let v = beneficiary::validate(&draft, rules.as_ref(), banks.as_ref());
-    Ok(BeneficiaryValidation {
-        valid: v.valid(),
-        issues: v
-            .issues
-            .iter()
-            .map(|i| Issue {
-                path: i.path.clone(),
-                code: i.code.into(),
-            })
-            .collect(),
-    })
+    Ok(documents(rules_json, banks_country, banks_json)
+        .validate(&draft)
+        .into())
+}
+
+/// A rules document and a bank list read once (each optional, each the response text as
+/// received), to validate many drafts against: [`validate_beneficiary`] with the same
+/// documents, only the draft crossing per call. Safe to share between threads.
+#[derive(Debug, uniffi::Object)]
+pub struct BeneficiaryValidator {
+    inner: beneficiary::BeneficiaryValidator,
+}
+
+#[uniffi::export]
+impl BeneficiaryValidator {
+    /// Reads the documents once (an unreadable one is reported by every validation).
+    #[uniffi::constructor(default(rules_json = None, banks_country = None, banks_json = None))]
+    pub fn new(
+        rules_json: Option<String>,
+        banks_country: Option<String>,
+        banks_json: Option<String>,
+    ) -> Self {
+        BeneficiaryValidator {
+            inner: documents(rules_json, banks_country, banks_json),
+        }
+    }
+
+    /// Every issue of one draft (JSON text). Throws only `MALFORMED_JSON`.
+    pub fn validate(&self, draft_json: String) -> Result<BeneficiaryValidation, XborderError> {
+        let draft = parse_json(&draft_json, "draft_json")?;
+        Ok(self.inner.validate(&draft).into())
+    }
 }
 
 /// Where a required field comes from. Text form: `fixed` or `rules`.
@@ -909,7 +1023,8 @@ pub struct RequiredField {
 
 /// The fields a form must ask for, for a payment type and country: the fixed ones, then the
 /// rules document's (when given, and for that country), each once, parents before children.
-/// Throws `MALFORMED_JSON` when `rules_json` is not JSON.
+/// `rules_json` is the response text as received; throws `RULES_UNREADABLE` when it cannot be
+/// read (never an empty list of its fields).
 #[uniffi::export]
 pub fn required_fields(
     rules_json: Option<String>,
@@ -917,9 +1032,8 @@ pub fn required_fields(
     country: String,
 ) -> Result<Vec<RequiredField>, XborderError> {
     let rules = rules_json
-        .map(|t| parse_json(&t, "rules_json"))
-        .transpose()?
-        .map(|v| beneficiary::ValidationRules::from_value(&v));
+        .map(beneficiary::ValidationRules::from_json)
+        .transpose()?;
     Ok(
         beneficiary::required_fields(rules.as_ref(), &payment_type, &country)
             .into_iter()
@@ -997,8 +1111,9 @@ pub struct PageInfo {
     pub next_page: Option<u64>,
 }
 
-/// The page facts of a list response (JSON text). `request` supplies what a
-/// `{data, total, hasNext}` response leaves out; the response's own values win. Throws
+/// The page facts of a list response (JSON text): `{data, total, page, pageSize}`,
+/// `{data, total, hasNext}` or `{data, meta: {...}}`. `request` supplies what the response
+/// leaves out, and without it the defaults do (page 0 of 10); the response's own values win. Throws
 /// `MALFORMED_RESPONSE`, `INVALID_PAGE_SIZE`, `OUT_OF_RANGE`, or `MALFORMED_JSON` when the text
 /// is not JSON.
 #[uniffi::export(default(request = None))]
@@ -1029,7 +1144,7 @@ impl From<pagination::PageInfo> for PageInfo {
 }
 
 /// Something that changed under the walker's feet between pages. `code` is core's
-/// (`TOTAL_CHANGED`, `REPEATED_RECORDS`, `HAS_NEXT_CONFLICT`, `POSSIBLY_SKIPPED`); the numbers
+/// (`TOTAL_CHANGED`, `REPEATED_RECORDS`, `HAS_NEXT_CONFLICT`, `POSSIBLY_SKIPPED`, `STALLED`); the numbers
 /// that code carries are set, the others absent.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
 pub struct Drift {
@@ -1062,6 +1177,7 @@ impl From<&pagination::Drift> for Drift {
             pagination::Drift::RepeatedRecords { count }
             | pagination::Drift::PossiblySkipped { count } => out.count = Some(*count),
             pagination::Drift::HasNextConflict { has_next } => out.has_next = Some(*has_next),
+            pagination::Drift::Stalled => {}
             // Non-exhaustive in the core: a new drift still crosses with its code
             // (`drifts_keep_their_code_and_numbers` walks core's list of drift codes).
             _ => {}
@@ -1675,6 +1791,7 @@ mod tests {
             D::RepeatedRecords { count: 2 },
             D::HasNextConflict { has_next: true },
             D::PossiblySkipped { count: 5 },
+            D::Stalled,
         ];
         let ours: Vec<Drift> = core.iter().map(Drift::from).collect();
         let codes: Vec<&str> = ours.iter().map(|d| d.code.as_str()).collect();
@@ -1690,6 +1807,7 @@ mod tests {
                 (None, None, Some(2), None),
                 (None, None, None, Some(true)),
                 (None, None, Some(5), None),
+                (None, None, None, None),
             ]
         );
     }

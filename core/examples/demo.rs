@@ -126,14 +126,19 @@ fn main() {
         Some("CO"),
         Some(&fixture("banks-co.json")),
     );
-    let us = BeneficiaryValidator::from_documents(
-        Some(&fixture("rules-us-business.json")),
-        None,
-        None,
-    );
+    let us =
+        BeneficiaryValidator::from_documents(Some(&fixture("rules-us-business.json")), None, None);
     for (name, draft, validator) in [
-        ("draft-co.json (CO, individual)", fixture("draft-co.json"), &co),
-        ("draft-us.json (US, business)", fixture("draft-us.json"), &us),
+        (
+            "draft-co.json (CO, individual)",
+            fixture("draft-co.json"),
+            &co,
+        ),
+        (
+            "draft-us.json (US, business)",
+            fixture("draft-us.json"),
+            &us,
+        ),
     ] {
         let v = validator.validate(&draft);
         println!(
@@ -142,7 +147,10 @@ fn main() {
         );
         for issue in &v.issues {
             let label = issue.label.as_deref().unwrap_or("");
-            println!("    {:<28} {:<24} {label:<14} {}", issue.path, issue.code, issue.message);
+            println!(
+                "    {:<28} {:<24} {label:<14} {}",
+                issue.path, issue.code, issue.message
+            );
         }
     }
     let rules_co = ValidationRules::from_value(&rules_co).expect("a rules document");

@@ -248,7 +248,8 @@ fn pagination_walk(input: &Value) -> Outcome {
         .and_then(Value::as_array)
         .ok_or("pages must be a list")?;
     let mut walker = PageWalker::new(params);
-    let (mut queries, mut records, mut drifts) = (vec![], vec![], std::collections::BTreeSet::new());
+    let (mut queries, mut records, mut drifts) =
+        (vec![], vec![], std::collections::BTreeSet::new());
     let mut pages = pages.iter();
     let done = loop {
         let Some(request) = walker.next_request() else {

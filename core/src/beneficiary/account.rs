@@ -401,7 +401,10 @@ fn iban(c: &Compact) -> Option<AccountProblem> {
     if let Some(p) = length(c, len) {
         return Some(p);
     }
-    let (check, bban) = (b.get(2..4).unwrap_or_default(), b.get(4..).unwrap_or_default());
+    let (check, bban) = (
+        b.get(2..4).unwrap_or_default(),
+        b.get(4..).unwrap_or_default(),
+    );
     if !check.iter().all(u8::is_ascii_digit) || !follows(structure, bban) {
         return Some(AccountProblem::Layout);
     }
@@ -499,8 +502,7 @@ fn bic(c: &Compact) -> Option<AccountProblem> {
     {
         return Some(AccountProblem::Layout);
     }
-    let assigned = country == b"XK"
-        || std::str::from_utf8(country).is_ok_and(is_assigned_country);
+    let assigned = country == b"XK" || std::str::from_utf8(country).is_ok_and(is_assigned_country);
     (!assigned).then_some(AccountProblem::UnknownBicCountry)
 }
 
@@ -509,7 +511,9 @@ fn ifsc(c: &Compact) -> Option<AccountProblem> {
         return Some(p);
     }
     let b = c.bytes();
-    let ok = b.get(..4).is_some_and(|s| s.iter().all(u8::is_ascii_uppercase))
+    let ok = b
+        .get(..4)
+        .is_some_and(|s| s.iter().all(u8::is_ascii_uppercase))
         && b.get(4) == Some(&b'0')
         && b.get(5..).is_some_and(|s| s.iter().all(is_alnum));
     (!ok).then_some(AccountProblem::Layout)
@@ -560,7 +564,11 @@ mod tests {
             assert_eq!(kind.check(good), Ok(()), "{kind:?} {good}");
         }
         for (kind, bad, problem) in [
-            (A::Iban, "DE89370400440532013001", AccountProblem::CheckDigits),
+            (
+                A::Iban,
+                "DE89370400440532013001",
+                AccountProblem::CheckDigits,
+            ),
             (
                 A::Iban,
                 "GB82WEST1234569876543",
@@ -577,7 +585,11 @@ mod tests {
             (A::Iban, "GB82W3ST12345698765432", AccountProblem::Layout),
             (A::Iban, "GBX2WEST12345698765432", AccountProblem::Layout),
             (A::Clabe, "002010077777777772", AccountProblem::CheckDigits),
-            (A::Cbu, "2850591940090418135201", AccountProblem::CheckDigits),
+            (
+                A::Cbu,
+                "2850591940090418135201",
+                AccountProblem::CheckDigits,
+            ),
             (A::Cuit, "21123456786", AccountProblem::UnknownType),
             (A::Cuit, "20123456787", AccountProblem::CheckDigits),
             (A::Bic, "DEUTZZFF", AccountProblem::UnknownBicCountry),

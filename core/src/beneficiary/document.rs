@@ -37,7 +37,9 @@ impl Document {
 
     fn what(self) -> &'static str {
         match self {
-            Document::Rules => "the rules document (the response of GET /v1/validation-rules/beneficiaries)",
+            Document::Rules => {
+                "the rules document (the response of GET /v1/validation-rules/beneficiaries)"
+            }
             Document::Banks => "the bank list (the response of GET /v1/beneficiaries/banks)",
         }
     }

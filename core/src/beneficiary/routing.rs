@@ -49,7 +49,9 @@ impl RoutingNumberError {
             RoutingNumberError::Format => "a routing number is exactly 9 ASCII digits",
             RoutingNumberError::AllZeros => "a routing number is not all zeros",
             RoutingNumberError::Prefix => "the first two digits must be 00-12, 21-32, 61-72 or 80",
-            RoutingNumberError::Checksum => "the ABA checksum does not hold: look for a mistyped digit or two swapped ones",
+            RoutingNumberError::Checksum => {
+                "the ABA checksum does not hold: look for a mistyped digit or two swapped ones"
+            }
         }
     }
 }

@@ -101,7 +101,11 @@ fn read_rules(response: &Map<String, Value>) -> Result<ValidationRules, Unreadab
         Some(data) => (data, data.get("rules")),
         None => (&Value::Null, response.get("rules")),
     };
-    let doc = if doc.is_null() { response } else { doc.as_object().ok_or(Unreadable::NotTheDocument)? };
+    let doc = if doc.is_null() {
+        response
+    } else {
+        doc.as_object().ok_or(Unreadable::NotTheDocument)?
+    };
     let rules = rules
         .and_then(Value::as_object)
         .ok_or(Unreadable::NotTheDocument)?;

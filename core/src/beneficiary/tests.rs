@@ -43,7 +43,8 @@ fn routing_prefixes() {
 #[test]
 fn empty_path_segments_are_skipped() {
     let rules = ValidationRules::from_value(&json!({"data": {"rules": {"requiredFields": [
-        {"field": ".address..city"}, {"field": "."}]}}})).unwrap();
+        {"field": ".address..city"}, {"field": "."}]}}}))
+    .unwrap();
     let draft = json!({"ownerType": "individual", "country": "CO", "paymentType": "pix", "paymentInfo": {},
                        "address": {}});
     let v = validate(&draft, Some(&rules), None);
@@ -56,13 +57,11 @@ fn empty_path_segments_are_skipped() {
 #[test]
 fn only_parent_reported_when_parent_missing() {
     let rules = ValidationRules::from_value(&json!({"data": {"rules": {"requiredFields": [
-        {"field": "address", "nestedFields": [{"field": "city"}]}]}}})).unwrap();
+        {"field": "address", "nestedFields": [{"field": "city"}]}]}}}))
+    .unwrap();
     let draft = json!({"ownerType": "individual", "country": "CO", "paymentType": "pix", "paymentInfo": {}});
     let v = validate(&draft, Some(&rules), None);
-    assert_eq!(
-        v.issues,
-        vec![Issue::new("address", IssueCode::Required)]
-    );
+    assert_eq!(v.issues, vec![Issue::new("address", IssueCode::Required)]);
 }
 
 proptest::proptest! {

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::account::{is_digits, iban_shaped};
+use super::account::{iban_shaped, is_digits};
 use super::{
     check_routing_number, is_assigned_country, AccountDetail, BankList, FieldRule, Issue,
     IssueCode, UnreadableDocument, ValidationRules,
@@ -305,7 +305,9 @@ fn check(draft: &Value, rules: Doc<'_, ValidationRules>, banks: Doc<'_, BankList
         out.push_with(
             "",
             IssueCode::InvalidValue,
-            Cow::Borrowed("the draft must be a JSON object (the payload of POST /v1/beneficiaries)"),
+            Cow::Borrowed(
+                "the draft must be a JSON object (the payload of POST /v1/beneficiaries)",
+            ),
         );
         return out;
     };
@@ -474,7 +476,11 @@ fn check_detail(
         return;
     }
     match v.as_str() {
-        None => out.push_with(path, IssueCode::InvalidValue, Cow::Borrowed("this value must be a string")),
+        None => out.push_with(
+            path,
+            IssueCode::InvalidValue,
+            Cow::Borrowed("this value must be a string"),
+        ),
         Some(s) => {
             if let Some(Err(e)) = detail(s).map(|d| d.check(s)) {
                 out.push_with(path, e.detail.issue_code(), Cow::Owned(e.to_string()));
@@ -484,7 +490,11 @@ fn check_detail(
 }
 
 /// The rules document's description of the field at `path`, where it has one.
-fn label<'r>(rules: &'r ValidationRules, payment_type: Option<&str>, path: &str) -> Option<&'r str> {
+fn label<'r>(
+    rules: &'r ValidationRules,
+    payment_type: Option<&str>,
+    path: &str,
+) -> Option<&'r str> {
     if let Some(d) = described(&rules.required_fields, path) {
         return Some(d);
     }
