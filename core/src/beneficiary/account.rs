@@ -199,14 +199,14 @@ pub(super) fn is_digits(value: &str, count: usize) -> bool {
     c.len == count && c.bytes().iter().all(u8::is_ascii_digit)
 }
 
-/// Whether `value`, compacted, is shaped as an IBAN is written (the "when" of an IBAN): it
-/// starts with two ASCII letters and has only ASCII letters and digits. An Argentine CBU
-/// alias (`mi.alias.banco`) has other characters: it is not an IBAN to check.
+/// Whether `value` is an IBAN to check (the "when" of an IBAN): spaces and hyphens removed, it
+/// starts with two ASCII letters, and it has no `.`: an Argentine CBU alias (`mi.alias.banco`,
+/// letters, digits, dots and hyphens) is not an IBAN to check.
 pub(super) fn iban_shaped(value: &str) -> bool {
     let mut chars = value.bytes().filter(|b| !matches!(b, b' ' | b'-'));
-    let two_letters = chars.next().is_some_and(|b| b.is_ascii_alphabetic())
-        && chars.next().is_some_and(|b| b.is_ascii_alphabetic());
-    two_letters && chars.all(|b| b.is_ascii_alphanumeric())
+    chars.next().is_some_and(|b| b.is_ascii_alphabetic())
+        && chars.next().is_some_and(|b| b.is_ascii_alphabetic())
+        && !value.contains('.')
 }
 
 impl AccountDetail {

@@ -121,3 +121,101 @@ fn arb_json() -> impl proptest::strategy::Strategy<Value = Value> {
         ]
     })
 }
+
+#[test]
+fn every_code_has_a_message_that_says_what_to_fix() {
+    for code in IssueCode::ALL {
+        let m = code.message();
+        assert!(m.len() > 15, "{code}: {m}");
+        assert!(
+            m.chars().next().is_some_and(char::is_lowercase),
+            "{code}: {m}"
+        );
+    }
+}
+
+#[test]
+fn labels_come_from_the_applied_document_only() {
+    let rules = json!({"data": {"country": "GB", "ownerType": "individual", "rules": {
+        "requiredFields": [{"field": "address", "description": "Address", "nestedFields": [
+            {"field": "city", "description": "Town or city"}, {"field": "street"}]}],
+        "paymentTypes": [{"type": "bank_account", "requiredFields": [
+            {"field": "paymentInfo", "fields": [{"field": "sortCode", "description": "Sort code"}]},
+            {"field": "accountNumber", "description": "Account number (IBAN)"}]}]}}});
+    let draft = json!({"ownerType": "individual", "country": "GB", "paymentType": "bank_account",
+        "address": {}, "paymentInfo": {"bankId": "b1", "sortCode": "12-34-5", "accountNumber": "GB82 WEST 1234 5698 7654 31"}});
+    let v = BeneficiaryValidator::from_documents(Some(&rules), None, None).validate(&draft);
+    let got: Vec<(&str, &str, Option<&str>)> = v
+        .issues
+        .iter()
+        .map(|i| (i.path.as_str(), i.code.as_str(), i.label.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("address.city", "REQUIRED", Some("Town or city")),
+            ("address.street", "REQUIRED", None),
+            (
+                "paymentInfo.sortCode",
+                "INVALID_SORT_CODE",
+                Some("Sort code")
+            ),
+            (
+                "paymentInfo.accountNumber",
+                "INVALID_IBAN",
+                Some("Account number (IBAN)")
+            ),
+        ]
+    );
+    assert_eq!(
+        v.issues[2].message,
+        "a sort code has 6 digits, this one has 5"
+    );
+    assert!(
+        v.issues[3].message.contains("check digits"),
+        "{}",
+        v.issues[3].message
+    );
+    // The same document for another country is not applied: no labels from it.
+    let other = BeneficiaryValidator::from_documents(Some(&rules), None, None).validate(
+        &json!({"ownerType": "individual", "country": "IE", "paymentType": "bank_account",
+                          "paymentInfo": {"bankId": "b1", "bic": "X"}}),
+    );
+    assert!(
+        other.issues.iter().all(|i| i.label.is_none()),
+        "{:?}",
+        other.issues
+    );
+}
+
+#[test]
+fn unreadable_documents_are_reported_once_and_not_applied() {
+    let draft = json!({"ownerType": "individual", "country": "CO", "paymentType": "bank_account",
+                       "paymentInfo": {"bankId": "nope"}});
+    for (rules, banks) in [
+        (json!({}), json!([])),
+        (json!("{"), json!({"error": {"CODE": "X"}})),
+        (json!(r#""{\"data\": {}}""#), json!("[]")),
+    ] {
+        let v = BeneficiaryValidator::from_documents(Some(&rules), Some("CO"), Some(&banks))
+            .validate(&draft);
+        let codes: Vec<(&str, &str)> = v
+            .issues
+            .iter()
+            .map(|i| (i.path.as_str(), i.code.as_str()))
+            .collect();
+        assert_eq!(
+            codes,
+            [("", "RULES_UNREADABLE"), ("", "BANKS_UNREADABLE")],
+            "{rules} {banks}"
+        );
+        assert!(v.issues[0].message.starts_with("the rules document"));
+        assert!(v.issues[1].message.starts_with("the bank list"));
+    }
+    // Text and parsed documents are read alike.
+    let doc = json!({"data": [{"id": "b1"}]});
+    assert_eq!(
+        BeneficiaryValidator::from_documents(None, Some("CO"), Some(&doc)),
+        BeneficiaryValidator::from_documents(None, Some("CO"), Some(&json!(doc.to_string())))
+    );
+}
