@@ -11,6 +11,7 @@ is written compactly with sorted-free, insertion-ordered keys.
   secret.txt          the webhook secret the signatures use
   rules.json          a GET /v1/validation-rules/beneficiaries response with 30 field rules
   draft.json          a CO individual bank_account draft (three issues: a blank, two missing fields)
+                      carrying every account identifier core checks, all valid (issue 22)
   banks.json          a GET /v1/beneficiaries/banks?countryCode=CO response (24 banks)
   page.json           a list response: 25 beneficiary records, total, page, pageSize, hasNext
   manifest.json       sizes and SHA-256 of everything above
@@ -154,8 +155,13 @@ def draft_doc():
         "identity": {"documentNumber": "1020304050", "documentType": "CC", "issuedAt": "2006-04-02",
                      "issuingCountry": "CO"},
         "employment": {"occupation": "Engineer", "employer": "   "},
-        "paymentInfo": {"bankId": "bank_co_007", "accountNumber": "04512345678", "accountType": "savings",
-                        "currency": "COP"},
+        # Every account identifier core checks, each valid: for a CO draft the IBAN (an IBAN-shaped
+        # accountNumber is checked in any country) and the BIC are checked; the country-bound ones
+        # (CUIT, IFSC, sort code, BSB, branch code) are carried and looked at, not checked.
+        "paymentInfo": {"bankId": "bank_co_007", "accountNumber": "DE89 3704 0044 0532 0130 00",
+                        "accountType": "savings", "currency": "COP", "bic": "BCOLCOBMXXX",
+                        "bankDocumentNumber": "20-12345678-6", "ifscCode": "HDFC0001234",
+                        "sortCode": "12-34-56", "bsbNumber": "062-000", "branchCode": "00312345"},
     }
 
 
