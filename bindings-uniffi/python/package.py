@@ -10,6 +10,10 @@ host library. This script
      responses) takes a dict or a list as well as JSON text: `_xb_json_arg` checks it is plain
      JSON data (str keys, finite numbers; anything else is a TypeError naming the parameter,
      never a silent `str()`) and `json.dumps` it;
+   - the server documents (`rules_json`, `banks_json`) take the response as a client holds it:
+     its text (str), its body (bytes, bytearray, memoryview: decoded as UTF-8; bytes that are not
+     UTF-8 reach core as a text it cannot read, so core reports RULES_UNREADABLE /
+     BANKS_UNREADABLE: `_xb_document_arg` says why) or its parsed JSON (dict, list);
    - the code in `extras.py` (readable `repr`s, `Envelope.data`, `WalkStep.records`, ...) is
      appended to the module;
 2. writes the wheel `xborder-<version>-py3-none-<platform>.whl` into DIST_PYTHON_DIR/wheel/: a
@@ -74,15 +78,72 @@ def _xb_plain(value, param):
 
 def _xb_json_arg(value, param):
     """A JSON-text parameter also takes a dict or a list (made JSON text here); a str is the
-    JSON text itself; anything else goes on to the check, which raises TypeError."""
+    JSON text itself; anything else goes on to the check, which raises TypeError. The server
+    documents (`rules_json`, `banks_json`) take more: `_xb_document_arg`."""
+    if param in _XB_DOCUMENTS:
+        return _xb_document_arg(value, param)
     if isinstance(value, (dict, list, tuple)):
-        _xb_plain(value, param)
-        try:
-            return _xb_json_mod.dumps(value, ensure_ascii=False, allow_nan=False)
-        except RecursionError:
-            raise ValueError("`%s`: nested deeper than json.dumps can write; pass the JSON "
-                             "text" % param) from None
+        return _xb_dumps(value, param)
     return value
+
+
+def _xb_dumps(value, param, ensure_ascii=False):
+    _xb_plain(value, param)
+    try:
+        return _xb_json_mod.dumps(value, ensure_ascii=ensure_ascii, allow_nan=False)
+    except RecursionError:
+        raise ValueError("`%s`: nested deeper than json.dumps can write; pass the JSON "
+                         "text" % param) from None
+
+
+# The rules document and the bank list, as the server sent them: core reads the response text
+# (`ValidationRules::from_json`, `BankList::from_json`) and reports one it cannot read as the
+# issue RULES_UNREADABLE / BANKS_UNREADABLE (`required_fields`: the error XborderError.Document).
+_XB_DOCUMENTS = frozenset(("rules_json", "banks_json"))
+# The text handed to core for a document whose text is not Unicode: bytes that are not UTF-8, a
+# str holding lone surrogates (bytes decoded with "surrogateescape"). Such a document is not JSON
+# text (RFC 8259 8.1: JSON exchanged is UTF-8), and uniffi cannot carry it: a str crosses as its
+# UTF-8 bytes, and Rust takes them unchecked as a String. Decoding it with errors="replace"
+# would silently make it readable (a bad byte inside a JSON string becomes U+FFFD and the rest
+# parses); raising here, or building the issue here, would decide in the binding. So core gets
+# a text it reads the same way it reads those bytes themselves (`from_json(&[u8])`: not JSON,
+# Unreadable::NotJson) and says so with its own code and message: U+FFFD alone, the character
+# that stands for what could not be decoded, which is no JSON text (a JSON text is one value).
+_XB_NOT_UNICODE = "\\ufffd"
+
+
+def _xb_document_arg(value, param):
+    """A document as the caller holds it: None (not given), the response text (str, handed to
+    core unchanged), the response body (bytes, bytearray, memoryview: its UTF-8 text) or the
+    parsed response (dict, list: its JSON text). Any other kind is a TypeError naming `param`."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, (bytes, bytearray, memoryview)):
+        raw = value.tobytes() if isinstance(value, memoryview) else value
+        try:
+            return raw.decode("utf-8")  # valid UTF-8: no lone surrogate can come out
+        except UnicodeDecodeError:
+            return _XB_NOT_UNICODE
+    elif isinstance(value, (dict, list, tuple)):
+        text = _xb_dumps(value, param)
+        if not text.isascii():
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate in a str of the data: JSON escapes
+                return _xb_dumps(value, param, ensure_ascii=True)  # core reads them, or not
+        return text
+    else:
+        raise TypeError("`%s` must be the server's response: its text (str), its body (bytes, "
+                        "bytearray, memoryview), its parsed JSON (dict, list), or None when not "
+                        "given; not %s" % (param, type(value).__name__))
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return _XB_NOT_UNICODE
+    return text
 # --- end of native values ----------------------------------------------------------------------
 '''
 

@@ -114,6 +114,7 @@ class Rotation(unittest.TestCase):
 
 # (callable, the valid arguments, {parameter: kind}). Kinds: str, opt_str, list, body, int, record.
 BANKS = json.dumps({"data": [{"id": "b1"}]})
+RULES = json.dumps({"data": {"country": "CO", "ownerType": "individual", "rules": {"requiredFields": []}}})
 CASES = [
     (x.classify_event, {"name": "order:created"}, {"name": "str"}),
     (x.check_registration, {"events": ["order:created"], "existing_webhooks": 0},
@@ -136,16 +137,29 @@ CASES = [
      {"body": BODY, "signature": hmac_hex(SECRET.encode(), BODY)}, {"body": "body", "signature": "opt_str"}),
     (lambda id: x.Receiver(SECRET).commit(id), {"id": "evt_1"}, {"id": "str"}),
     (x.validate_beneficiary, {"draft_json": "{}", "rules_json": None, "banks_country": "CO", "banks_json": BANKS},
-     {"draft_json": "json", "rules_json": "opt_json", "banks_country": "opt_str", "banks_json": "opt_json"}),
+     {"draft_json": "json", "rules_json": "document", "banks_country": "opt_str", "banks_json": "document"}),
     (x.required_fields, {"rules_json": None, "payment_type": "bank_account", "country": "US"},
-     {"rules_json": "opt_json", "payment_type": "str", "country": "str"}),
+     {"rules_json": "document", "payment_type": "str", "country": "str"}),
+    (x.BeneficiaryValidator, {"rules_json": None, "banks_country": "CO", "banks_json": BANKS},
+     {"rules_json": "document", "banks_country": "opt_str", "banks_json": "document"}),
+    (lambda draft_json: x.BeneficiaryValidator().validate(draft_json), {"draft_json": "{}"},
+     {"draft_json": "json"}),
+    # The documents as the body (bytes) and as the parsed response.
+    (x.validate_beneficiary, {"draft_json": "{}", "rules_json": RULES.encode(), "banks_country": "CO",
+                              "banks_json": BANKS.encode()},
+     {"rules_json": "document", "banks_json": "document", "banks_country": "opt_str"}),
+    (x.BeneficiaryValidator, {"rules_json": json.loads(RULES), "banks_country": "CO",
+                              "banks_json": bytearray(BANKS.encode())},
+     {"rules_json": "document", "banks_country": "opt_str", "banks_json": "document"}),
+    (x.required_fields, {"rules_json": memoryview(RULES.encode()), "payment_type": "bank_account",
+                         "country": "CO"}, {"rules_json": "document"}),
     (x.list_query, {"params_json": "{}"}, {"params_json": "json"}),
     (x.page_info, {"response_json": '{"data":[],"total":0,"page":0,"pageSize":10}', "request": None},
      {"response_json": "json", "request": "record"}),
     # The same JSON parameters given as Python values.
     (x.validate_beneficiary, {"draft_json": {}, "rules_json": {"data": []}, "banks_country": "CO",
                               "banks_json": {"data": [{"id": "b1"}]}},
-     {"draft_json": "json", "rules_json": "opt_json", "banks_json": "opt_json"}),
+     {"draft_json": "json", "rules_json": "document", "banks_json": "document"}),
     (x.list_query, {"params_json": {"pageSize": 5}}, {"params_json": "json"}),
     (x.page_info, {"response_json": {"data": [], "total": 0, "page": 0, "pageSize": 10}, "request": None},
      {"response_json": "json"}),
@@ -234,6 +248,11 @@ WRONG = {
     "json": [None, 5, 1.5, True, b"{}", bytearray(b"{}"), memoryview(b"{}"), object(), {1: "x"},
              {"a": {2: "x"}}, {"a": object()}, [b"x"], {"a": {1, 2}}, {"a": (i for i in [1])}],
     "opt_json": [5, True, b"{}", object(), {1: "x"}, [object()], {"a": b"x"}],
+    # A server document: its text (str), its body (bytes, bytearray, memoryview), its parsed JSON
+    # (dict, list) or None; never a number, a bool, a set, another buffer, the body in chunks.
+    "document": [5, 0, True, False, 1.5, object(), {"data"}, frozenset(), array.array("B", b"{}"),
+                 (c for c in ["{}"]), {1: "x"}, [object()], {"a": b"x"}, [b'{"data": ', b"[]}"],
+                 {"data": [{"id": b"b1"}]}, {"data": {"rules": {"requiredFields": {"x", "y"}}}}],
     # An asyncio store: async load and compare_and_set (a sync ClaimStore is for Claims.with_store).
     "async_store": [None, "redis://localhost", 5, {}, object(), "<sync store>"],
 }
@@ -700,10 +719,13 @@ class NativeValues(unittest.TestCase):
         banks_list = [{"id": "b1"}]  # a list is taken as JSON too: core says what it makes of it
         self.assertEqual(x.validate_beneficiary(DRAFT, None, "CO", banks_list),
                          x.validate_beneficiary(text(DRAFT), None, "CO", text(banks_list)))
-        rules = {"data": [{"paymentType": "bank_account", "country": "US",
-                           "fields": [{"path": "paymentInfo.accountType", "required": True}]}]}
+        self.assertIn(("", x.IssueCode.BANKS_UNREADABLE),  # the bare array: not the bank list
+                      [(i.path, i.code) for i in x.validate_beneficiary(DRAFT, None, "CO", banks_list).issues])
+        rules = {"data": {"country": "US", "ownerType": "individual", "rules": {"paymentTypes": [
+            {"type": "bank_account", "requiredFields": [{"field": "accountType", "description": "Type"}]}]}}}
         self.assertEqual(x.required_fields(rules, "bank_account", "US"),
                          x.required_fields(text(rules), "bank_account", "US"))
+        self.assertIn("paymentInfo.accountType", [f.path for f in x.required_fields(rules, "bank_account", "US")])
         self.assertEqual(x.validate_beneficiary(DRAFT, None, "CO", tuple(banks_list)),
                          x.validate_beneficiary(DRAFT, None, "CO", banks_list))  # a tuple is a list
         params = {"pageSize": 25, "sortOrder": "asc", "filters": {"status": "success", "archived": False}}
@@ -780,8 +802,11 @@ class NativeValues(unittest.TestCase):
         self.assertTrue(r.startswith("Decision(action=Action.PROCESS, acknowledges=True, "), r)
         self.assertIn("envelope=Envelope(id='evt_1', event='order:created', kind=EventKind.LIVE", r)
         self.assertEqual(str(d), r)
-        v = repr(x.validate_beneficiary(DRAFT, banks_country="CO", banks_json=BANK_LIST))
-        self.assertIn("Issue(path='paymentInfo.bankId', code=IssueCode.UNKNOWN_BANK)", v)
+        result = x.validate_beneficiary(DRAFT, banks_country="CO", banks_json=BANK_LIST)
+        v = repr(result)
+        bank = next(i for i in result.issues if i.code == x.IssueCode.UNKNOWN_BANK)
+        self.assertIn("Issue(path='paymentInfo.bankId', code=IssueCode.UNKNOWN_BANK, message=%r, label=None)"
+                      % bank.message, v)
         self.assertNotIn(" object at 0x", v)
         self.assertIn("total_pages=1", repr(x.page_info(PAGE)))
         t = x.ClaimTask("claim", "evt_1", "r1", 0, lease_ms=100)
@@ -811,6 +836,209 @@ class NativeValues(unittest.TestCase):
             self.assertTrue(any(f.startswith("xborder/libxborder_ffi.") for f in shipped), shipped)
             self.assertIn("## Verify and receive in an HTTP handler", dist.metadata.get_payload())
         self.assertTrue(any(f.startswith("libxborder_ffi.") for f in os.listdir(folder)))
+
+
+# The documents as the server sends them (FORMAT.md "Documents"), the text of each response.
+RULES_CO = json.dumps({"data": {"country": "CO", "ownerType": "individual", "rules": {
+    "requiredFields": [{"field": "firstName", "description": "First name, as on the ID"}],
+    "paymentTypes": [{"type": "bank_account", "description": "Bank transfer", "requiredFields": [
+        {"field": "accountNumber", "description": "Número de cuenta"}]}]}}, "requestId": 20826},
+    ensure_ascii=False)
+BANKS_CO = json.dumps({"data": [{"id": "b1", "name": "Banco Uno"}], "requestId": 1})
+DRAFT_CO = {"ownerType": "individual", "country": "CO", "paymentType": "bank_account",
+            "paymentInfo": {"bankId": "b9"}}
+
+
+def forms(text):
+    """One response as a client may hold it: the text, the body's bytes (three kinds), the parsed
+    JSON."""
+    body = text.encode("utf-8")
+    return {"str": text, "bytes": body, "bytearray": bytearray(body), "memoryview": memoryview(body),
+            "memoryview slice": memoryview(b"[" + body + b"]")[1:-1], "dict": json.loads(text)}
+
+
+def codes(validation):
+    return sorted((i.path, str(i.code)) for i in validation.issues)
+
+
+class Documents(unittest.TestCase):
+    """The rules document and the bank list as the server sends them: any form a Python client
+    holds one in means the same; one that cannot be read is reported by core, never ignored."""
+
+    def test_issues_say_what_to_fix_and_carry_the_rules_label(self):
+        v = x.validate_beneficiary(DRAFT_CO, RULES_CO, "CO", BANKS_CO)
+        by_path = {i.path: i for i in v.issues}
+        self.assertEqual(codes(v), [("firstName", "REQUIRED"), ("paymentInfo.accountNumber", "REQUIRED"),
+                                    ("paymentInfo.bankId", "UNKNOWN_BANK")])
+        self.assertEqual(by_path["firstName"].label, "First name, as on the ID")
+        self.assertEqual(by_path["paymentInfo.accountNumber"].label, "Número de cuenta")
+        self.assertIsNone(by_path["paymentInfo.bankId"].label)  # a fixed rule: no description
+        for i in v.issues:
+            self.assertIsInstance(i.message, str)
+            self.assertTrue(i.message.strip(), i)
+        self.assertNotEqual(by_path["firstName"].message, by_path["paymentInfo.bankId"].message)
+        # The same field without a rules document: required by no document, so no label.
+        fixed = x.validate_beneficiary({**DRAFT_CO, "paymentInfo": {}})
+        self.assertEqual([(i.path, i.label) for i in fixed.issues], [("paymentInfo.bankId", None)])
+
+    def test_an_iban_with_wrong_check_digits_says_so(self):
+        draft = {"ownerType": "business", "country": "DE", "paymentType": "bank_account",
+                 "paymentInfo": {"bankId": "b1", "accountNumber": "DE89 3704 0044 0532 0130 01"}}
+        issue, = x.validate_beneficiary(draft).issues
+        self.assertEqual((issue.path, issue.code), ("paymentInfo.accountNumber", x.IssueCode.INVALID_IBAN))
+        self.assertIn("check digits", issue.message)
+        self.assertIsNone(issue.label)
+        draft["paymentInfo"]["accountNumber"] = "de89-3704-0044-0532-0130-00"  # read, not changed
+        self.assertTrue(x.validate_beneficiary(draft).valid)
+        self.assertEqual(draft["paymentInfo"]["accountNumber"], "de89-3704-0044-0532-0130-00")
+
+    def test_every_account_detail_code_crosses(self):
+        bad = [("DE", "accountNumber", "DE89370400440532013001", "INVALID_IBAN"),
+               ("MX", "accountNumber", "032180000118359710", "INVALID_CLABE"),
+               ("AR", "accountNumber", "2850590940090418135200", "INVALID_CBU"),
+               ("AR", "bankDocumentNumber", "20123456789", "INVALID_CUIT"),
+               ("FR", "bic", "BNPAQQPP", "INVALID_BIC"),
+               ("IN", "ifscCode", "SBIN1001234", "INVALID_IFSC"),
+               ("GB", "sortCode", "12-34-5", "INVALID_SORT_CODE"),
+               ("AU", "bsbNumber", "12345", "INVALID_BSB"),
+               ("CA", "branchCode", "0011234", "INVALID_BRANCH_CODE")]
+        for country, field, value, code in bad:
+            with self.subTest(code=code):
+                draft = {"ownerType": "individual", "country": country, "paymentType": "bank_account",
+                         "paymentInfo": {"bankId": "b1", field: value}}
+                issue, = x.validate_beneficiary(draft).issues
+                self.assertEqual((issue.path, str(issue.code)), ("paymentInfo." + field, code))
+                self.assertIs(issue.code, x.IssueCode[code])
+                self.assertTrue(issue.message)
+
+    def test_the_text_the_body_and_the_parsed_response_are_one_document(self):
+        want = x.validate_beneficiary(DRAFT_CO, RULES_CO, "CO", BANKS_CO)
+        want_fields = x.required_fields(RULES_CO, "bank_account", "CO")
+        self.assertIn(("paymentInfo.accountNumber", "Número de cuenta"), [(f.path, f.description) for f in want_fields])
+        for (rk, rules), (bk, banks) in zip(forms(RULES_CO).items(), reversed(forms(BANKS_CO).items())):
+            with self.subTest(rules=rk, banks=bk):
+                self.assertEqual(x.validate_beneficiary(DRAFT_CO, rules, "CO", banks), want)
+                self.assertEqual(x.validate_beneficiary(DRAFT_CO, rules_json=rules, banks_country="CO",
+                                                        banks_json=banks), want)
+                self.assertEqual(x.BeneficiaryValidator(rules, "CO", banks).validate(DRAFT_CO), want)
+                self.assertEqual(x.required_fields(rules, "bank_account", "CO"), want_fields)
+        # The `data` of each response, parsed (the rules unwrapped once): read as well.
+        self.assertEqual(x.validate_beneficiary(DRAFT_CO, json.loads(RULES_CO)["data"], "CO", BANKS_CO), want)
+
+    def test_a_validator_reads_the_documents_once_for_many_drafts(self):
+        v = x.BeneficiaryValidator(RULES_CO.encode(), "CO", json.loads(BANKS_CO))
+        good = {**DRAFT_CO, "firstName": "Ana", "paymentInfo": {"bankId": "b1", "accountNumber": "123"}}
+        self.assertTrue(v.validate(good).valid)
+        self.assertTrue(v.validate(json.dumps(good)).valid)
+        self.assertEqual(v.validate(DRAFT_CO), x.validate_beneficiary(DRAFT_CO, RULES_CO, "CO", BANKS_CO))
+        with self.assertRaises(x.XborderError.Json) as e:
+            v.validate("{")
+        self.assertEqual(e.exception.code, "MALFORMED_JSON")
+        # Safe to share between threads: every thread gets the same answers.
+        results = []
+        threads = [threading.Thread(target=lambda: results.append(codes(v.validate(DRAFT_CO)))) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(results, [codes(v.validate(DRAFT_CO))] * 8)
+        self.assertEqual(x.BeneficiaryValidator().validate(good),
+                         x.validate_beneficiary(good))  # no document: the fixed rules
+
+    def test_bytes_that_are_not_utf8_are_the_unreadable_issue(self):
+        text_not_json = x.validate_beneficiary(DRAFT_CO, "{", "CO", "{")
+        self.assertEqual(codes(text_not_json), [("", "BANKS_UNREADABLE"), ("", "RULES_UNREADABLE")])
+        # A bad byte inside a JSON string: decoding with errors="replace" would make these parse.
+        rules = RULES_CO.encode("utf-8").replace("ú".encode("utf-8"), b"\xfa")  # Latin-1
+        banks = b'{"data": [{"id": "b9", "name": "Banco \xff"}]}'
+        for kind in (bytes, bytearray, memoryview):
+            with self.subTest(kind=kind.__name__):
+                v = x.validate_beneficiary(DRAFT_CO, kind(rules), "CO", kind(banks))
+                self.assertEqual(v, text_not_json)  # the same issues, with core's messages
+                self.assertFalse(v.valid)
+                self.assertEqual(x.BeneficiaryValidator(kind(rules), "CO", kind(banks)).validate(DRAFT_CO), v)
+                with self.assertRaises(x.XborderError.Document) as e:
+                    x.required_fields(kind(rules), "bank_account", "CO")
+                self.assertEqual((e.exception.code, e.exception.error_code()), ("RULES_UNREADABLE",) * 2)
+                self.assertIsNone(e.exception.error_field())
+                self.assertIn("not JSON", e.exception.detail)
+        # Only one document unreadable: the other is read and applied.
+        v = x.validate_beneficiary(DRAFT_CO, RULES_CO, "CO", banks)
+        self.assertEqual(codes(v), [("", "BANKS_UNREADABLE"), ("firstName", "REQUIRED"),
+                                    ("paymentInfo.accountNumber", "REQUIRED")])
+        # Text that is not Unicode (bytes decoded with "surrogateescape", a lone surrogate in the
+        # parsed data) is no JSON text either.
+        self.assertEqual(x.validate_beneficiary(DRAFT_CO, rules.decode("utf-8", "surrogateescape"), "CO",
+                                                banks.decode("utf-8", "surrogateescape")), text_not_json)
+        lone = x.validate_beneficiary(DRAFT_CO, None, "CO", {"data": [{"id": "b9", "name": "\udcff"}]})
+        self.assertEqual(codes(lone), [("", "BANKS_UNREADABLE")])
+
+    def test_nothing_given_is_ignored(self):
+        # None is not given; JSON null, an empty text, an error body are given and unreadable.
+        fixed = x.validate_beneficiary(DRAFT_CO)
+        self.assertTrue(fixed.valid)  # no bank list: any bankId will do
+        self.assertEqual(x.validate_beneficiary(DRAFT_CO, None, None, None), fixed)
+        self.assertEqual(x.BeneficiaryValidator(None, None, None).validate(DRAFT_CO), fixed)
+        for doc in ("null", "", b"", "[]", [], {}, '"{}"', '{"error": {"CODE": "UNAUTHORIZED"}}',
+                    {"data": {"data": {"rules": {}}}}):
+            with self.subTest(doc=doc):
+                v = x.validate_beneficiary(DRAFT_CO, doc, "CO", doc)
+                self.assertEqual(codes(v), [("", "BANKS_UNREADABLE"), ("", "RULES_UNREADABLE")])
+                self.assertFalse(v.valid)
+        # The body in chunks, as str: a JSON array of strings, not the bank list (never joined).
+        chunks = [BANKS_CO[:10], BANKS_CO[10:]]
+        self.assertIn(("", "BANKS_UNREADABLE"), codes(x.validate_beneficiary(DRAFT_CO, None, "CO", chunks)))
+        # A bank list given without its country is for no country: reported, not applied.
+        self.assertIn(("country", "BANKS_MISMATCH"), codes(x.validate_beneficiary(DRAFT_CO, None, None, BANKS_CO)))
+
+    def test_wrong_kinds_of_document_name_the_parameter(self):
+        calls = {
+            "validate_beneficiary": lambda r, b: x.validate_beneficiary(DRAFT_CO, r, "CO", b),
+            "BeneficiaryValidator": lambda r, b: x.BeneficiaryValidator(r, "CO", b),
+            "required_fields": lambda r, b: x.required_fields(r, "bank_account", "CO"),
+        }
+        for name, call in calls.items():
+            for wrong in WRONG["document"]:
+                for param, args in (("rules_json", (wrong, BANKS_CO)), ("banks_json", (RULES_CO, wrong))):
+                    if name == "required_fields" and param == "banks_json":
+                        continue
+                    with self.subTest(call=name, param=param, value=repr(wrong)):
+                        with self.assertRaises(TypeError) as e:
+                            call(*args)
+                        self.assertIn("`%s`" % param, str(e.exception))
+        with self.assertRaises(TypeError) as e:
+            x.validate_beneficiary(DRAFT_CO, RULES_CO, ["CO"], BANKS_CO)  # a list for the country
+        self.assertIn("`banks_country`", str(e.exception))
+        with self.assertRaises(TypeError) as e:
+            x.validate_beneficiary(json.dumps(DRAFT_CO).encode())  # the draft is not a document
+        self.assertIn("`draft_json`", str(e.exception))
+
+    def test_the_codes_are_formats(self):
+        self.assertEqual({c.name for c in x.IssueCode}, {
+            "REQUIRED", "INVALID_VALUE", "INVALID_ROUTING_NUMBER", "UNKNOWN_BANK", "RULES_MISMATCH",
+            "BANKS_MISMATCH", "UNSUPPORTED_PAYMENT_TYPE", "RULES_UNREADABLE", "BANKS_UNREADABLE",
+            "INVALID_IBAN", "INVALID_CLABE", "INVALID_CBU", "INVALID_CUIT", "INVALID_BIC", "INVALID_IFSC",
+            "INVALID_SORT_CODE", "INVALID_BSB", "INVALID_BRANCH_CODE"})
+        for c in x.IssueCode:
+            self.assertEqual(str(c), c.name)  # core's text is FORMAT.md's code
+        self.assertTrue(issubclass(x.XborderError.Document, x.XborderError))
+
+
+class Stalled(unittest.TestCase):
+    def test_a_server_that_ignores_page_ends_the_walk(self):
+        page = {"data": [{"id": 1}, {"id": 2}], "total": 9, "hasNext": True}  # the same page, forever
+        w = x.PageWalker({"pageSize": 2})
+        queries, drifts, records = [], set(), []
+        while (q := w.next_query()) is not None:
+            self.assertLess(len(queries), 10, "the walk did not end")
+            queries.append(q)
+            step = w.feed(page)
+            records += step.records
+            drifts |= {d.code for d in step.drifts}
+        self.assertTrue(w.is_done())
+        self.assertEqual(records, page["data"])  # each record passed on once
+        self.assertIn("STALLED", drifts)
+        self.assertEqual(len(queries), 3)  # the first page, then two that brought nothing new
 
 
 class AsyncClaims(unittest.TestCase):

@@ -131,7 +131,8 @@ class Stubs(unittest.TestCase):
         typed = {getattr(n, "name", None) for n in self.tree.body}
         for name in ("Receiver", "Decision", "verify", "sign", "validate_beneficiary", "Claims",
                      "ClaimStore", "Catalog", "PageWalker", "ClaimTask", "claim_step_async",
-                     "XborderError", "list_query", "page_info"):
+                     "XborderError", "list_query", "page_info", "BeneficiaryValidator", "Issue",
+                     "IssueCode", "required_fields", "Drift", "WalkStep"):
             self.assertIn(name, typed)
 
 

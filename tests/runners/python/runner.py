@@ -109,13 +109,19 @@ def op_receive(inp):
     return {"decisions": decisions}
 
 
+def document(value):
+    """A document of a vector as a Python client holds it (FORMAT.md, "Documents"): a JSON string
+    is the response text, handed over as the str itself (never re-serialised); any other value
+    is the parsed response, handed over as its JSON text; null or absent is not given."""
+    if value is None or isinstance(value, str):
+        return value
+    return dumps(value)
+
+
 def op_validate(inp):
-    rules = dumps(inp["rules"]) if "rules" in inp else None
-    banks = inp.get("banks")
-    v = x.validate_beneficiary(
-        dumps(inp["draft"]), rules,
-        banks.get("country") if banks else None,
-        dumps(banks["response"]) if banks else None)
+    banks = inp.get("banks") or {}
+    v = x.validate_beneficiary(dumps(inp.get("draft")), document(inp.get("rules")),
+                               banks.get("country"), document(banks.get("response")))
     return {"valid": v.valid, "issues": [{"path": i.path, "code": str(i.code)} for i in v.issues]}
 
 
@@ -141,6 +147,38 @@ def op_info(inp):
     return {"ok": True, "total": i.total, "page": i.page, "pageSize": i.page_size,
             "totalPages": i.total_pages, "hasNext": i.has_next, "hasNextConflict": i.has_next_conflict, "hasPrevious": i.has_previous,
             "firstItem": i.first_item, "lastItem": i.last_item, "nextPage": i.next_page}
+
+
+def op_walk(inp):
+    """FORMAT.md's loop, through the public PageWalker: ask for the next query (none: done),
+    feed the next page (none left: not done), collect what each page passed on."""
+    request = inp.get("request")
+    try:
+        walker = x.PageWalker(dumps({} if request is None else request))
+    except x.XborderError as e:
+        return err(e)
+    queries, records, drifts = [], [], []
+    pages = iter(inp["pages"])
+    while True:
+        query = walker.next_query()
+        if query is None:
+            done = True
+            break
+        page = next(pages, _NO_PAGE)
+        if page is _NO_PAGE:
+            done = False
+            break
+        try:
+            step = walker.feed(dumps(page))
+        except x.XborderError as e:
+            return err(e)
+        queries.append(query)
+        records += [r.get("id") if isinstance(r, dict) else None for r in step.records]
+        drifts += [d.code for d in step.drifts]
+    return {"queries": queries, "records": records, "done": done, "drifts": drifts}
+
+
+_NO_PAGE = object()
 
 
 class DictStore(x.ClaimStore):
@@ -197,6 +235,7 @@ OPS = {
     "beneficiary.validate": op_validate,
     "pagination.query": op_query,
     "pagination.info": op_info,
+    "pagination.walk": op_walk,
     "delivery.claims": op_claims,
 }
 
@@ -215,6 +254,12 @@ def canon(v):
     return ("obj", tuple(sorted((k, canon(i)) for k, i in v.items())))
 
 
+def same_set(a, b):
+    """Equal as sets: the same distinct values, whatever their order and count."""
+    return isinstance(a, list) and isinstance(b, list) and \
+        set(canon(i) for i in a) == set(canon(i) for i in b)
+
+
 def equal(a, b, multiset=False):
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
@@ -225,15 +270,22 @@ def equal(a, b, multiset=False):
             return Counter(canon(i) for i in a) == Counter(canon(i) for i in b)
         return len(a) == len(b) and all(equal(i, j) for i, j in zip(a, b))
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(equal(a[k], b[k], k in ("issues", "rejected")) for k in a)
+        return a.keys() == b.keys() and all(compare(k, a[k], b[k]) for k in a)
     return type(a) is type(b) and a == b
+
+
+def compare(key, want, got):
+    """FORMAT.md: `issues` and `rejected` compare as multisets, `drifts` as sets."""
+    if key == "drifts":
+        return same_set(want, got)
+    return equal(want, got, key in ("issues", "rejected"))
 
 
 def mismatch(expect, actual):
     for key, want in expect.items():
         if key not in actual:
             return f"`{key}` missing (want {dumps(want)}; got {dumps(actual)})"
-        if not equal(want, actual[key], key in ("issues", "rejected")):
+        if not compare(key, want, actual[key]):
             return f"`{key}`: want {dumps(want)}, got {dumps(actual[key])}"
     return None
 
