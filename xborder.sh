@@ -4,7 +4,8 @@
 #                          (Rust, then the same scenario through the npm package in Node and
 #                          through the Kotlin bindings, when those are built)
 #   bash xborder.sh test   every test: fmt, clippy, unit, doc, property, conformance in every
-#                          runtime, package and budget checks. Installs what it needs (idempotent).
+#                          runtime, account details against python-stdnum, schwifty and clabe,
+#                          package and budget checks. Installs what it needs (idempotent).
 set -euo pipefail
 cd "$(dirname "$0")"
 cmd=${1:-help}
@@ -31,6 +32,7 @@ case "$cmd" in
     step "cargo test (unit, doc, property, snapshots)" cargo test --workspace
     step "MSRV: xborder-core's library with its rust-version's toolchain (installed if missing)" bash tests/tools/msrv.sh
     step "conformance (every runtime)" bash tests/conformance.sh
+    step "account details against python-stdnum, schwifty and clabe (IBAN registry; differential, >=10,000 values per kind)" bash tests/accounts/run.sh
     [ -f bindings-wasm/test.sh ] && step "npm package (tarball, types, size, panic, bundlers, e2e)" bash bindings-wasm/test.sh
     step "uniffi bindings' API tests (python, kotlin, swift)" bash bindings-uniffi/test.sh
     step "Node Redis adapter against redis-server (delivery.claims vectors)" bash services/receiver-node/test.sh
