@@ -1,7 +1,9 @@
 // The Kotlin binding's own API tests (run by bindings-uniffi/test.sh): one secret is the common
 // case and is never split; a rotation takes a named list; pagination errors carry their field;
 // an extended catalog reaches its receivers; the walker passes records once; claims agree in the
-// built-in store, a Kotlin store and a ClaimTask driven by suspend functions.
+// built-in store, a Kotlin store and a ClaimTask driven by suspend functions; beneficiary issues
+// carry what to fix and the rules document's label, documents are taken as the response text
+// and an unreadable one is reported (an issue, or XborderException.Document from requiredFields).
 // Issue 12: in Python a string secret was read as one secret per character. test.sh compiles it
 // with Readme.kt, the kotlin.md snippet wrapped as `fun readmeSnippet()`, so the doc runs too.
 // Coroutines: kotlinx-coroutines is not on the test classpath, so the suspend store is driven
@@ -84,6 +86,7 @@ fun main() {
     }
     catalogTests()
     walkerTests()
+    beneficiaryTests()
     claimsTests()
     val readme = try { readmeSnippet(); null } catch (e: Throwable) { e.toString() }
     check("the kotlin.md snippet runs", readme == null) { readme ?: "" }
@@ -165,6 +168,126 @@ fun walkerTests() {
         check("walker: unknown parameter throws", false)
     } catch (e: XborderException.Pagination) {
         check("walker: unknown parameter", e.code == "UNKNOWN_PARAMETER" && e.field == "status")
+    }
+}
+
+// The two documents as the server sends them (GET /v1/validation-rules/beneficiaries and
+// GET /v1/beneficiaries/banks?countryCode=CO), as response text.
+val RULES_CO = """{"data": {"country": "CO", "ownerType": "individual", "rules": {
+    "requiredFields": [{"field": "firstName", "description": "First name"}, {"field": "lastName"}],
+    "paymentTypes": [{"type": "bank_account", "requiredFields": [{"field": "accountNumber", "description": "Account number"}]}]}},
+    "requestId": "req_1"}"""
+val BANKS_CO = """{"data": [{"id": "bank_co_001", "name": "Banco Uno"}], "requestId": "req_2"}"""
+
+fun draft(country: String, paymentInfo: String, names: String = ""): String =
+    """{"ownerType":"individual","country":"$country","paymentType":"bank_account"$names,"paymentInfo":$paymentInfo}"""
+
+fun shown(v: BeneficiaryValidation): List<String> = v.issues.map { "${it.path} ${it.code}" }
+
+fun beneficiaryTests() {
+    // Issues say what to fix, and carry the label the rules document gives the field.
+    val missing = validateBeneficiary(draft("CO", """{"bankId":"bank_co_001"}"""), RULES_CO, "CO", BANKS_CO)
+    check("beneficiary: every issue", shown(missing).toSet() ==
+        setOf("firstName REQUIRED", "lastName REQUIRED", "paymentInfo.accountNumber REQUIRED")) { "$missing" }
+    val byPath = missing.issues.associateBy { it.path }
+    check("beneficiary: a described field's label", byPath["firstName"]?.label == "First name" &&
+        byPath["paymentInfo.accountNumber"]?.label == "Account number") { "$missing" }
+    check("beneficiary: a field without a description has no label", byPath["lastName"]?.let { it.label == null } == true) { "$missing" }
+    check("beneficiary: every issue has a message", missing.issues.all { it.message.isNotBlank() && it.message != it.code.toString() }) { "$missing" }
+    val fixed = validateBeneficiary(draft("CO", "{}"))
+    check("beneficiary: a fixed rule's issue has no label", fixed.issues.any { it.path == "paymentInfo.bankId" && it.code == IssueCode.REQUIRED && it.label == null }) { "$fixed" }
+
+    // Account details, checked as banks check them: the good value passes, the bad one is its code.
+    val details = listOf(
+        listOf("DE", "accountNumber", "DE89 3704 0044 0532 0130 00", "DE89370400440532013001", "INVALID_IBAN"),
+        listOf("CO", "bic", "DEUTDEFF500", "DEUTZZFF", "INVALID_BIC"),
+        listOf("MX", "accountNumber", "002010077777777771", "002010077777777772", "INVALID_CLABE"),
+        listOf("AR", "accountNumber", "2850590940090418135201", "2850591940090418135201", "INVALID_CBU"),
+        listOf("AR", "bankDocumentNumber", "20-12345678-6", "21123456786", "INVALID_CUIT"),
+        listOf("IN", "ifscCode", "HDFC0001234", "HDFC1001234", "INVALID_IFSC"),
+        listOf("GB", "sortCode", "12-34-56", "12345", "INVALID_SORT_CODE"),
+        listOf("AU", "bsbNumber", "062-000", "06200A", "INVALID_BSB"),
+        listOf("CA", "branchCode", "00312345", "000312345", "INVALID_BRANCH_CODE"),
+    )
+    for ((country, field, good, bad, code) in details) {
+        val ok = validateBeneficiary(draft(country, """{"bankId":"bank_001","$field":"$good"}"""))
+        check("beneficiary: $code passes $good", ok.valid && ok.issues.isEmpty()) { "$ok" }
+        val v = validateBeneficiary(draft(country, """{"bankId":"bank_001","$field":"$bad"}"""))
+        val issue = v.issues.singleOrNull()
+        check("beneficiary: $code for $bad", !v.valid && issue != null && issue.path == "paymentInfo.$field" &&
+            issue.code.toString() == code && issue.message.isNotBlank()) { "$v" }
+    }
+    val iban = validateBeneficiary(draft("DE", """{"bankId":"bank_001","accountNumber":"DE89370400440532013001"}""")).issues.single()
+    check("beneficiary: an IBAN's message names the check digits", iban.code == IssueCode.INVALID_IBAN && iban.message.contains("check digits")) { iban.message }
+    val notString = validateBeneficiary(draft("DE", """{"bankId":"bank_001","accountNumber":89370400}""")).issues
+    check("beneficiary: a number where a string goes", notString.map { "${it.path} ${it.code}" } == listOf("paymentInfo.accountNumber INVALID_VALUE")) { "$notString" }
+    val codes = IssueCode.values().map { it.toString() }
+    check("beneficiary: the new issue codes", codes.containsAll(listOf("RULES_UNREADABLE", "BANKS_UNREADABLE", "INVALID_IBAN",
+        "INVALID_CLABE", "INVALID_CBU", "INVALID_CUIT", "INVALID_BIC", "INVALID_IFSC", "INVALID_SORT_CODE", "INVALID_BSB",
+        "INVALID_BRANCH_CODE"))) { "$codes" }
+
+    // Documents are the response text; one that cannot be read is an issue at "", never thrown,
+    // never read as "no rules", and none of its rules applies.
+    val named = ""","firstName":"Ana","lastName":"Ruiz""""
+    val good = draft("CO", """{"bankId":"bank_co_001","accountNumber":"123456"}""", named)
+    check("beneficiary: both documents as text", validateBeneficiary(good, RULES_CO, "CO", BANKS_CO).valid)
+    // The response text encoded once more as a JSON string: a text whose JSON is a string.
+    val encodedTwice = "\"" + RULES_CO.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n") + "\""
+    // Each with the reason core gives (its message says why, then the shape to pass).
+    for ((rules, why) in listOf("""{"data": {""" to "not JSON", "{}" to "shape", """{"error":{"CODE":"INTERNAL"}}""" to "error response",
+            "null" to "not a JSON object", encodedTwice to "encoded twice", "[]" to "not a JSON object")) {
+        val v = validateBeneficiary(draft("CO", """{"bankId":"bank_co_001"}"""), rules, "CO", BANKS_CO)
+        check("beneficiary: rules ${rules.take(24)} are RULES_UNREADABLE ($why) and not applied", shown(v) == listOf(" RULES_UNREADABLE") &&
+            v.issues[0].message.startsWith("the rules document") && v.issues[0].message.contains(why)) { "$v" }
+    }
+    for ((what, banks) in listOf("the bare array" to """[{"id":"bank_co_001"}]""", "not JSON" to "<html>", "data not an array" to """{"data":{}}""")) {
+        val v = validateBeneficiary(good, null, "CO", banks)
+        check("beneficiary: banks $what is BANKS_UNREADABLE", shown(v) == listOf(" BANKS_UNREADABLE") && v.issues[0].message.contains("bank list")) { "$v" }
+    }
+    check("beneficiary: an unreadable bank list for a US draft too",
+        shown(validateBeneficiary(draft("US", """{"routingNumber":"021000021"}"""), null, "US", "{}")) == listOf(" BANKS_UNREADABLE"))
+    check("beneficiary: null is not given", validateBeneficiary(good, null, null, null).valid)
+    check("beneficiary: a draft that is not JSON throws MALFORMED_JSON", codeOf { validateBeneficiary("{", RULES_CO) } == "MALFORMED_JSON")
+
+    // BeneficiaryValidator: the documents read once, the same answers as validateBeneficiary.
+    val drafts = listOf(good, draft("CO", """{"bankId":"bank_co_404"}"""), draft("CO", "{}"), "[]", """{"country":"co"}""")
+    BeneficiaryValidator(RULES_CO, "CO", BANKS_CO).use { validator ->
+        for (d in drafts) {
+            val got = validator.validate(d)
+            check("validator: as validateBeneficiary for $d", got == validateBeneficiary(d, RULES_CO, "CO", BANKS_CO)) { "$got" }
+        }
+        check("validator: unknown bank", shown(validator.validate(drafts[1])).contains("paymentInfo.bankId UNKNOWN_BANK"))
+        check("validator: a draft that is not JSON", codeOf { validator.validate("{") } == "MALFORMED_JSON")
+        // Shared between threads: each answer is the one a lone call gives.
+        val pool = Executors.newFixedThreadPool(4)
+        try {
+            val want = drafts.map { validator.validate(it) }
+            val got = (0 until 40).map { n -> CompletableFuture.supplyAsync({ validator.validate(drafts[n % drafts.size]) }, pool) }
+                .map { it.get(10, TimeUnit.SECONDS) }
+            check("validator: shared between threads", got.withIndex().all { (n, v) -> v == want[n % drafts.size] })
+        } finally {
+            pool.shutdown()
+        }
+    }
+    BeneficiaryValidator(banksCountry = "CO", banksJson = "[]").use { validator ->
+        check("validator: an unreadable bank list on every validation",
+            (1..2).all { shown(validator.validate(good)) == listOf(" BANKS_UNREADABLE") })
+    }
+    check("validator: no documents", BeneficiaryValidator().validate(good).valid)
+
+    // requiredFields: the rules document's fields, or Document(RULES_UNREADABLE), never an empty list.
+    val fields = requiredFields(RULES_CO, "bank_account", "CO")
+    check("requiredFields: the rules' fields with their description",
+        fields.any { it.path == "firstName" && it.description == "First name" && it.source == FieldSource.RULES } &&
+            fields.any { it.path == "paymentInfo.accountNumber" && it.source == FieldSource.RULES }) { "$fields" }
+    for (rules in listOf("""{"data": {""", "[]", encodedTwice)) {
+        try {
+            requiredFields(rules, "bank_account", "CO")
+            check("requiredFields: unreadable rules throw ($rules)", false)
+        } catch (e: XborderException.Document) {
+            check("requiredFields: RULES_UNREADABLE ($rules)", e.code == "RULES_UNREADABLE" && e.errorCode() == "RULES_UNREADABLE" &&
+                e.errorField() == null && e.detail.contains("rules document")) { e.toString() }
+        }
     }
 }
 

@@ -1,7 +1,10 @@
 // The Swift binding's own API tests (run by bindings-uniffi/test.sh): one secret is the common
 // case and is never split; a rotation takes a named list; pagination errors carry their field;
 // an extended catalog reaches its receivers; the walker passes records once; claims agree in the
-// built-in store, a Swift store and a ClaimTask driven with async/await over an actor store.
+// built-in store, a Swift store and a ClaimTask driven with async/await over an actor store;
+// beneficiary issues carry what to fix and the rules document's label, documents are taken as
+// the response text and an unreadable one is reported (an issue, or XborderError.Document from
+// requiredFields).
 // Issue 12: in Python a string secret was read as one secret per character. test.sh puts the
 // swift.md snippet, wrapped as `func readmeSnippet()`, at the README-SNIPPET line. HMAC is computed
 // here by a small SHA-256 of our own (Foundation on Linux has no CommonCrypto).
@@ -142,6 +145,140 @@ func walkerTests() throws {
         check("walker: unknown parameter throws", false)
     } catch let e as XborderError {
         check("walker: unknown parameter", e.errorCode() == "UNKNOWN_PARAMETER" && e.errorField() == "status", "\(e)")
+    }
+}
+
+// The two documents as the server sends them (GET /v1/validation-rules/beneficiaries and
+// GET /v1/beneficiaries/banks?countryCode=CO), as response text.
+let RULES_CO = #"""
+{"data": {"country": "CO", "ownerType": "individual", "rules": {
+    "requiredFields": [{"field": "firstName", "description": "First name"}, {"field": "lastName"}],
+    "paymentTypes": [{"type": "bank_account", "requiredFields": [{"field": "accountNumber", "description": "Account number"}]}]}},
+    "requestId": "req_1"}
+"""#
+let BANKS_CO = #"{"data": [{"id": "bank_co_001", "name": "Banco Uno"}], "requestId": "req_2"}"#
+
+func draft(_ country: String, _ paymentInfo: String, names: String = "") -> String {
+    #"{"ownerType":"individual","country":"\#(country)","paymentType":"bank_account"\#(names),"paymentInfo":\#(paymentInfo)}"#
+}
+
+func shown(_ v: BeneficiaryValidation) -> [String] { v.issues.map { "\($0.path) \($0.code)" } }
+
+func beneficiaryTests() throws {
+    // Issues say what to fix, and carry the label the rules document gives the field.
+    let missing = try validateBeneficiary(draftJson: draft("CO", #"{"bankId":"bank_co_001"}"#), rulesJson: RULES_CO,
+                                          banksCountry: "CO", banksJson: BANKS_CO)
+    check("beneficiary: every issue", Set(shown(missing)) ==
+          ["firstName REQUIRED", "lastName REQUIRED", "paymentInfo.accountNumber REQUIRED"], "\(missing)")
+    let byPath = Dictionary(missing.issues.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+    check("beneficiary: a described field's label", byPath["firstName"]?.label == "First name"
+          && byPath["paymentInfo.accountNumber"]?.label == "Account number", "\(missing)")
+    check("beneficiary: a field without a description has no label", byPath["lastName"] != nil && byPath["lastName"]?.label == nil, "\(missing)")
+    check("beneficiary: every issue has a message",
+          missing.issues.allSatisfy { !$0.message.isEmpty && $0.message != "\($0.code)" }, "\(missing)")
+    let fixed = try validateBeneficiary(draftJson: draft("CO", "{}"))
+    check("beneficiary: a fixed rule's issue has no label",
+          fixed.issues.contains { $0.path == "paymentInfo.bankId" && $0.code == .required && $0.label == nil }, "\(fixed)")
+
+    // Account details, checked as banks check them: the good value passes, the bad one is its code.
+    let details: [(String, String, String, String, IssueCode)] = [
+        ("DE", "accountNumber", "DE89 3704 0044 0532 0130 00", "DE89370400440532013001", .invalidIban),
+        ("CO", "bic", "DEUTDEFF500", "DEUTZZFF", .invalidBic),
+        ("MX", "accountNumber", "002010077777777771", "002010077777777772", .invalidClabe),
+        ("AR", "accountNumber", "2850590940090418135201", "2850591940090418135201", .invalidCbu),
+        ("AR", "bankDocumentNumber", "20-12345678-6", "21123456786", .invalidCuit),
+        ("IN", "ifscCode", "HDFC0001234", "HDFC1001234", .invalidIfsc),
+        ("GB", "sortCode", "12-34-56", "12345", .invalidSortCode),
+        ("AU", "bsbNumber", "062-000", "06200A", .invalidBsb),
+        ("CA", "branchCode", "00312345", "000312345", .invalidBranchCode),
+    ]
+    let formatCodes = ["INVALID_IBAN", "INVALID_BIC", "INVALID_CLABE", "INVALID_CBU", "INVALID_CUIT", "INVALID_IFSC",
+                       "INVALID_SORT_CODE", "INVALID_BSB", "INVALID_BRANCH_CODE"]
+    check("beneficiary: the account codes print as FORMAT.md's", details.map { "\($0.4)" } == formatCodes, "\(details.map { "\($0.4)" })")
+    for (country, field, good, bad, code) in details {
+        let ok = try validateBeneficiary(draftJson: draft(country, #"{"bankId":"bank_001","\#(field)":"\#(good)"}"#))
+        check("beneficiary: \(code) passes \(good)", ok.valid && ok.issues.isEmpty, "\(ok)")
+        let v = try validateBeneficiary(draftJson: draft(country, #"{"bankId":"bank_001","\#(field)":"\#(bad)"}"#))
+        let issue = v.issues.count == 1 ? v.issues[0] : nil
+        check("beneficiary: \(code) for \(bad)", !v.valid && issue?.path == "paymentInfo.\(field)"
+              && issue?.code == code && issue?.message.isEmpty == false, "\(v)")
+    }
+    let iban = try validateBeneficiary(draftJson: draft("DE", #"{"bankId":"bank_001","accountNumber":"DE89370400440532013001"}"#)).issues
+    check("beneficiary: an IBAN's message names the check digits",
+          iban.count == 1 && iban[0].code == .invalidIban && iban[0].message.contains("check digits"), "\(iban)")
+    let notString = try validateBeneficiary(draftJson: draft("DE", #"{"bankId":"bank_001","accountNumber":89370400}"#))
+    check("beneficiary: a number where a string goes", shown(notString) == ["paymentInfo.accountNumber INVALID_VALUE"], "\(notString)")
+    check("beneficiary: the unreadable codes print as FORMAT.md's",
+          "\(IssueCode.rulesUnreadable) \(IssueCode.banksUnreadable)" == "RULES_UNREADABLE BANKS_UNREADABLE")
+
+    // Documents are the response text; one that cannot be read is an issue at "", never thrown,
+    // never read as "no rules", and none of its rules applies.
+    let good = draft("CO", #"{"bankId":"bank_co_001","accountNumber":"123456"}"#, names: #","firstName":"Ana","lastName":"Ruiz""#)
+    check("beneficiary: both documents as text",
+          try validateBeneficiary(draftJson: good, rulesJson: RULES_CO, banksCountry: "CO", banksJson: BANKS_CO).valid)
+    // The response text encoded once more as a JSON string: a text whose JSON is a string.
+    let encodedTwice = String(decoding: try JSONSerialization.data(withJSONObject: RULES_CO, options: [.fragmentsAllowed]), as: UTF8.self)
+    // Each with the reason core gives (its message says why, then the shape to pass).
+    for (rules, why) in [(#"{"data": {"#, "not JSON"), ("{}", "shape"), (#"{"error":{"CODE":"INTERNAL"}}"#, "error response"),
+                         ("null", "not a JSON object"), (encodedTwice, "encoded twice"), ("[]", "not a JSON object")] {
+        let v = try validateBeneficiary(draftJson: draft("CO", #"{"bankId":"bank_co_001"}"#), rulesJson: rules,
+                                        banksCountry: "CO", banksJson: BANKS_CO)
+        check("beneficiary: rules \(rules.prefix(24)) are RULES_UNREADABLE (\(why)) and not applied",
+              shown(v) == [" RULES_UNREADABLE"] && v.issues[0].message.hasPrefix("the rules document")
+              && v.issues[0].message.contains(why), "\(v)")
+    }
+    for (what, banks) in [("the bare array", #"[{"id":"bank_co_001"}]"#), ("not JSON", "<html>"), ("data not an array", #"{"data":{}}"#)] {
+        let v = try validateBeneficiary(draftJson: good, rulesJson: nil, banksCountry: "CO", banksJson: banks)
+        check("beneficiary: banks \(what) is BANKS_UNREADABLE",
+              shown(v) == [" BANKS_UNREADABLE"] && v.issues[0].message.contains("bank list"), "\(v)")
+    }
+    check("beneficiary: an unreadable bank list for a US draft too",
+          shown(try validateBeneficiary(draftJson: draft("US", #"{"routingNumber":"021000021"}"#), banksCountry: "US", banksJson: "{}")) == [" BANKS_UNREADABLE"])
+    check("beneficiary: nil is not given", try validateBeneficiary(draftJson: good, rulesJson: nil, banksCountry: nil, banksJson: nil).valid)
+    check("beneficiary: a draft that is not JSON throws MALFORMED_JSON",
+          codeOf { _ = try validateBeneficiary(draftJson: "{", rulesJson: RULES_CO) } == "MALFORMED_JSON")
+
+    // BeneficiaryValidator: the documents read once, the same answers as validateBeneficiary.
+    let drafts = [good, draft("CO", #"{"bankId":"bank_co_404"}"#), draft("CO", "{}"), "[]", #"{"country":"co"}"#]
+    let validator = BeneficiaryValidator(rulesJson: RULES_CO, banksCountry: "CO", banksJson: BANKS_CO)
+    for d in drafts {
+        let got = try validator.validate(draftJson: d)
+        check("validator: as validateBeneficiary for \(d)",
+              got == (try validateBeneficiary(draftJson: d, rulesJson: RULES_CO, banksCountry: "CO", banksJson: BANKS_CO)), "\(got)")
+    }
+    check("validator: unknown bank", shown(try validator.validate(draftJson: drafts[1])).contains("paymentInfo.bankId UNKNOWN_BANK"))
+    check("validator: a draft that is not JSON", codeOf { _ = try validator.validate(draftJson: "{") } == "MALFORMED_JSON")
+    // Shared between threads: each answer is the one a lone call gives.
+    let want = try drafts.map { try validator.validate(draftJson: $0) }
+    let lock = NSLock()
+    var same = 0
+    DispatchQueue.concurrentPerform(iterations: 40) { n in
+        let v = try? validator.validate(draftJson: drafts[n % drafts.count])
+        lock.lock(); if v == want[n % drafts.count] { same += 1 }; lock.unlock()
+    }
+    check("validator: shared between threads", same == 40, "\(same) of 40")
+    let bare = BeneficiaryValidator(banksCountry: "CO", banksJson: "[]")
+    check("validator: an unreadable bank list on every validation",
+          try (1...2).allSatisfy { _ in shown(try bare.validate(draftJson: good)) == [" BANKS_UNREADABLE"] })
+    check("validator: no documents", try BeneficiaryValidator().validate(draftJson: good).valid)
+
+    // requiredFields: the rules document's fields, or Document(RULES_UNREADABLE), never an empty list.
+    let fields = try requiredFields(rulesJson: RULES_CO, paymentType: "bank_account", country: "CO")
+    check("requiredFields: the rules' fields with their description",
+          fields.contains { $0.path == "firstName" && $0.description == "First name" && $0.source == .rules }
+          && fields.contains { $0.path == "paymentInfo.accountNumber" && $0.source == .rules }, "\(fields)")
+    for rules in [#"{"data": {"#, "[]", encodedTwice] {
+        do {
+            _ = try requiredFields(rulesJson: rules, paymentType: "bank_account", country: "CO")
+            check("requiredFields: unreadable rules throw (\(rules.prefix(24)))", false)
+        } catch let e as XborderError {
+            guard case let .Document(code, detail) = e else {
+                check("requiredFields: a Document error (\(rules.prefix(24)))", false, "\(e)")
+                continue
+            }
+            check("requiredFields: RULES_UNREADABLE (\(rules.prefix(24)))", code == "RULES_UNREADABLE"
+                  && e.errorCode() == "RULES_UNREADABLE" && e.errorField() == nil && detail.contains("rules document"), "\(e)")
+        }
     }
 }
 
@@ -357,6 +494,7 @@ func main() throws {
     }
     try catalogTests()
     try walkerTests()
+    try beneficiaryTests()
     try claimsTests()
     do { try readmeSnippet(); passed += 1 } catch { failed += 1; print("FAIL the swift.md snippet threw \(error)") }
     print("swift api: \(passed) passed, \(failed) failed")

@@ -109,13 +109,23 @@ fun receive(i: JsonObject): JsonObject {
     }
 }
 
+/**
+ * A vector's document as the binding takes it, the response text: a JSON string is that text
+ * itself (never re-serialised), any other value its JSON text; null or absent is not given.
+ */
+fun document(e: JsonElement?): String? = when {
+    e == null || e.isJsonNull -> null
+    e.isJsonPrimitive && e.asJsonPrimitive.isString -> e.asString
+    else -> json(e)
+}
+
 fun validate(i: JsonObject): JsonObject {
     val banks = i.get("banks")?.takeUnless { it.isJsonNull }?.asJsonObject
     val v = validateBeneficiary(
         json(i.get("draft")),
-        i.get("rules")?.let { json(it) },
+        document(i.get("rules")),
         banks?.str("country"),
-        banks?.get("response")?.let { json(it) },
+        document(banks?.get("response")),
     )
     return obj("valid" to v.valid, "issues" to v.issues.map { obj("path" to it.path, "code" to it.code.toString()) })
 }
@@ -138,6 +148,36 @@ fun info(i: JsonObject): JsonObject {
             "totalPages" to p.totalPages, "hasNext" to p.hasNext, "hasNextConflict" to p.hasNextConflict, "hasPrevious" to p.hasPrevious,
             "firstItem" to p.firstItem, "lastItem" to p.lastItem, "nextPage" to p.nextPage)
     } catch (e: XborderException) { err(e) }
+}
+
+/**
+ * FORMAT.md's walk through the public PageWalker: ask for the next query (none: done), feed the
+ * next page (none left: not done); each fed query, each record's `id` (null when absent) and
+ * each drift code are collected. A page the walker cannot read ends the case with its code.
+ */
+fun walk(i: JsonObject): JsonObject {
+    val request = i.get("request")?.takeUnless { it.isJsonNull }
+    val walker = try { PageWalker(request?.let { json(it) } ?: "{}") } catch (e: XborderException) { return err(e) }
+    walker.use { w ->
+        val pages = i.getAsJsonArray("pages").iterator()
+        val queries = mutableListOf<String>()
+        val records = JsonArray()
+        val drifts = mutableListOf<String>()
+        var done = false
+        while (true) {
+            val query = w.nextQuery()
+            if (query == null) { done = true; break }
+            if (!pages.hasNext()) break
+            val step = try { w.feed(json(pages.next())) } catch (e: XborderException) { return err(e) }
+            queries += query
+            for (r in step.recordsJson) {
+                val record = JsonParser.parseString(r)
+                records.add(if (record.isJsonObject) record.asJsonObject.get("id") ?: JsonNull.INSTANCE else JsonNull.INSTANCE)
+            }
+            step.drifts.forEach { d -> if (d.code !in drifts) drifts += d.code }
+        }
+        return obj("queries" to queries, "records" to records, "done" to done, "drifts" to drifts)
+    }
 }
 
 /** The runner's own claims store, in Kotlin: entry texts in a map, compare-and-set under a lock. */
@@ -181,14 +221,24 @@ val ops: Map<String, (JsonObject) -> JsonObject> = mapOf(
     "beneficiary.validate" to ::validate,
     "pagination.query" to ::query,
     "pagination.info" to ::info,
+    "pagination.walk" to ::walk,
     "delivery.claims" to ::claimsOp,
 )
 
 /** Ops FORMAT.md defines that this runner does not implement yet: counted as skipped. */
 val notYet = setOf<String>()
 
-// Deep equality: numbers by value, booleans apart from numbers; `issues`/`rejected` as multisets.
-fun equal(a: JsonElement, b: JsonElement, multiset: Boolean = false): Boolean = when {
+/** How the values of a key compare: `issues`/`rejected` as multisets, `drifts` as sets. */
+enum class Compare { EXACT, MULTISET, SET }
+
+fun compareOf(key: String): Compare = when (key) {
+    "issues", "rejected" -> Compare.MULTISET
+    "drifts" -> Compare.SET
+    else -> Compare.EXACT
+}
+
+// Deep equality: numbers by value, booleans apart from numbers; arrays per `how`.
+fun equal(a: JsonElement, b: JsonElement, how: Compare = Compare.EXACT): Boolean = when {
     a.isJsonNull || b.isJsonNull -> a.isJsonNull && b.isJsonNull
     a.isJsonPrimitive && b.isJsonPrimitive -> {
         val p = a.asJsonPrimitive; val q = b.asJsonPrimitive
@@ -201,16 +251,19 @@ fun equal(a: JsonElement, b: JsonElement, multiset: Boolean = false): Boolean = 
     }
     a.isJsonArray && b.isJsonArray -> {
         val x = a.asJsonArray.toList(); val y = b.asJsonArray.toList()
-        if (x.size != y.size) false
-        else if (!multiset) x.indices.all { equal(x[it], y[it]) }
-        else {
-            val left = y.toMutableList()
-            x.all { item -> val k = left.indexOfFirst { equal(item, it) }; if (k < 0) false else { left.removeAt(k); true } }
+        when (how) {
+            // Each distinct value once, order and count ignored.
+            Compare.SET -> x.all { item -> y.any { equal(item, it) } } && y.all { item -> x.any { equal(item, it) } }
+            Compare.EXACT -> x.size == y.size && x.indices.all { equal(x[it], y[it]) }
+            Compare.MULTISET -> x.size == y.size && run {
+                val left = y.toMutableList()
+                x.all { item -> val k = left.indexOfFirst { equal(item, it) }; if (k < 0) false else { left.removeAt(k); true } }
+            }
         }
     }
     a.isJsonObject && b.isJsonObject -> {
         val x = a.asJsonObject; val y = b.asJsonObject
-        x.keySet() == y.keySet() && x.keySet().all { equal(x.get(it), y.get(it), it == "issues" || it == "rejected") }
+        x.keySet() == y.keySet() && x.keySet().all { equal(x.get(it), y.get(it), compareOf(it)) }
     }
     else -> false
 }
@@ -218,7 +271,7 @@ fun equal(a: JsonElement, b: JsonElement, multiset: Boolean = false): Boolean = 
 fun mismatch(expect: JsonObject, actual: JsonObject): String? {
     for ((key, want) in expect.entrySet()) {
         val got = actual.get(key) ?: return "`$key` missing (want ${json(want)}; got ${json(actual)})"
-        if (!equal(want, got, key == "issues" || key == "rejected")) return "`$key`: want ${json(want)}, got ${json(got)}"
+        if (!equal(want, got, compareOf(key))) return "`$key`: want ${json(want)}, got ${json(got)}"
     }
     return null
 }

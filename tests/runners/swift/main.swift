@@ -110,13 +110,20 @@ func receiveOp(_ i: Obj) throws -> Obj {
     return ["decisions": decisions]
 }
 
+/// A vector's document as the binding takes it, the response text: a JSON string is that text
+/// itself (never re-serialised), any other value its JSON text; null or absent is not given.
+func document(_ v: Any?) -> String? {
+    guard let v = v, !(v is NSNull) else { return nil }
+    return v as? String ?? jsonText(v)
+}
+
 func validateOp(_ i: Obj) throws -> Obj {
     let banks = i["banks"] as? Obj
     let v = try validateBeneficiary(
         draftJson: jsonText(i["draft"]!),
-        rulesJson: i["rules"].map(jsonText),
+        rulesJson: document(i["rules"]),
         banksCountry: banks.flatMap { str($0, "country") },
-        banksJson: banks.flatMap { $0["response"] }.map(jsonText))
+        banksJson: document(banks?["response"]))
     return ["valid": v.valid, "issues": v.issues.map { ["path": $0.path, "code": "\($0.code)"] as Obj }]
 }
 
@@ -140,6 +147,35 @@ func infoOp(_ i: Obj) -> Obj {
                 "firstItem": num(p.firstItem), "lastItem": num(p.lastItem),
                 "nextPage": p.nextPage.map { num($0) as Any } ?? NSNull()]
     } catch let e as XborderError { return fail(e) } catch { return ["error": "\(error)"] }
+}
+
+/// FORMAT.md's walk through the public PageWalker: ask for the next query (none: done), feed the
+/// next page (none left: not done); each fed query, each record's `id` (null when absent) and
+/// each drift code are collected. A page the walker cannot read ends the case with its code.
+func walkOp(_ i: Obj) throws -> Obj {
+    let walker: PageWalker
+    do {
+        let request = i["request"].flatMap { v -> Any? in v is NSNull ? nil : v }
+        walker = try PageWalker(paramsJson: request.map(jsonText) ?? "{}")
+    } catch let e as XborderError { return fail(e) }
+    var pages = (i["pages"] as! [Any]).makeIterator()
+    var queries: [String] = []
+    var records: [Any] = []
+    var drifts: [String] = []
+    var done = false
+    while true {
+        guard let query = walker.nextQuery() else { done = true; break }
+        guard let page = pages.next() else { break }
+        let step: WalkStep
+        do { step = try walker.feed(responseJson: jsonText(page)) } catch let e as XborderError { return fail(e) }
+        queries.append(query)
+        for r in step.recordsJson {
+            let record = try JSONSerialization.jsonObject(with: Data(r.utf8), options: [.fragmentsAllowed])
+            records.append((record as? Obj)?["id"] ?? NSNull())
+        }
+        for d in step.drifts where !drifts.contains(d.code) { drifts.append(d.code) }
+    }
+    return ["queries": queries, "records": records, "done": done, "drifts": drifts]
 }
 
 /// The runner's own claims store, in Swift: entry texts in a dictionary, compare-and-set under a lock.
@@ -187,11 +223,23 @@ let ops: [String: (Obj) throws -> Obj] = [
     "beneficiary.validate": validateOp,
     "pagination.query": queryOp,
     "pagination.info": infoOp,
+    "pagination.walk": walkOp,
     "delivery.claims": claimsOp,
 ]
 
-// Deep equality: numbers by value, booleans apart from numbers; `issues`/`rejected` as multisets.
-func equal(_ a: Any, _ b: Any, multiset: Bool = false) -> Bool {
+/// How the values of a key compare: `issues`/`rejected` as multisets, `drifts` as sets.
+enum Compare { case exact, multiset, set }
+
+func compareOf(_ key: String) -> Compare {
+    switch key {
+    case "issues", "rejected": return .multiset
+    case "drifts": return .set
+    default: return .exact
+    }
+}
+
+// Deep equality: numbers by value, booleans apart from numbers; arrays per `how`.
+func equal(_ a: Any, _ b: Any, _ how: Compare = .exact) -> Bool {
     if a is NSNull || b is NSNull { return a is NSNull && b is NSNull }
     if isBool(a) || isBool(b) {
         guard let x = a as? NSNumber, let y = b as? NSNumber, isBool(a) && isBool(b) else {
@@ -205,18 +253,24 @@ func equal(_ a: Any, _ b: Any, multiset: Bool = false) -> Bool {
     }
     if let x = a as? String, let y = b as? String { return x == y }
     if let x = a as? [Any], let y = b as? [Any] {
-        guard x.count == y.count else { return false }
-        if !multiset { return zip(x, y).allSatisfy { equal($0, $1) } }
-        var left = y
-        for item in x {
-            guard let k = left.firstIndex(where: { equal(item, $0) }) else { return false }
-            left.remove(at: k)
+        switch how {
+        case .set:  // each distinct value once, order and count ignored
+            return x.allSatisfy { item in y.contains { equal(item, $0) } }
+                && y.allSatisfy { item in x.contains { equal(item, $0) } }
+        case .exact:
+            return x.count == y.count && zip(x, y).allSatisfy { equal($0, $1) }
+        case .multiset:
+            guard x.count == y.count else { return false }
+            var left = y
+            for item in x {
+                guard let k = left.firstIndex(where: { equal(item, $0) }) else { return false }
+                left.remove(at: k)
+            }
+            return true
         }
-        return true
     }
     if let x = a as? Obj, let y = b as? Obj {
-        return Set(x.keys) == Set(y.keys)
-            && x.keys.allSatisfy { equal(x[$0]!, y[$0]!, multiset: $0 == "issues" || $0 == "rejected") }
+        return Set(x.keys) == Set(y.keys) && x.keys.allSatisfy { equal(x[$0]!, y[$0]!, compareOf($0)) }
     }
     return false
 }
@@ -227,7 +281,7 @@ func mismatch(_ expect: Obj, _ actual: Obj) -> String? {
     for key in expect.keys.sorted() {
         let want = expect[key]!
         guard let got = actual[key] else { return "`\(key)` missing (want \(show(want)); got \(show(actual)))" }
-        if !equal(want, got, multiset: key == "issues" || key == "rejected") {
+        if !equal(want, got, compareOf(key)) {
             return "`\(key)`: want \(show(want)), got \(show(got))"
         }
     }

@@ -110,6 +110,51 @@ class JavaApiTest {
         assertEquals("MALFORMED_JSON", notJson.errorCode());
     }
 
+    // The documents as the server sends them, as response text.
+    static final String RULES_CO = """
+        {"data": {"country": "CO", "ownerType": "individual", "rules": {
+            "requiredFields": [{"field": "firstName", "description": "First name"}],
+            "paymentTypes": [{"type": "bank_account", "requiredFields": [{"field": "accountNumber"}]}]}},
+         "requestId": "req_1"}""";
+    static final String BANKS_CO = "{\"data\": [{\"id\": \"bank_co_001\", \"name\": \"Banco Uno\"}], \"requestId\": \"req_2\"}";
+
+    static String issues(BeneficiaryValidation v) {
+        return v.getIssues().stream().map(i -> i.getPath() + " " + i.getCode()).sorted().collect(java.util.stream.Collectors.joining(", "));
+    }
+
+    @Test
+    void beneficiaryDocumentsAndIssues() throws Exception {
+        String draft = "{\"ownerType\":\"individual\",\"country\":\"CO\",\"paymentType\":\"bank_account\","
+            + "\"paymentInfo\":{\"bankId\":\"bank_co_001\",\"bic\":\"DEUTZZFF\"}}";
+        BeneficiaryValidation v = XborderKt.validateBeneficiary(draft, RULES_CO, "CO", BANKS_CO);
+        assertEquals("firstName REQUIRED, paymentInfo.accountNumber REQUIRED, paymentInfo.bic INVALID_BIC", issues(v));
+        Issue first = v.getIssues().stream().filter(i -> i.getPath().equals("firstName")).findFirst().orElseThrow();
+        assertEquals("First name", first.getLabel());
+        assertFalse(first.getMessage().isBlank());
+        Issue account = v.getIssues().stream().filter(i -> i.getPath().equals("paymentInfo.accountNumber")).findFirst().orElseThrow();
+        assertNull(account.getLabel(), "a field the rules do not describe has no label");
+        Issue bic = v.getIssues().stream().filter(i -> i.getCode() == IssueCode.INVALID_BIC).findFirst().orElseThrow();
+        assertEquals("INVALID_BIC", bic.getCode().toString());
+        assertFalse(bic.getMessage().isBlank());
+
+        // One validator for many drafts, from Java: every argument passed, null for none.
+        BeneficiaryValidator validator = new BeneficiaryValidator(RULES_CO, "CO", BANKS_CO);
+        assertEquals(v, validator.validate(draft));
+        assertEquals("MALFORMED_JSON", assertThrows(XborderException.class, () -> validator.validate("{")).errorCode());
+        validator.close();
+        // Unreadable documents: issues at "", not exceptions.
+        assertEquals(" BANKS_UNREADABLE, paymentInfo.bic INVALID_BIC", issues(new BeneficiaryValidator(null, "CO", "[]").validate(draft)));
+        BeneficiaryValidation notJson = XborderKt.validateBeneficiary(draft, "{\"data\": {", null, null);
+        assertEquals(" RULES_UNREADABLE, paymentInfo.bic INVALID_BIC", issues(notJson));
+        assertTrue(notJson.getIssues().get(0).getMessage().startsWith("the rules document"), notJson.toString());
+        // requiredFields answers with fields or throws: XborderException.Document.
+        XborderException.Document unreadable = assertThrows(XborderException.Document.class,
+            () -> XborderKt.requiredFields("[]", "bank_account", "CO"));
+        assertEquals("RULES_UNREADABLE", unreadable.getCode());
+        assertEquals("RULES_UNREADABLE", unreadable.errorCode());
+        assertTrue(unreadable.getDetail().contains("rules document"), unreadable.getDetail());
+    }
+
     @Test
     void pagination() throws Exception {
         assertEquals("page=0&pageSize=10&sortBy=createdAt&sortOrder=DESC&status=success",
