@@ -12,6 +12,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde_json::Value;
+use xborder_core::codes::Coded;
 use xborder_core::{beneficiary, claims, delivery, envelope, events, pagination, signature};
 
 uniffi::setup_scaffolding!("xborder");
@@ -143,69 +144,73 @@ impl XborderError {
     }
 }
 
+/// Every core error crosses through core's one trait: its code, its field, its message.
+fn coded(e: &dyn Coded) -> (String, Option<String>, String) {
+    (
+        e.code().to_owned(),
+        e.field().map(str::to_owned),
+        e.to_string(),
+    )
+}
+
 impl From<events::RegistrationError> for XborderError {
     fn from(e: events::RegistrationError) -> Self {
+        let (code, _, detail) = coded(&e);
         XborderError::Registration {
-            code: e.code().to_owned(),
+            code,
             rejected: rejected_of(&e),
-            detail: e.to_string(),
+            detail,
         }
     }
 }
 
 impl From<signature::SignatureError> for XborderError {
     fn from(e: signature::SignatureError) -> Self {
-        XborderError::Signature {
-            code: e.code().to_owned(),
-            detail: e.to_string(),
-        }
+        let (code, _, detail) = coded(&e);
+        XborderError::Signature { code, detail }
     }
 }
 
 impl From<envelope::EnvelopeError> for XborderError {
     fn from(e: envelope::EnvelopeError) -> Self {
+        let (code, field, detail) = coded(&e);
         XborderError::Envelope {
-            code: e.code().to_owned(),
-            field: e.field().map(str::to_owned),
-            detail: e.to_string(),
+            code,
+            field,
+            detail,
         }
     }
 }
 
 impl From<delivery::StoreError> for XborderError {
     fn from(e: delivery::StoreError) -> Self {
-        XborderError::Store {
-            code: e.code().to_owned(),
-            detail: e.to_string(),
-        }
+        let (code, _, detail) = coded(&e);
+        XborderError::Store { code, detail }
     }
 }
 
 impl From<pagination::PaginationError> for XborderError {
     fn from(e: pagination::PaginationError) -> Self {
+        let (code, field, detail) = coded(&e);
         XborderError::Pagination {
-            code: e.code().to_owned(),
-            field: e.field().map(str::to_owned),
-            detail: e.to_string(),
+            code,
+            field,
+            detail,
         }
     }
 }
 
 impl From<beneficiary::UnreadableDocument> for XborderError {
     fn from(e: beneficiary::UnreadableDocument) -> Self {
-        XborderError::Document {
-            code: e.code().to_owned(),
-            detail: e.to_string(),
-        }
+        let (code, _, detail) = coded(&e);
+        XborderError::Document { code, detail }
     }
 }
 
 impl From<events::CatalogError> for XborderError {
     fn from(e: events::CatalogError) -> Self {
-        XborderError::Catalog {
-            code: e.code().to_owned(),
-            detail: e.to_string(),
-        }
+        let (code, _, detail) = coded(&e);
+        XborderError::Catalog { code, detail }
     }
 }
 
@@ -213,11 +218,14 @@ impl From<claims::ClaimError> for XborderError {
     fn from(e: claims::ClaimError) -> Self {
         match e {
             claims::ClaimError::Store(store) => store.into(),
-            other => XborderError::Claim {
-                code: other.code().to_owned(),
-                field: other.field().map(str::to_owned),
-                detail: other.to_string(),
-            },
+            other => {
+                let (code, field, detail) = coded(&other);
+                XborderError::Claim {
+                    code,
+                    field,
+                    detail,
+                }
+            }
         }
     }
 }

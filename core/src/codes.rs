@@ -12,6 +12,61 @@
 //! assert_eq!(codes::INTERNAL_ERROR, "INTERNAL_ERROR");
 //! ```
 
+/// What every error of xborder answers: its stable code and, where it names one, the field
+/// concerned. A binding converts any error through this one trait (its code, its field, its
+/// `Display` as the message) instead of by hand per error type.
+///
+/// ```
+/// use xborder_core::codes::Coded;
+/// use xborder_core::pagination::ListParams;
+/// fn describe(e: &dyn Coded) -> String {
+///     format!("{} at {:?}: {e}", e.code(), e.field())
+/// }
+/// let e = ListParams::from_value(&serde_json::json!({"status": "x"})).unwrap_err();
+/// assert!(describe(&e).starts_with("UNKNOWN_PARAMETER at Some(\"status\")"));
+/// ```
+pub trait Coded: std::error::Error {
+    /// The stable SCREAMING_SNAKE code (one of [`ERRORS`], or of [`ISSUES`] for an account
+    /// detail).
+    fn code(&self) -> &'static str;
+    /// The field, parameter or step input concerned, where the error names one.
+    fn field(&self) -> Option<&str> {
+        None
+    }
+}
+
+/// `Coded` from the type's own `code()` (and `field()`), each written once in its module. The
+/// two `Copy` errors take `self` by value.
+macro_rules! coded {
+    ($($(#[$copy:ident])? $ty:ty $(=> $field:ident)?),* $(,)?) => {$(
+        impl Coded for $ty {
+            fn code(&self) -> &'static str {
+                <$ty>::code(coded!(@recv self $($copy)?))
+            }
+            $(fn field(&self) -> Option<&str> {
+                <$ty>::$field(self)
+            })?
+        }
+    )*};
+    (@recv $s:ident copy) => { *$s };
+    (@recv $s:ident) => { $s };
+}
+
+coded!(
+    #[copy] crate::signature::SignatureError,
+    crate::envelope::EnvelopeError => field,
+    crate::delivery::StoreError,
+    crate::delivery::ReceiveError => field,
+    crate::claims::ClaimError => field,
+    crate::events::RegistrationError,
+    crate::events::CatalogError,
+    crate::pagination::PaginationError => field,
+    #[copy] crate::beneficiary::RoutingNumberError,
+    crate::beneficiary::UnreadableDocument,
+    crate::beneficiary::AccountDetailError,
+    crate::MalformedJson,
+);
+
 /// A bug of xborder reached a binding (a Rust panic turned into an error). Core never
 /// reports it; the bindings do, with this text.
 pub const INTERNAL_ERROR: &str = "INTERNAL_ERROR";
@@ -239,6 +294,39 @@ mod tests {
             }
         }
         all
+    }
+
+    /// Every error type answers through `Coded` what its own `code()` and `field()` say.
+    #[test]
+    fn every_error_type_is_coded() {
+        fn check(e: &dyn Coded, code: &str, field: Option<&str>) {
+            assert_eq!((e.code(), e.field()), (code, field), "{e}");
+        }
+        for e in every_signature_error() {
+            check(&e, e.code(), None);
+        }
+        for e in every_envelope_error() {
+            check(&e, e.code(), e.field());
+        }
+        for e in every_pagination_error() {
+            check(&e, e.code(), e.field());
+        }
+        for e in every_registration_error() {
+            check(&e, e.code(), None);
+        }
+        for e in every_routing_error() {
+            check(&e, e.code(), None);
+        }
+        for e in every_claim_error() {
+            check(&e, e.code(), e.field());
+        }
+        check(&StoreError::new("x"), "STORE_UNAVAILABLE", None);
+        check(
+            &CatalogError::InvalidName(String::new()),
+            "INVALID_EVENT_NAME",
+            None,
+        );
+        check(&crate::MalformedJson, "MALFORMED_JSON", None);
     }
 
     fn set(codes: &[&'static str]) -> BTreeSet<&'static str> {
