@@ -2,7 +2,12 @@
 
 use percent_encoding::percent_decode_str;
 use serde_json::Value;
-use xborder_core::pagination::{self, ListParams, PageWalker, PaginationError, MAX_SAFE_INTEGER};
+use xborder_core::pagination::{
+    self, Drift, ListParams, PageWalker, PaginationError, MAX_SAFE_INTEGER,
+};
+
+/// The keys of a page's facts, read under `meta` when the top level has none of them.
+const PAGE_KEYS: [&str; 4] = ["total", "page", "pageSize", "hasNext"];
 
 use crate::{is_code, json_docs};
 
@@ -21,6 +26,16 @@ pub fn page_info(data: &[u8]) {
         pagination::page_info(response, request),
         "not deterministic"
     );
+    if request.is_none() {
+        // Without a request, the request sent with no parameters: page 0 of 10.
+        assert_eq!(got, pagination::page_info(response, Some((0, 10))));
+    }
+    let (req_page, req_size) = request.unwrap_or((0, 10));
+    // The page facts: at the top level, or under `meta` when the top level has none of them.
+    let facts = response
+        .get("meta")
+        .filter(|m| m.is_object() && !PAGE_KEYS.iter().any(|k| response.get(k).is_some()))
+        .unwrap_or(response);
     match got {
         Ok(info) => {
             let len = response["data"].as_array().map_or(0, Vec::len) as u64;
@@ -41,15 +56,28 @@ pub fn page_info(data: &[u8]) {
             assert_eq!(info.total_pages, info.total.div_ceil(info.page_size));
             assert_eq!(info.has_previous, info.page > 0);
             assert_eq!(info.next_page, info.has_next.then_some(info.page + 1));
-            match response.get("hasNext").and_then(Value::as_bool) {
-                Some(h) => assert_eq!(info.has_next, h),
-                None => assert_eq!(info.has_next, end < info.total),
+            assert_eq!(
+                info.total,
+                model_uint(&facts["total"]).expect("a total"),
+                "{info:?}"
+            );
+            match facts.get("hasNext").and_then(Value::as_bool) {
+                Some(h) => {
+                    assert_eq!(info.has_next, h);
+                    assert_eq!(info.has_next_conflict, h != (end < info.total));
+                }
+                None => {
+                    assert_eq!(info.has_next, end < info.total);
+                    assert!(!info.has_next_conflict);
+                }
             }
-            if let Some(p) = response.get("page").and_then(Value::as_u64) {
-                assert_eq!(info.page, p);
+            match facts.get("page").filter(|p| !p.is_null()) {
+                Some(p) => assert_eq!(Some(info.page), model_uint(p)),
+                None => assert_eq!(info.page, req_page),
             }
-            if let Some(s) = response.get("pageSize").and_then(Value::as_u64) {
-                assert_eq!(info.page_size, s);
+            match facts.get("pageSize").filter(|s| !s.is_null()) {
+                Some(s) => assert_eq!(Some(info.page_size), model_uint(s)),
+                None => assert_eq!(info.page_size, req_size),
             }
             if (info.first_item, info.last_item) != (0, 0) {
                 assert_eq!(info.first_item, info.page * info.page_size + 1, "{info:?}");
@@ -98,6 +126,38 @@ pub fn page_info(data: &[u8]) {
         }
         (got, want) => panic!("PageWalker::feed {got:?} vs page_info {want:?}"),
     }
+
+    // Every walk ends: a server that answers this page whatever is asked ends it by the third
+    // page (an empty page, the last one, or `STALLED` after two pages that brought nothing new).
+    let mut walker = PageWalker::new(ListParams::default().page(page).page_size(page_size));
+    for fed in 0..3 {
+        let Ok(step) = walker.feed(response) else {
+            return; // a later page number out of range: the walk is not over
+        };
+        let stalled = step.drift.contains(&Drift::Stalled);
+        assert!(!stalled || fed == 2, "STALLED on page {fed}: {step:?}");
+        assert!(!stalled || walker.is_done(), "STALLED and not done");
+        if walker.is_done() {
+            return;
+        }
+        assert_eq!(
+            step.fresh.is_empty(),
+            fed > 0 && has_ids(response),
+            "{step:?}"
+        );
+    }
+    panic!("three pages of {response} and the walk goes on");
+}
+
+/// Whether every record of the page has an `id` (the walker passes id-less records on each
+/// time, but one seen before brings nothing new).
+fn has_ids(response: &Value) -> bool {
+    response["data"].as_array().is_some_and(|d| {
+        d.iter().all(|r| {
+            r.get("id")
+                .is_some_and(|id| id.is_string() || id.is_number())
+        })
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
