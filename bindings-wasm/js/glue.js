@@ -87,15 +87,20 @@ function makePageInfo(total, page, pageSize, totalPages, hasNext, hasNextConflic
 }
 
 /**
- * `{valid, issues: [{path, code}]}` (core's Validation): each issue's path and code are in
- * `text` one after the other, `lengths` their lengths in UTF-16 units, made on the Rust side.
+ * `{valid, issues: [{path, code, message, label}]}` (core's Validation), made on the Rust side in
+ * one call: each issue's path, code, message and label (when it has one) are in `text` one after
+ * the other; `lengths` holds four numbers per issue, the lengths in UTF-16 units of the path, the
+ * code and the message, and the label's plus one (0: no label, `null`).
  */
 function makeValidation(valid, text, lengths) {
   const issues = [];
   let at = 0;
-  for (let i = 0; i + 1 < lengths.length; i += 2) {
+  for (let i = 0; i + 3 < lengths.length; i += 4) {
     const path = text.slice(at, (at += lengths[i]));
-    issues.push({ path, code: text.slice(at, (at += lengths[i + 1])) });
+    const code = text.slice(at, (at += lengths[i + 1]));
+    const message = text.slice(at, (at += lengths[i + 2]));
+    const n = lengths[i + 3];
+    issues.push({ path, code, message, label: n === 0 ? null : text.slice(at, (at += n - 1)) });
   }
   return { valid, issues };
 }
@@ -276,12 +281,51 @@ const BUILTIN = {
   eventMatches: 'matches',
 };
 
+const RULES_HOW = 'pass the response of GET /v1/validation-rules/beneficiaries as received (await res.text()) or parsed (await res.json()), or null when there is none';
+const BANKS_HOW = "pass { country: 'CO', response } with the response of GET /v1/beneficiaries/banks?countryCode=CO as received (await res.text()) or parsed (await res.json()), or null when there is none";
+
+/**
+ * A server document (the rules document, a bank list's response): absent (undefined or null:
+ * not given), the response text (a string, which core parses once) or its parsed JSON (any
+ * other JSON value: what core cannot read is an issue, RULES_UNREADABLE / BANKS_UNREADABLE).
+ * Never a function or a symbol (JSON has none: it would be dropped, the document silently not
+ * given) nor a Promise (a response not awaited).
+ */
+const documentIn = (name, how) => (v) => {
+  if (typeof v === 'function' || typeof v === 'symbol' || isThenable(v)) {
+    throw refuse(name, 'the response text (a string) or its parsed JSON', v, how);
+  }
+  return v;
+};
+
+const RULES_DOCUMENT = documentIn('rules', RULES_HOW);
+const BANKS_RESPONSE = documentIn('banks.response', BANKS_HOW);
+
+/**
+ * The bank list, `{ country, response }` (absent: undefined or null), as the two values the
+ * Rust side takes: `[country, response]`. `country` is absent or a string; any other key (a
+ * misspelt one, or the response itself passed as `banks`) is a TypeError, never ignored.
+ */
+function banksIn(v) {
+  if (v === undefined || v === null) return [undefined, undefined];
+  if (!isOptions(v)) throw refuse('banks', 'the bank list as { country, response }', v, BANKS_HOW);
+  for (const key of Object.keys(v)) {
+    if (key !== 'country' && key !== 'response') {
+      throw new TypeError(`xborder: \`banks.${key}\` is not a key of the bank list { country, response }: ${BANKS_HOW}`);
+    }
+  }
+  const { country, response } = v;
+  if (country !== undefined && country !== null && typeof country !== 'string') {
+    throw refuse('banks.country', 'a string (the country the list was asked for)', country, BANKS_HOW);
+  }
+  return [country ?? undefined, BANKS_RESPONSE(response)];
+}
+
 /** The checks of each function's parameters, in order; `null` passes a JSON document as it is. */
 const PARAMETERS = {
   sign: [str('secret'), body],
   decodeEnvelope: [body],
-  validateBeneficiary: [],
-  requiredFields: [null, str('paymentType'), str('country')],
+  requiredFields: [RULES_DOCUMENT, str('paymentType'), str('country')],
   listQuery: [],
   pageInfo: [],
   // The test build's hook (build.sh --test-hooks); absent from the published module.
@@ -407,15 +451,21 @@ function wrapApi(raw, host = {}) {
     if (typeof f !== 'function') continue; // a test hook, in the test build only
     api[name] = { [name](...args) { return call(f, this, checks, args); } }[name];
   }
-  // A plain response object (what `await res.json()` gives): its four page fields and the length
-  // of its `data` cross, never the records; core computes the same facts (`page_info_of`).
-  // Anything else (text, a class instance, a `toJSON`) crosses whole, as every other input.
+  // A plain response object (what `await res.json()` gives): its page fields (the four, and
+  // `meta`, where an envelope `{data, meta}` keeps them) and the length of its `data` cross, never
+  // the records; core reads them as it reads the whole response (`page_info_of`). Anything else
+  // (text, a class instance, a `toJSON`) crosses whole, as every other input.
   api.pageInfo = function pageInfo(response, request) {
     if (isOptions(response) && Array.isArray(response.data) && typeof response.toJSON !== 'function') {
-      const { total, page, pageSize, hasNext } = response;
-      return run(raw.__pageInfoOf, undefined, [response.data.length, [{ total, page, pageSize, hasNext }, request ?? null]]);
+      const { total, page, pageSize, hasNext, meta } = response;
+      return run(raw.__pageInfoOf, undefined, [response.data.length, [{ total, page, pageSize, hasNext, meta }, request ?? null]]);
     }
     return run(raw.pageInfo, undefined, [response, request]);
+  };
+  const VALIDATE = [null, RULES_DOCUMENT, banksIn];
+  api.validateBeneficiary = function validateBeneficiary(draft, rules, banks) {
+    const [d, r, [country, response]] = convert(VALIDATE, [draft, rules, banks]);
+    return run(raw.validateBeneficiary, undefined, [d, r, country, response]);
   };
   // Secrets core accepted (not EMPTY_SECRET), by text, as the keys the host's HMAC takes.
   const keyCache = new Map();
@@ -529,12 +579,17 @@ function wrapApi(raw, host = {}) {
   };
 
   const { validate: validateWith } = raw.BeneficiaryValidator.prototype;
+  const DOCUMENTS = [RULES_DOCUMENT, banksIn];
+  // A document as it is now, for a reset to read again: a text as it is (strings do not change),
+  // anything else as its JSON data.
+  const keep = (doc) => (typeof doc === 'string' ? doc : plainJson(doc ?? null));
   /** A rules document and a bank list read once; each `validate(draft)` crosses the draft only. */
   api.BeneficiaryValidator = class BeneficiaryValidator {
     constructor(rules, banks) {
-      let saved; // their JSON data as they were when read: what a reset reads again
-      adopt(this, (first) => (first ? new raw.BeneficiaryValidator(rules, banks) : new raw.BeneficiaryValidator(...saved)));
-      saved = [plainJson(rules ?? null), plainJson(banks ?? null)];
+      const [r, [country, response]] = convert(DOCUMENTS, [rules, banks]);
+      let saved; // the documents as they were when read: what a reset reads again
+      adopt(this, (first) => (first ? new raw.BeneficiaryValidator(r, country, response) : new raw.BeneficiaryValidator(...saved)));
+      saved = [keep(r), country, keep(response)];
     }
     validate(draft) {
       return run(validateWith, live(this), [draft]);

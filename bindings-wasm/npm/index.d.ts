@@ -79,6 +79,12 @@ export type ReceiveErrorCode = SignatureErrorCode | EnvelopeErrorCode | "STORE_U
 /** Why a name could not be added to a `Catalog`. */
 export type CatalogErrorCode = "INVALID_EVENT_NAME";
 /**
+ * Why an answer cannot be given from a server document: `RULES_UNREADABLE` (`requiredFields`
+ * with a rules document that was given and cannot be read; its message says what to pass).
+ * Validation never throws it: there, a document that cannot be read is an `Issue`.
+ */
+export type DocumentErrorCode = "RULES_UNREADABLE";
+/**
  * Why a claim step could not be carried out: `INVALID_STEP` (with `field`: `do`, `id` or
  * `token`), `STORE_UNAVAILABLE` (the store threw or rejected, with the store's error as `cause`;
  * it holds a text xborder did not write; or the entry kept changing under concurrent requests).
@@ -98,6 +104,7 @@ export type ErrorCode =
   | PaginationErrorCode
   | CatalogErrorCode
   | ClaimErrorCode
+  | DocumentErrorCode
   | "STORE_UNAVAILABLE"
   | "INTERNAL_ERROR";
 
@@ -438,7 +445,15 @@ export class Claims {
 // ---------------------------------------------------------------------------------------------
 // Beneficiaries
 
-/** Issue codes of `validateBeneficiary`. */
+/**
+ * Issue codes of `validateBeneficiary`. The account details (`paymentType` `bank_account`, and
+ * `spei` for the CLABE) are checked as banks check them: `INVALID_IBAN` (`paymentInfo.accountNumber`
+ * beginning with two letters), `INVALID_CLABE` (18 digits to `MX`), `INVALID_CBU` (22 digits to
+ * `AR`), `INVALID_CUIT` (`bankDocumentNumber` to `AR`), `INVALID_BIC` (`bic`), `INVALID_IFSC`
+ * (`ifscCode` to `IN`), `INVALID_SORT_CODE` (`sortCode` to `GB`), `INVALID_BSB` (`bsbNumber` to
+ * `AU`), `INVALID_BRANCH_CODE` (`branchCode` to `CA`). `RULES_UNREADABLE` / `BANKS_UNREADABLE`
+ * (path `""`): a document was given and cannot be read; none of its rules was applied.
+ */
 export type IssueCode =
   | "REQUIRED"
   | "INVALID_VALUE"
@@ -446,16 +461,40 @@ export type IssueCode =
   | "UNKNOWN_BANK"
   | "RULES_MISMATCH"
   | "BANKS_MISMATCH"
-  | "UNSUPPORTED_PAYMENT_TYPE";
+  | "UNSUPPORTED_PAYMENT_TYPE"
+  | "RULES_UNREADABLE"
+  | "BANKS_UNREADABLE"
+  | "INVALID_IBAN"
+  | "INVALID_CLABE"
+  | "INVALID_CBU"
+  | "INVALID_CUIT"
+  | "INVALID_BIC"
+  | "INVALID_IFSC"
+  | "INVALID_SORT_CODE"
+  | "INVALID_BSB"
+  | "INVALID_BRANCH_CODE";
 
-/** One problem: the dotted payload path (`paymentInfo.bankId`, `""` for the draft itself) and its code. */
+/** One problem of a draft, every field always there. */
 export interface Issue {
+  /** The dotted payload path (`paymentInfo.bankId`); `""` for the draft or a document as a whole. */
   path: string;
   code: IssueCode;
+  /**
+   * What to fix, in English, for the person filling the form (`"this field is required: fill it
+   * in"`; for an IBAN of the wrong length, the length its country's IBANs have).
+   */
+  message: string;
+  /**
+   * The rules document's description of the field at `path` (`"First name"`), to show beside
+   * the message; `null` where it has none (no rules document, a field it does not describe, an
+   * issue of a document as a whole).
+   */
+  label: string | null;
 }
 
 /** The result of a validation: every issue, not just the first. */
 export interface Validation {
+  /** Whether `issues` is empty. */
   valid: boolean;
   issues: Issue[];
 }
@@ -465,32 +504,128 @@ export interface BeneficiaryDraft {
   ownerType?: "individual" | "business" | string;
   /** ISO 3166-1 alpha-2, upper case. */
   country?: string;
-  paymentType?: "bank_account" | string;
+  paymentType?: "bank_account" | "spei" | string;
   paymentInfo?: {
     bankId?: string;
     routingNumber?: string;
+    /** An IBAN, a CLABE (`MX`), a CBU (`AR`) or a local account number. */
     accountNumber?: string;
+    bic?: string;
+    /** CUIT/CUIL (`AR`). */
+    bankDocumentNumber?: string;
+    ifscCode?: string;
+    sortCode?: string;
+    bsbNumber?: string;
+    branchCode?: string;
     [key: string]: unknown;
   };
   [key: string]: unknown;
 }
 
-/** A bank list with the country it was requested for (given without it, the list is for no
- * country: validation reports `BANKS_MISMATCH` at `country` and does not apply it). */
-export interface BankListInput {
-  country: string;
-  /** The raw response of `GET /v1/beneficiaries/banks?countryCode=<country>`. */
-  response: JsonValue;
+/** A field rule of the rules document; `nestedFields` and `fields` both hold its sub-fields. */
+export interface RulesField {
+  /** The field's name, dotted for a path (`address.city`). */
+  field: string;
+  /** What the field is, shown to the user: an issue at this field carries it as its `label`. */
+  description?: string;
+  nestedFields?: RulesField[] | null;
+  fields?: RulesField[] | null;
+  [key: string]: unknown;
+}
+
+/** A payment type the rules document lists, with the fields it needs under `paymentInfo`. */
+export interface RulesPaymentType {
+  /** `bank_account`, `spei`, ... */
+  type: string;
+  requiredFields?: RulesField[] | null;
+  [key: string]: unknown;
+}
+
+/** The `data` of the rules document: the rules of one country and owner type. */
+export interface RulesDocumentData {
+  country?: string;
+  ownerType?: "individual" | "business" | string;
+  rules: {
+    /** Fields of the payload root. */
+    requiredFields?: RulesField[] | null;
+    /** The payment types accepted (any, when absent or empty), each with its fields. */
+    paymentTypes?: RulesPaymentType[] | null;
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
 }
 
 /**
- * Validates a beneficiary draft (the JSON payload of `POST /v1/beneficiaries`). `rules` is the raw
- * response of `GET /v1/validation-rules/beneficiaries`. A plain result, never thrown.
+ * The response of `GET /v1/validation-rules/beneficiaries?country=CO&ownerType=individual`, as
+ * the server sends it:
+ * `{"data": {"country", "ownerType", "rules": {"requiredFields": [...], "paymentTypes": [...]}}, "requestId"}`.
+ */
+export interface RulesDocument {
+  data: RulesDocumentData;
+  requestId?: string;
+  [key: string]: unknown;
+}
+
+/** A bank of the bank list. */
+export interface Bank {
+  /** What a draft's `paymentInfo.bankId` names. */
+  id: string;
+  name?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The response of `GET /v1/beneficiaries/banks?countryCode=CO`, as the server sends it:
+ * `{"data": [{"id", "name"}, ...], "requestId"}`.
+ */
+export interface BankListResponse {
+  data: Bank[];
+  requestId?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The rules document as given: the response text as received (a string: `await res.text()`,
+ * parsed once by xborder), the parsed response (`await res.json()`: a `RulesDocument`, or its
+ * `data`), or any other JSON value; `null` or `undefined` when there is none. A document that
+ * is given and cannot be read (an error body, `{}`, text that is not JSON, ...) is reported
+ * (`RULES_UNREADABLE`), never taken as no document. A function, a symbol or a Promise is a
+ * `TypeError` naming `rules`.
+ */
+export type RulesInput = RulesDocument | RulesDocumentData | string | JsonValue | null | undefined;
+
+/**
+ * A bank list with the country it was asked for (given without it, the list is for no country:
+ * validation reports `BANKS_MISMATCH` at `country` and does not apply it). Any other key is a
+ * `TypeError` naming it.
+ */
+export interface BankListInput {
+  country: string;
+  /**
+   * The response of `GET /v1/beneficiaries/banks?countryCode=<country>`: its text as received (a
+   * string, parsed once by xborder), the parsed response (a `BankListResponse`), or any other JSON
+   * value (one that cannot be read is reported: `BANKS_UNREADABLE`); `null` or absent when there
+   * is none (the list is then not given).
+   */
+  response?: BankListResponse | string | JsonValue;
+}
+
+/**
+ * Validates a beneficiary draft (the JSON payload of `POST /v1/beneficiaries`) against the fixed
+ * rules, the rules document and the bank list (each optional). A plain result, never thrown: a
+ * document that cannot be read is an issue (`RULES_UNREADABLE`, `BANKS_UNREADABLE`).
+ * @example
+ * const rules = await (await fetch(`${api}/v1/validation-rules/beneficiaries?country=CO&ownerType=individual`)).text();
+ * const banks = { country: 'CO', response: await (await fetch(`${api}/v1/beneficiaries/banks?countryCode=CO`)).json() };
+ * validateBeneficiary(draft, rules, banks).issues; // [{ path, code, message, label }, ...]
  * @throws {XborderError} `MALFORMED_JSON` only for a value that cannot be written as JSON.
+ * @throws {TypeError} when `rules` or `banks.response` is a function, a symbol or a Promise,
+ *   `banks` is not `{ country, response }` (or has another key), or `banks.country` is there but
+ *   not a string.
  */
 export function validateBeneficiary(
   draft: BeneficiaryDraft | JsonValue,
-  rules?: JsonValue | null,
+  rules?: RulesInput,
   banks?: BankListInput | null,
 ): Validation;
 
@@ -500,14 +635,14 @@ export function validateBeneficiary(
  * `validateBeneficiary(draft, rules, banks)` gives, with only the draft crossing into the module.
  * @example
  * const validator = new BeneficiaryValidator(rulesResponse, { country: 'CO', response: banksResponse });
- * validator.validate(draft).issues; // [{ path, code }, ...]
+ * validator.validate(draft).issues; // [{ path, code, message, label }, ...]
  */
 export class BeneficiaryValidator {
   /**
    * @throws {XborderError} `MALFORMED_JSON` for a value that cannot be written as JSON.
-   * @throws {TypeError} when `banks.country` is there but not a string.
+   * @throws {TypeError} as `validateBeneficiary` for `rules` and `banks`.
    */
-  constructor(rules?: JsonValue | null, banks?: BankListInput | null);
+  constructor(rules?: RulesInput, banks?: BankListInput | null);
   /**
    * Every issue of a draft. A plain result, never thrown.
    * @throws {XborderError} `MALFORMED_JSON` only for a value that cannot be written as JSON.
@@ -529,9 +664,13 @@ export interface RequiredField {
 
 /**
  * The fields a form must ask for, for a payment type and country, parents before children.
- * @throws {TypeError} when `paymentType` or `country` is not a string.
+ * @param rules the rules document as `validateBeneficiary` takes it.
+ * @throws {XborderError} `RULES_UNREADABLE` when the rules document is given and cannot be read
+ *   (its message says what to pass).
+ * @throws {TypeError} when `rules` is a function, a symbol or a Promise, or `paymentType` or
+ *   `country` is not a string.
  */
-export function requiredFields(rules: JsonValue | null | undefined, paymentType: string, country: string): RequiredField[];
+export function requiredFields(rules: RulesInput, paymentType: string, country: string): RequiredField[];
 
 // ---------------------------------------------------------------------------------------------
 // Pagination
@@ -596,14 +735,17 @@ export interface PageInfo {
 }
 
 /**
- * The facts of a paginated response `{data, total, page, pageSize}`; `request` (the list
- * parameters sent) supplies what a `{data, total, hasNext}` response leaves out.
+ * The facts of a paginated response, in any envelope the provider sends (a `PageResponse`):
+ * `{data, total, page, pageSize}`, `{data, total, hasNext}` or `{data, meta: {total, page,
+ * pageSize, hasNext?}}`. `request` (the list parameters sent) supplies what the response leaves
+ * out; without it, the defaults of `listQuery` do (page 0, pageSize 10: the request sent with no
+ * parameters).
  * @throws {XborderError} `MALFORMED_RESPONSE`, `INVALID_PAGE_SIZE`, `OUT_OF_RANGE` (or the request's `INVALID_*`).
  */
-export function pageInfo(response: JsonValue, request?: ListParams | null): PageInfo;
+export function pageInfo(response: PageResponse<unknown> | JsonValue, request?: ListParams | null): PageInfo;
 
-/** Why a walk may not have seen the list as one snapshot. */
-export type DriftCode = "TOTAL_CHANGED" | "REPEATED_RECORDS" | "HAS_NEXT_CONFLICT" | "POSSIBLY_SKIPPED";
+/** Why a walk may not have seen the list as one snapshot, or was ended (`STALLED`). */
+export type DriftCode = "TOTAL_CHANGED" | "REPEATED_RECORDS" | "HAS_NEXT_CONFLICT" | "POSSIBLY_SKIPPED" | "STALLED";
 
 /** Something that changed under the walker's feet between pages. */
 export type Drift =
@@ -614,16 +756,30 @@ export type Drift =
   /** The page's `hasNext` contradicts its `total`; the walker follows `hasNext`. */
   | { code: "HAS_NEXT_CONFLICT"; hasNext: boolean }
   /** Records may have been skipped (the total shrank, or fewer unique records than `total`). */
-  | { code: "POSSIBLY_SKIPPED"; count: number };
+  | { code: "POSSIBLY_SKIPPED"; count: number }
+  /**
+   * Two pages in a row brought no record the walk had not passed on (a server that ignores
+   * `page`, or says `hasNext: true` forever): the walk ends here, so that it always ends.
+   */
+  | { code: "STALLED" };
 
-/** A page of a list, as the server sends it (`{data, total, page, pageSize}` or `{data, total, hasNext}`). */
-export interface PageResponse<T> {
-  data: readonly T[];
+/** The page fields of a `{data, meta}` envelope. */
+export interface PageMeta {
   total: number;
   page?: number;
   pageSize?: number;
   hasNext?: boolean;
 }
+
+/**
+ * A page of a list, as the server sends it: `{data, total, page, pageSize}`, `{data, total,
+ * hasNext}`, or `{data, meta: {total, page, pageSize, hasNext?}}` (read from `meta` only when
+ * the top level has none of `total`, `page`, `pageSize`, `hasNext`). `requestId` and other keys
+ * are ignored.
+ */
+export type PageResponse<T> =
+  | { data: readonly T[]; total: number; page?: number; pageSize?: number; hasNext?: boolean; requestId?: string }
+  | { data: readonly T[]; meta: PageMeta; requestId?: string };
 
 /** What one page gave the walker. */
 export interface WalkStep<T> {

@@ -12,10 +12,11 @@
 //!   values. JavaScript makes them plain JSON data (`JSON.parse(JSON.stringify(v))`: `toJSON`
 //!   is honoured, `undefined` dropped, non-finite numbers refused), walks it once into a tape
 //!   (tags and numbers, and the text of its strings), and Rust reads the tape into a
-//!   `serde_json::Value` equal to what serde_json would parse from the JSON text. No JSON text
-//!   is parsed in the module (the envelope is read by the core's scanner), and the only JSON it
-//!   writes is the webhook registration body (strings): that keeps a JSON parser, number
-//!   conversion and float formatting out of it (most of its size once).
+//!   `serde_json::Value` equal to what serde_json would parse from the JSON text. The one JSON
+//!   text parsed in the module is a server document given as its response text (a rules
+//!   document, a bank list: a JS string), which core parses once, as every runtime does; the
+//!   envelope is read by the core's scanner, and the only JSON written is the webhook
+//!   registration body (strings).
 //! - Errors are `XborderError` instances (`name`, `code`, `field`, `rejected` where they
 //!   apply); validation results are plain objects.
 //! - The signature header may be the host's header collection: the glue gathers its values,
@@ -29,7 +30,7 @@ use std::fmt::Display;
 use js_sys::{Array, Object, Reflect};
 use serde_json::{Map, Number, Value};
 use wasm_bindgen::prelude::*;
-use xborder_core::beneficiary::{self, BankList, ValidationRules};
+use xborder_core::beneficiary::{self, BeneficiaryValidator, Validation, ValidationRules};
 use xborder_core::claims::{
     self, ClaimError, ClaimRules, ClaimTask, Claims, Entry, Need, DEFAULT_LEASE_MS,
 };
@@ -76,11 +77,15 @@ extern "C" {
         next_page: Option<f64>,
     ) -> JsValue;
 
-    /// `{valid, issues: [{path, code}]}` from every issue's path and code written one after the
-    /// other in `text`, `lengths` holding each one's length in UTF-16 units: one crossing for
-    /// the whole answer.
+    /// `{valid, issues: [{path, code, message, label}]}` from every issue's texts written one
+    /// after the other in `text`, `lengths` holding four numbers per issue (`validation_js`):
+    /// one crossing for the whole answer.
     #[wasm_bindgen(js_name = makeValidation)]
     fn make_validation(valid: bool, text: &str, lengths: &[u32]) -> JsValue;
+
+    /// Whether a JS string is well-formed UTF-16 (no lone surrogate).
+    #[wasm_bindgen(js_name = isWellFormed)]
+    fn is_well_formed(s: &JsValue) -> bool;
 
     #[wasm_bindgen(js_name = makeEnvelope)]
     fn make_envelope(
@@ -670,43 +675,62 @@ fn set(target: &js_sys::Object, key: &str, value: &JsValue) -> Result<(), JsValu
 // ---------------------------------------------------------------------------------------------
 // Beneficiaries
 
-fn rules_in(rules: &JsValue) -> Result<Option<ValidationRules>, JsValue> {
-    if is_absent(rules) {
+/// A server document as the caller gave it (`rules`, `banks.response`): `None` when absent
+/// (`undefined` or `null`); a JS string is the response text, handed to core as a JSON string,
+/// which core parses once (`ValidationRules::from_value` / `BankList::from_value` read a
+/// `Value::String` as the text); any other value is its JSON document. A string that is not
+/// well-formed UTF-16 (a lone surrogate: no UTF-8 text has one) takes the tape, which refuses it
+/// with `MALFORMED_JSON`, as in any other JS value.
+fn document_in(v: &JsValue) -> Result<Option<Value>, JsValue> {
+    if is_absent(v) {
         return Ok(None);
     }
-    Ok(Some(ValidationRules::from_value(&json_in(rules)?)))
+    if let Some(text) = v.as_string().filter(|_| is_well_formed(v)) {
+        return Ok(Some(Value::String(text)));
+    }
+    json_in(v).map(Some)
 }
 
-/// A bank list as the glue passes it (`{country, response}`), absent when not given.
-fn banks_in(banks: &JsValue) -> Result<Option<BankList>, JsValue> {
-    if is_absent(banks) {
-        return Ok(None);
-    }
-    let banks = json_in(banks)?;
-    // A country that is there but not a string is a wrong kind (TypeError); an absent one
-    // is core's decision (a list for no country: BANKS_MISMATCH).
-    let country = match banks.get("country") {
-        None | Some(Value::Null) => None,
-        Some(c) => Some(c.as_str().ok_or_else(|| {
-            type_error(
-                "xborder: `banks.country` must be a string (the country the list was asked for)",
-            )
-        })?),
-    };
-    Ok(BankList::from_parts(
-        country,
-        banks.get("response").unwrap_or(&Value::Null),
+/// Core's validator over the documents as given (`BeneficiaryValidator::from_documents`):
+/// `banks_country` and `banks` are the bank list's `country` and `response`, which the glue
+/// checked by kind (`banks.country` a string when there).
+fn validator_of(
+    rules: &JsValue,
+    banks_country: Option<String>,
+    banks: &JsValue,
+) -> Result<BeneficiaryValidator, JsValue> {
+    let rules = document_in(rules)?;
+    let banks = document_in(banks)?;
+    Ok(BeneficiaryValidator::from_documents(
+        rules.as_ref(),
+        banks_country.as_deref(),
+        banks.as_ref(),
     ))
 }
 
-/// `{valid, issues: [{path, code}]}`, made by the glue in one call (`makeValidation`).
-fn validation_js(v: &beneficiary::Validation) -> JsValue {
+/// `{valid, issues: [{path, code, message, label}]}`, made by the glue in one call
+/// (`makeValidation`): each issue's path, code, message and label (when it has one) one after
+/// the other in `text`; `lengths` holds four numbers per issue, the lengths in UTF-16 units of
+/// the path, the code and the message, and the label's plus one (0: no label, `null`).
+fn validation_js(v: &Validation) -> JsValue {
     let mut text = String::new();
-    let mut lengths = Vec::with_capacity(2 * v.issues.len());
+    let mut lengths = Vec::with_capacity(4 * v.issues.len());
     for issue in &v.issues {
-        for s in [issue.path.as_str(), issue.code.as_str()] {
+        let label = issue.label.as_deref();
+        let texts = [
+            Some(issue.path.as_str()),
+            Some(issue.code.as_str()),
+            Some(&issue.message),
+            label,
+        ];
+        for (i, s) in texts.into_iter().enumerate() {
+            let Some(s) = s else {
+                lengths.push(0);
+                continue;
+            };
             text.push_str(s);
-            lengths.push(u32::try_from(utf16_len(s)).unwrap_or(u32::MAX));
+            let n = u32::try_from(utf16_len(s)).unwrap_or(u32::MAX);
+            lengths.push(if i == 3 { n.saturating_add(1) } else { n });
         }
     }
     make_validation(v.valid(), &text, &lengths)
@@ -721,26 +745,26 @@ fn utf16_len(s: &str) -> usize {
     }
 }
 
-/// `beneficiary.validate`: `{valid, issues: [{path, code}]}`, every issue.
+/// `beneficiary.validate`: `{valid, issues}`, every issue. `rules` and `banks` (the bank list's
+/// `response`, asked for `banks_country`) as `document_in` reads them; one that cannot be read
+/// is an issue (`RULES_UNREADABLE`, `BANKS_UNREADABLE` at path `""`).
 #[wasm_bindgen(js_name = validateBeneficiary)]
 pub fn validate_beneficiary(
     draft: JsValue,
     rules: JsValue,
+    banks_country: Option<String>,
     banks: JsValue,
 ) -> Result<JsValue, JsValue> {
     let draft = json_in(&draft)?;
-    let rules = rules_in(&rules)?;
-    let banks = banks_in(&banks)?;
-    let v = beneficiary::validate(&draft, rules.as_ref(), banks.as_ref());
-    Ok(validation_js(&v))
+    let validator = validator_of(&rules, banks_country, &banks)?;
+    Ok(validation_js(&validator.validate(&draft)))
 }
 
-/// A rules document and a bank list read once, to validate many drafts against
-/// (`beneficiary.validate` with the same inputs, only the draft crossing per call).
+/// A rules document and a bank list read once (core's `BeneficiaryValidator`), to validate many
+/// drafts against, only the draft crossing per call.
 #[wasm_bindgen(js_name = BeneficiaryValidator)]
 pub struct WasmBeneficiaryValidator {
-    rules: Option<ValidationRules>,
-    banks: Option<BankList>,
+    inner: BeneficiaryValidator,
 }
 
 #[wasm_bindgen(js_class = BeneficiaryValidator)]
@@ -748,10 +772,13 @@ impl WasmBeneficiaryValidator {
     /// Reads the rules document and the bank list (either may be absent), as
     /// `validateBeneficiary` does on every call.
     #[wasm_bindgen(constructor)]
-    pub fn new(rules: JsValue, banks: JsValue) -> Result<WasmBeneficiaryValidator, JsValue> {
+    pub fn new(
+        rules: JsValue,
+        banks_country: Option<String>,
+        banks: JsValue,
+    ) -> Result<WasmBeneficiaryValidator, JsValue> {
         Ok(WasmBeneficiaryValidator {
-            rules: rules_in(&rules)?,
-            banks: banks_in(&banks)?,
+            inner: validator_of(&rules, banks_country, &banks)?,
         })
     }
 
@@ -759,19 +786,27 @@ impl WasmBeneficiaryValidator {
     /// gives.
     pub fn validate(&self, draft: JsValue) -> Result<JsValue, JsValue> {
         let draft = json_in(&draft)?;
-        let v = beneficiary::validate(&draft, self.rules.as_ref(), self.banks.as_ref());
-        Ok(validation_js(&v))
+        Ok(validation_js(&self.inner.validate(&draft)))
     }
 }
 
 /// The fields a form must ask for: `[{path, description, source}]`, parents before children.
+/// Throws `RULES_UNREADABLE` (core's sentence saying what to pass) when the rules document was
+/// given and cannot be read: a form cannot be built from it.
 #[wasm_bindgen(js_name = requiredFields)]
 pub fn required_fields(
     rules: JsValue,
     payment_type: &str,
     country: &str,
 ) -> Result<JsValue, JsValue> {
-    let rules = rules_in(&rules)?;
+    // A document whose JSON is `null` (a `toJSON` answering null) is not given, as in
+    // `BeneficiaryValidator::from_documents`.
+    let rules = match document_in(&rules)? {
+        Some(v) if !v.is_null() => {
+            Some(ValidationRules::from_value(&v).map_err(|e| error(e.code(), e))?)
+        }
+        _ => None,
+    };
     let fields = beneficiary::required_fields(rules.as_ref(), payment_type, country);
     Ok(js_array(fields.iter().map(|f| {
         js_object(&[
@@ -793,8 +828,9 @@ pub fn list_query(params: JsValue) -> Result<String, JsValue> {
         .map_err(|e| pagination_error(&e))
 }
 
-/// `pagination.info`: the facts of one page; `request` (the list parameters sent) supplies
-/// what a `{data, total, hasNext}` response leaves out. Throws `MALFORMED_RESPONSE`,
+/// `pagination.info`: the facts of one page, from any list envelope (`{data, total, page,
+/// pageSize}`, `{data, total, hasNext}`, `{data, meta}`); `request` (the list parameters sent)
+/// supplies what the response leaves out (core's defaults without it). Throws `MALFORMED_RESPONSE`,
 /// `INVALID_PAGE_SIZE`, `OUT_OF_RANGE` (or the request's `INVALID_*`).
 #[wasm_bindgen(js_name = pageInfo)]
 pub fn page_info(response: JsValue, request: JsValue) -> Result<JsValue, JsValue> {
@@ -818,9 +854,10 @@ fn request_pair(request: &Value) -> Result<Option<(u64, u64)>, JsValue> {
 }
 
 /// `pagination.info` of a response whose `data` array holds `records` items
-/// (`pagination::page_info_of`): `both` is `[fields, request]` (the response's other fields and
-/// the list parameters sent, `null` when none), crossed in one walk. The glue's path for a plain
-/// object, so a page's records never cross into the module.
+/// (`pagination::page_info_of`): `both` is `[fields, request]` (the response's page fields,
+/// `total`, `page`, `pageSize`, `hasNext` and `meta` where it has them, and the list parameters
+/// sent, `null` when none), crossed in one walk. The glue's path for a plain object, so a page's
+/// records never cross into the module; core reads the fields as it reads the whole response.
 #[wasm_bindgen(js_name = __pageInfoOf)]
 pub fn page_info_of(records: f64, both: JsValue) -> Result<JsValue, JsValue> {
     let both = json_in(&both)?;
@@ -1195,8 +1232,10 @@ mod tests {
     #[test]
     fn dts_codes_are_cores() {
         let dts = include_str!("../npm/index.d.ts");
-        // Codes the npm package reports as an issue, never as a thrown error (a routing number).
-        let not_thrown_in_js = ["INVALID_ROUTING_NUMBER"];
+        // Codes the npm package reports as an issue, never as a thrown error.
+        // BANKS_UNREADABLE: no function that throws takes a bank list (`requiredFields` throws
+        // RULES_UNREADABLE); validation reports it as an issue.
+        let not_thrown_in_js = ["INVALID_ROUTING_NUMBER", "BANKS_UNREADABLE"];
         let core: std::collections::BTreeSet<String> = xborder_core::codes::ERRORS
             .iter()
             .filter(|c| !not_thrown_in_js.contains(c))

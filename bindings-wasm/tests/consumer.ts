@@ -6,7 +6,8 @@ import {
   type Body, type SecretOrSecrets, type ListParams, type Classification, type RegistrationCheck,
   type ReceiverOptions, type Drift, type DriftCode, type WalkStep, type PageResponse, type ClaimStore,
   type ClaimOutcome, type ClaimStep, type ClaimsOptions, type ClaimRulesOptions, type JsonValue,
-  type SignatureHeader, type HeaderCollection,
+  type SignatureHeader, type HeaderCollection, type RulesDocument, type BankListResponse, type BankListInput,
+  type RulesInput, type DocumentErrorCode, BeneficiaryValidator,
 } from 'xborder-wasm';
 
 await init();
@@ -95,7 +96,44 @@ rx.free();
 const v = validateBeneficiary({ ownerType: 'individual', country: 'CO', paymentInfo: { bankId: 'b' } }, null, { country: 'CO', response: { data: [] } });
 const issues: Issue[] = v.issues;
 const codes: IssueCode[] = issues.map((i) => i.code);
+const messages: string[] = issues.map((i) => i.message);
+const labels: (string | null)[] = issues.map((i) => i.label);
+// @ts-expect-error: a label is a string or null, never undefined
+const noLabel: string | undefined = issues[0].label;
+const ibanCode: IssueCode = 'INVALID_IBAN';
+const unreadable: IssueCode[] = ['RULES_UNREADABLE', 'BANKS_UNREADABLE', 'INVALID_BRANCH_CODE'];
 const paths: string[] = requiredFields(null, 'bank_account', 'US').map((f) => f.path);
+// The documents as the server sends them, typed; as text; or as any JSON.
+const rulesDoc: RulesDocument = {
+  data: { country: 'CO', ownerType: 'individual', rules: {
+    requiredFields: [{ field: 'address', description: 'Address', nestedFields: [{ field: 'city', description: 'City' }] }],
+    paymentTypes: [{ type: 'bank_account', requiredFields: [{ field: 'accountNumber', description: 'Account number' }] }] } },
+  requestId: 'req_1',
+};
+const bankList: BankListResponse = { data: [{ id: 'bank_co_001', name: 'Bancolombia' }], requestId: 'req_2' };
+const banksInput: BankListInput = { country: 'CO', response: bankList };
+const asText: RulesInput = JSON.stringify(rulesDoc);
+const fromServer: JsonValue = JSON.parse('{"data": {"rules": {}}}');
+validateBeneficiary({ country: 'CO' }, rulesDoc, banksInput);
+validateBeneficiary({ country: 'CO' }, asText, { country: 'CO', response: JSON.stringify(bankList) });
+validateBeneficiary({ country: 'CO' }, fromServer, { country: 'CO', response: fromServer });
+validateBeneficiary({ country: 'CO' }, rulesDoc.data);
+new BeneficiaryValidator(asText, banksInput).validate({}).issues.forEach((i) => console.log(i.label ?? i.path, i.message));
+requiredFields(asText, 'bank_account', 'CO');
+// @ts-expect-error: a document is text or JSON, not a function
+validateBeneficiary({}, () => rulesDoc);
+// @ts-expect-error: a bank list is { country, response }
+validateBeneficiary({}, null, { country: 'CO', data: [] });
+try {
+  requiredFields('{"error": {}}', 'bank_account', 'CO');
+} catch (err) {
+  if (err instanceof XborderError) {
+    const ec: ErrorCode = err.code;
+    const doc: DocumentErrorCode = 'RULES_UNREADABLE';
+    if (ec === doc) console.log(err.message);
+  }
+}
+void messages; void labels; void noLabel; void ibanCode; void unreadable;
 const q: string = listQuery({ page: 1, sortOrder: 'ASC' });
 // @ts-expect-error: sortOrder is ASC or DESC
 listQuery({ sortOrder: 'up' });
@@ -148,6 +186,11 @@ interface Beneficiary { id: string; name: string }
 const walker = new PageWalker({ pageSize: 50, filters: { status: 'active' } });
 const query: string | null = walker.nextQuery();
 const page: PageResponse<Beneficiary> = { data: [{ id: 'b1', name: 'Ana' }], total: 1, page: 0, pageSize: 50 };
+const metaPage: PageResponse<Beneficiary> = { data: [{ id: 'b2', name: 'Luz' }], meta: { total: 2, page: 1, pageSize: 1 }, requestId: 'req_3' };
+const metaInfo: PageInfo = pageInfo(metaPage);
+// @ts-expect-error: a {data, meta} page has its total under meta
+const noTotal: PageResponse<Beneficiary> = { data: [], meta: { page: 1 } };
+void metaInfo; void noTotal;
 const walked: WalkStep<Beneficiary> = walker.feed(page);
 const names: string[] = walked.records.map((b) => b.name);
 const done: boolean = walker.isDone();
@@ -157,6 +200,7 @@ for (const d of walked.drifts) {
     case 'TOTAL_CHANGED': { const moved: number = d.to - d.from; void moved; break; }
     case 'REPEATED_RECORDS': case 'POSSIBLY_SKIPPED': { const n: number = d.count; void n; break; }
     case 'HAS_NEXT_CONFLICT': { const h: boolean = d.hasNext; void h; break; }
+    case 'STALLED': { const only: { code: 'STALLED' } = d; void only; break; }
     default: { const never: never = d; void never; }
   }
   void dc;

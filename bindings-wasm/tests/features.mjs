@@ -167,6 +167,136 @@ const delivery = (id, event) => {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Every list envelope, on both of pageInfo's paths (a plain object: its page fields and `meta`
+// cross, not its records; anything else crosses whole) and in the walker; walks that end (STALLED).
+{
+  const { pageInfo } = xb;
+  const records = Array.from({ length: 5 }, (_, i) => ({ id: `k${i}` }));
+  const envelopes = [
+    { data: records, total: 95, page: 9, pageSize: 10 },
+    { data: records, meta: { total: 95, page: 9, pageSize: 10 }, requestId: 'req_1' },
+    { data: records, meta: { total: 95, page: 9, pageSize: 10, hasNext: false } },
+  ];
+  for (const response of envelopes) {
+    const info = pageInfo(response);
+    assert.deepEqual([info.total, info.page, info.firstItem, info.lastItem, info.hasNext, info.nextPage], [95, 9, 91, 95, false, null], JSON.stringify(response));
+    // The same response crossing whole (made by toJSON, or as a class instance) reads alike.
+    assert.deepEqual(pageInfo({ toJSON: () => response }), info);
+    assert.deepEqual(pageInfo(new (class Page { constructor() { Object.assign(this, response); } })()), info);
+    // The walker reads the same envelope.
+    const walker = new PageWalker({ page: 9, pageSize: 10 });
+    assert.deepEqual(walker.feed(response).info, info);
+    assert.equal(walker.isDone(), true);
+  }
+  // meta is read only when the top level has none of the page fields: here `total` is on top.
+  assert.equal(pageInfo({ data: [], total: 3, meta: { total: 99 } }).total, 3);
+  assert.equal(pageInfo({ toJSON: () => ({ data: [], total: 3, meta: { total: 99 } }) }).total, 3);
+  // Without a request, the defaults (page 0 of 10) fill in what the response leaves out.
+  assert.deepEqual([pageInfo({ data: records, total: 12 }).lastItem, pageInfo({ data: records, meta: { total: 12 } }).nextPage], [5, 1]);
+  assert.throws(() => pageInfo({ data: [], meta: {} }), code('MALFORMED_RESPONSE'));
+
+  // A server that ignores `page` (the same records every time): the walk ends, STALLED.
+  const stuck = new PageWalker({ pageSize: 2 });
+  const same = () => ({ data: [{ id: 'a' }, { id: 'b' }], total: 10 });
+  const steps = [];
+  while (stuck.nextQuery() !== null && steps.length < 10) steps.push(stuck.feed(same()));
+  assert.equal(steps.length, 3, 'the walk ends after two pages in a row that bring nothing new');
+  assert.deepEqual(steps.map((st) => st.records.length), [2, 0, 0]);
+  assert.ok(steps[2].drifts.some((d) => d.code === 'STALLED' && Object.keys(d).length === 1), JSON.stringify(steps[2].drifts));
+  assert.ok(!steps[1].drifts.some((d) => d.code === 'STALLED'));
+  assert.equal(stuck.isDone(), true);
+  // records() ends too, with hasNext: true forever, and passes each record on once.
+  const forever = [];
+  const drifts = [];
+  for await (const r of new PageWalker().records(() => ({ data: [{ id: 'z' }], total: 1, hasNext: true }), (st) => drifts.push(...st.drifts))) forever.push(r.id);
+  assert.deepEqual(forever, ['z']);
+  assert.ok(drifts.some((d) => d.code === 'STALLED'), JSON.stringify(drifts));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issues: every one carries its English message and the rules document's label (null where it
+// has none); documents are read from their text as from their parsed JSON; one that cannot be
+// read is an issue at "" (RULES_UNREADABLE, BANKS_UNREADABLE), and requiredFields throws for it.
+{
+  const { validateBeneficiary, BeneficiaryValidator, requiredFields } = xb;
+  const rules = { data: { country: 'DE', ownerType: 'individual', rules: {
+    requiredFields: [{ field: 'firstName', description: 'First name' }, { field: 'address', description: 'Address', nestedFields: [{ field: 'city', description: 'City' }] }],
+    paymentTypes: [{ type: 'bank_account', requiredFields: [{ field: 'accountNumber', description: 'IBAN' }] }] } }, requestId: 'req_9' };
+  const banks = { country: 'DE', response: { data: [{ id: 'bank_de_1', name: 'Bank 1' }] } };
+  const draft = { ownerType: 'individual', country: 'DE', paymentType: 'bank_account', address: { city: '' },
+    paymentInfo: { bankId: 'bank_de_1', accountNumber: 'DE89 3704 0044 0532 0130 01', bic: 'COBADEFF', sortCode: 'x' } };
+  const v = validateBeneficiary(draft, rules, banks);
+  const at = (path) => v.issues.filter((i) => i.path === path);
+  assert.equal(v.valid, false);
+  for (const i of v.issues) {
+    assert.deepEqual(Object.keys(i), ['path', 'code', 'message', 'label'], JSON.stringify(i));
+    assert.ok(typeof i.message === 'string' && i.message.length > 10, JSON.stringify(i));
+  }
+  // A REQUIRED field the document describes: its description is the label.
+  assert.deepEqual(at('firstName'), [{ path: 'firstName', code: 'REQUIRED', message: 'this field is required: fill it in', label: 'First name' }]);
+  assert.deepEqual(at('address.city').map((i) => [i.code, i.label]), [['REQUIRED', 'City']]);
+  // An IBAN whose check digits do not match: the message says so; the document labels the field.
+  const [iban] = at('paymentInfo.accountNumber');
+  assert.equal(iban.code, 'INVALID_IBAN');
+  assert.match(iban.message, /check digits/);
+  assert.equal(iban.label, 'IBAN');
+  // The right IBAN, and a BIC of 8 characters: no issue; a sort code is checked only to GB.
+  const fixed = { ...draft, firstName: 'Ana', address: { city: 'Köln' }, paymentInfo: { ...draft.paymentInfo, accountNumber: 'DE89 3704 0044 0532 0130 00' } };
+  assert.deepEqual(validateBeneficiary(fixed, rules, banks), { valid: true, issues: [] });
+  // A wrong length: the message gives the country's length. No document: no label.
+  const [short] = validateBeneficiary({ ...fixed, paymentInfo: { ...fixed.paymentInfo, accountNumber: 'DE89370400440532013' } }).issues;
+  assert.deepEqual([short.code, short.label], ['INVALID_IBAN', null]);
+  assert.match(short.message, /19 characters.*22/);
+  // A fixed-rule field the document does not describe has no label.
+  const noBank = validateBeneficiary({ ...fixed, paymentInfo: { accountNumber: 'DE89370400440532013000' } }, rules, banks).issues;
+  assert.deepEqual(noBank, [{ path: 'paymentInfo.bankId', code: 'REQUIRED', message: 'this field is required: fill it in', label: null }]);
+  // Account details with non-ASCII text in the message's neighbours: lengths are UTF-16 units.
+  const accents = validateBeneficiary({ ...fixed, firstName: '', address: { city: 'Köln' } }, { data: { ...rules.data, rules: { requiredFields: [{ field: 'firstName', description: 'Prénom 😀' }] } } }).issues;
+  assert.deepEqual(accents.map((i) => [i.path, i.label]), [['firstName', 'Prénom 😀']]);
+
+  // The documents as text give what the parsed ones give, on both paths.
+  const asText = [JSON.stringify(rules), { country: 'DE', response: JSON.stringify(banks.response) }];
+  assert.deepEqual(validateBeneficiary(draft, ...asText), v);
+  const validator = new BeneficiaryValidator(...asText);
+  assert.deepEqual(validator.validate(draft), v);
+  validator.free();
+
+  // Documents that cannot be read: an issue at "" with what to pass; none of their rules applied.
+  const unreadable = [
+    ['{"error": {"code": "UNAUTHORIZED"}}', null, 'RULES_UNREADABLE'],
+    ['{"data": {', null, 'RULES_UNREADABLE'],
+    [{}, null, 'RULES_UNREADABLE'],
+    [[], null, 'RULES_UNREADABLE'],
+    [null, { country: 'DE', response: banks.response.data }, 'BANKS_UNREADABLE'],
+    [null, { country: 'DE', response: 'not json' }, 'BANKS_UNREADABLE'],
+    [null, { country: 'DE', response: '' }, 'BANKS_UNREADABLE'],
+  ];
+  for (const [r, b, want] of unreadable) {
+    const got = validateBeneficiary(fixed, r, b);
+    assert.equal(got.valid, false);
+    assert.deepEqual(got.issues.map((i) => [i.path, i.code, i.label]), [['', want, null]], JSON.stringify([r, b]));
+    assert.match(got.issues[0].message, want === 'RULES_UNREADABLE' ? /^the rules document .*cannot be read/ : /^the bank list .*cannot be read/);
+    assert.deepEqual(new BeneficiaryValidator(r, b).validate(fixed), got);
+  }
+  // Not given: absent, null, undefined, or a bank list whose response is null.
+  for (const [r, b] of [[undefined, undefined], [null, null], [null, { country: 'DE', response: null }], [null, { country: 'DE' }]]) {
+    assert.deepEqual(validateBeneficiary(fixed, r, b), { valid: true, issues: [] });
+  }
+  // requiredFields: a rules document that cannot be read throws, with core's sentence.
+  for (const r of ['{"error": {}}', 'nope', {}, [], 7]) {
+    assert.throws(() => requiredFields(r, 'bank_account', 'DE'), (e) => e instanceof XborderError && e.code === 'RULES_UNREADABLE' &&
+      /^the rules document \(the response of GET \/v1\/validation-rules\/beneficiaries\) cannot be read/.test(e.message), JSON.stringify(r));
+  }
+  assert.deepEqual(requiredFields(JSON.stringify(rules), 'bank_account', 'DE').map((f) => f.path),
+    requiredFields(rules, 'bank_account', 'DE').map((f) => f.path));
+  assert.ok(requiredFields(rules.data, 'bank_account', 'DE').some((f) => f.path === 'paymentInfo.accountNumber' && f.description === 'IBAN'));
+  assert.deepEqual(requiredFields(null, 'bank_account', 'DE'), requiredFields(undefined, 'bank_account', 'DE'));
+  assert.deepEqual(requiredFields({ toJSON: () => null }, 'bank_account', 'DE'), requiredFields(null, 'bank_account', 'DE'));
+  // A text document with a lone surrogate is not text any UTF-8 response has: MALFORMED_JSON, as in any value.
+  assert.throws(() => validateBeneficiary(fixed, '{"data": {"rules": {}}, "x": "\ud800"}'), code('MALFORMED_JSON'));
+}
+
+// ---------------------------------------------------------------------------------------------
 // Claims
 
 /** A store written in JS: entry texts in a Map, compared as text (what a Redis or SQL store does). */
@@ -431,7 +561,7 @@ async function alike(rules, steps, want) {
   assert.throws(() => validator.validate({ n: Infinity }), code('MALFORMED_JSON'));
 }
 
-console.log('features: ok (catalog and receivers, page walker by hand and as an async iterator, claims: built-in and JS stores alike, beneficiary validator equal to validateBeneficiary, one winner among concurrent requests, conflicts, failing stores, windows)');
+console.log('features: ok (catalog and receivers, page walker by hand and as an async iterator, every list envelope, walks that end, claims: built-in and JS stores alike, beneficiary validator equal to validateBeneficiary, issues with message and label, documents as text, unreadable documents, one winner among concurrent requests, conflicts, failing stores, windows)');
 
 // ---------------------------------------------------------------------------------------------
 // Envelope: entity.data's text exactly as sent (spaces, escapes, non-ASCII), made on first read

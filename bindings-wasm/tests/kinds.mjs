@@ -11,6 +11,10 @@ const { XborderError, Receiver, sign, verify } = xb;
 const code = (c) => (e) => e instanceof XborderError && e.code === c;
 
 const body = '{"id":"evt_1","event":"order:created","entity":{"id":"ord_1","type":"order","data":{"amount":"10.00"}}}';
+// The documents as the server sends them, and a draft.
+const RULES_DOC = { data: { country: 'CO', ownerType: 'individual', rules: { requiredFields: [{ field: 'lastName', description: 'Last name' }] } }, requestId: 'req_1' };
+const BANKS_DOC = { data: [{ id: 'b1', name: 'Bank 1' }], requestId: 'req_2' };
+const DRAFT = { ownerType: 'individual', country: 'CO', paymentType: 'bank_account', paymentInfo: { bankId: 'b1' } };
 
 // ---------------------------------------------------------------------------------------------
 // The one-character forgery: a body signed with 'w', or with any proper prefix of the secret, is
@@ -141,6 +145,16 @@ const body = '{"id":"evt_1","event":"order:created","entity":{"id":"ord_1","type
   const notCatalog = ['order:rejected', ['order:rejected'], {}, { addLive() {} }, 42, true, new Map()];
   // Kinds that are wrong for a function.
   const notFunction = ['https://x.test/list', 42, true, {}, [], new URL('https://x.test/list'), new String('f')];
+  // Kinds that are wrong for a server document (the rules document, a bank list's response): it
+  // is the response text (a string), its parsed JSON (any JSON value), or absent. What JSON has no
+  // value for would be dropped (the document silently not given), and a Promise is a response not
+  // awaited.
+  const notDocument = [() => RULES_DOC, Symbol('rules'), Promise.resolve(RULES_DOC), { then() {} }];
+  // Kinds that are wrong for a bank list: it is { country, response } (a plain object), or absent;
+  // the response itself (text or parsed) passed as `banks` has no country.
+  const notBanks = [JSON.stringify(BANKS_DOC), 42, true, [], [BANKS_DOC], new Map([['country', 'CO']]), () => BANKS_DOC, new String('CO')];
+  // Kinds that are wrong for a bank list's country (absent is core's BANKS_MISMATCH).
+  const notCountry = [5, true, ['CO'], { code: 'CO' }, new String('CO'), Buffer.from('CO')];
   const mapStore = () => {
     const m = new Map();
     return {
@@ -175,8 +189,16 @@ const body = '{"id":"evt_1","event":"order:created","entity":{"id":"ord_1","type
     ['verify', (a) => verify(...a), ['k', body, sig],
       [['secretOrSecrets', notSecrets], ['body', notBody], ['signature', notHeader]]],
     ['decodeEnvelope', (a) => xb.decodeEnvelope(...a), [body], [['body', notBody]]],
-    ['requiredFields', (a) => xb.requiredFields(...a), [null, 'bank_account', 'CO'],
-      [null, ['paymentType', notString], ['country', notString]]],
+    ['requiredFields', (a) => xb.requiredFields(...a), [RULES_DOC, 'bank_account', 'CO'],
+      [['rules', notDocument], ['paymentType', notString], ['country', notString]]],
+    ['validateBeneficiary', (a) => xb.validateBeneficiary(...a), [DRAFT, RULES_DOC, { country: 'CO', response: BANKS_DOC }],
+      [null, ['rules', notDocument], ['banks', notBanks]]],
+    ['validateBeneficiary (banks)', (a) => xb.validateBeneficiary(DRAFT, null, { country: a[0], response: a[1] }), ['CO', BANKS_DOC],
+      [['banks.country', notCountry], ['banks.response', notDocument]]],
+    ['new BeneficiaryValidator', (a) => new xb.BeneficiaryValidator(...a), [RULES_DOC, { country: 'CO', response: BANKS_DOC }],
+      [['rules', notDocument], ['banks', notBanks]]],
+    ['new BeneficiaryValidator (banks)', (a) => new xb.BeneficiaryValidator(null, { country: a[0], response: a[1] }), ['CO', JSON.stringify(BANKS_DOC)],
+      [['banks.country', notCountry], ['banks.response', notDocument]]],
     ['new Receiver', (a) => new Receiver(...a), ['k', 10], [['secretOrSecrets', notSecrets], ['window', [...notWindow, new Map([['window', 1]]), () => 10]]]],
     ['new Receiver (options)', (a) => new Receiver(a[0], { window: a[1], catalog: a[2] }), ['k', 10, new xb.Catalog()],
       [['secretOrSecrets', notSecrets], ['options.window', notCount], ['options.catalog', notCatalog]]],
@@ -419,12 +441,36 @@ const body = '{"id":"evt_1","event":"order:created","entity":{"id":"ord_1","type
 {
   const draft = { ownerType: 'individual', country: 'CO', paymentType: 'bank_account', paymentInfo: { bankId: 'b1' } };
   const response = { data: [{ id: 'b1' }] };
+  const pathsAndCodes = (v) => v.issues.map(({ path, code }) => ({ path, code }));
   for (const country of [undefined, null]) {
-    assert.deepEqual(xb.validateBeneficiary(draft, null, { country, response }).issues, [{ path: 'country', code: 'BANKS_MISMATCH' }]);
+    assert.deepEqual(pathsAndCodes(xb.validateBeneficiary(draft, null, { country, response })), [{ path: 'country', code: 'BANKS_MISMATCH' }]);
+    assert.deepEqual(pathsAndCodes(xb.validateBeneficiary(draft, null, { response })), [{ path: 'country', code: 'BANKS_MISMATCH' }]);
   }
   for (const country of [5, true, ['CO'], { code: 'CO' }]) {
     assert.throws(() => xb.validateBeneficiary(draft, null, { country, response }), (e) => e instanceof TypeError && e.message.includes('`banks.country`'));
   }
 }
 
-console.log('kinds: ok (forgery by prefix refused, UTF-8 secrets, body kinds, the signature header in every form a handler has (core picks among repeats), parsed bodies and mismatches say how to fix them, wrong kinds named (options, stores and their answers too), pagination field and filters, bank list country)');
+// ---------------------------------------------------------------------------------------------
+// Documents: a string is the response text (taken, not refused), read as its parsed JSON is; a
+// key of the bank list other than country and response (a misspelling, the response's own `data`)
+// is a TypeError naming it, never a list silently not given.
+{
+  const draft = { ...DRAFT, paymentInfo: { bankId: 'b2' } };
+  const parsed = xb.validateBeneficiary(draft, RULES_DOC, { country: 'CO', response: BANKS_DOC });
+  assert.deepEqual(parsed.issues.map((i) => i.code).sort(), ['REQUIRED', 'UNKNOWN_BANK']);
+  for (const [rules, response] of [[JSON.stringify(RULES_DOC), BANKS_DOC], [RULES_DOC, JSON.stringify(BANKS_DOC)],
+    [JSON.stringify(RULES_DOC, null, 2), JSON.stringify(BANKS_DOC, null, '\t')]]) {
+    assert.deepEqual(xb.validateBeneficiary(draft, rules, { country: 'CO', response }), parsed);
+    assert.deepEqual(new xb.BeneficiaryValidator(rules, { country: 'CO', response }).validate(draft), parsed);
+  }
+  assert.deepEqual(xb.requiredFields(JSON.stringify(RULES_DOC), 'bank_account', 'CO'), xb.requiredFields(RULES_DOC, 'bank_account', 'CO'));
+  for (const banks of [{ country: 'CO', respone: BANKS_DOC }, { country: 'CO', response: BANKS_DOC, extra: 1 }, BANKS_DOC]) {
+    const key = Object.keys(banks).find((k) => k !== 'country' && k !== 'response');
+    for (const call of [() => xb.validateBeneficiary(draft, null, banks), () => new xb.BeneficiaryValidator(null, banks)]) {
+      assert.throws(call, (e) => e instanceof TypeError && e.message.includes(`\`banks.${key}\``), key);
+    }
+  }
+}
+
+console.log('kinds: ok (forgery by prefix refused, UTF-8 secrets, body kinds, the signature header in every form a handler has (core picks among repeats), parsed bodies and mismatches say how to fix them, wrong kinds named (options, stores, documents and bank lists too), pagination field and filters, bank list country, documents as text)');

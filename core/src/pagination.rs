@@ -830,6 +830,45 @@ fn record_key(r: &Value) -> Option<u128> {
     }
 }
 
+/// A digest of a record's content (for id-less records): a canonical text of the value, each
+/// string length-prefixed and each number by kind and bits, so that no two different values
+/// share a text. Written here rather than by serde_json's writer, which would bring its float
+/// formatting into the WASM module for this alone.
+fn value_digest(v: &Value) -> u128 {
+    fn canon(v: &Value, out: &mut String) {
+        use std::fmt::Write;
+        // Writing to a String cannot fail.
+        let _ = match v {
+            Value::Null => write!(out, "n"),
+            Value::Bool(b) => write!(out, "{}", if *b { 't' } else { 'f' }),
+            Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+                (Some(u), _) => write!(out, "u{u};"),
+                (None, Some(i)) => write!(out, "i{i};"),
+                _ => write!(out, "d{};", n.as_f64().map_or(0, f64::to_bits)),
+            },
+            Value::String(t) => write!(out, "s{}:{t}", t.len()),
+            Value::Array(items) => {
+                out.push('[');
+                for item in items {
+                    canon(item, out);
+                }
+                write!(out, "]")
+            }
+            Value::Object(map) => {
+                out.push('{');
+                for (k, item) in map {
+                    let _ = write!(out, "{}:{k}", k.len());
+                    canon(item, out);
+                }
+                write!(out, "}}")
+            }
+        };
+    }
+    let mut text = String::new();
+    canon(v, &mut text);
+    digest(&text)
+}
+
 impl PageWalker {
     /// Starts at `params.page` with those parameters.
     ///
@@ -901,7 +940,7 @@ impl PageWalker {
             let new = match key {
                 Some(k) => self.seen.insert(k),
                 None => {
-                    brought_new |= self.anonymous.insert(digest(&r.to_string()));
+                    brought_new |= self.anonymous.insert(value_digest(r));
                     true
                 }
             };

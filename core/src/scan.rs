@@ -499,6 +499,147 @@ impl<'a> Scanner<'a> {
     }
 }
 
+/// A whole JSON text read into a `Value` by this scanner: the same grammar, escapes, UTF-8 and
+/// nesting (at most `max_depth`) as everywhere else in core, so a document given as text reads
+/// alike in every runtime, with no second JSON parser linked into the WASM module. Duplicate
+/// keys: the last wins (as serde_json's `Value`). Numbers: integers exactly; others as the
+/// `f64` of their digits and exponent, within a few units in the last place (the documents read
+/// this way never use a number's value, only that it is one), and a number beyond the `f64`
+/// range (`1e400`) is [`Malformed`], as serde_json has it; within those few units of the range's
+/// edge (`1.7976931348623157e308`) the two may judge differently.
+pub(crate) fn to_value(bytes: &[u8], max_depth: usize) -> Result<serde_json::Value, Malformed> {
+    let mut s = Scanner::new(bytes, max_depth);
+    s.ws();
+    let v = s.tree()?;
+    s.ws();
+    if !s.at_end() {
+        return Err(Malformed);
+    }
+    Ok(v)
+}
+
+impl Scanner<'_> {
+    /// The value at the cursor, built (containers nest at most `max_depth`).
+    fn tree(&mut self) -> Result<serde_json::Value, Malformed> {
+        use serde_json::Value;
+        match self.peek() {
+            Some(b'{') => {
+                let mut map = serde_json::Map::new();
+                self.object(|s, key| {
+                    let k = unescape(key).ok_or(Malformed)?;
+                    let v = s.tree()?;
+                    map.insert(k, v);
+                    Ok(())
+                })?;
+                Ok(Value::Object(map))
+            }
+            Some(b'[') => {
+                if self.depth >= self.max_depth {
+                    return Err(Malformed);
+                }
+                self.depth += 1;
+                self.pos = ws(self.bytes, self.pos + 1);
+                let mut items = Vec::new();
+                if self.peek() != Some(b']') {
+                    loop {
+                        items.push(self.tree()?);
+                        self.ws();
+                        match self.peek() {
+                            Some(b',') => self.pos = ws(self.bytes, self.pos + 1),
+                            Some(b']') => break,
+                            _ => return Err(Malformed),
+                        }
+                    }
+                }
+                self.pos += 1;
+                self.depth -= 1;
+                Ok(Value::Array(items))
+            }
+            _ => {
+                let raw = self.value()?;
+                match raw.as_bytes().first() {
+                    Some(b'"') => {
+                        let inner = raw.get(1..raw.len().saturating_sub(1)).ok_or(Malformed)?;
+                        unescape(inner).map(Value::String).ok_or(Malformed)
+                    }
+                    Some(b't') => Ok(Value::Bool(true)),
+                    Some(b'f') => Ok(Value::Bool(false)),
+                    Some(b'n') => Ok(Value::Null),
+                    _ => number(raw).map(Value::Number),
+                }
+            }
+        }
+    }
+}
+
+/// A JSON number's text (the scanner checked its grammar) as a `Number`.
+fn number(raw: &str) -> Result<serde_json::Number, Malformed> {
+    if !raw.contains(['.', 'e', 'E']) {
+        // Integers by hand (no `str::parse` in the WASM module): u64, else a negative i64;
+        // `-0` is the float -0.0, as serde_json reads it.
+        let (negative, digits) = match raw.strip_prefix('-') {
+            Some(d) => (true, d),
+            None => (false, raw),
+        };
+        let magnitude = digits.bytes().try_fold(0u64, |n, d| {
+            n.checked_mul(10)?
+                .checked_add(u64::from(d.wrapping_sub(b'0')))
+        });
+        match (negative, magnitude) {
+            (false, Some(u)) => return Ok(u.into()),
+            (true, Some(m)) if m > 0 && m <= 1 << 63 => {
+                return Ok((0i64.wrapping_sub_unsigned(m)).into())
+            }
+            _ => {}
+        }
+    }
+    // Up to 19 significant digits, the rest only counted, then scaled by the exponent.
+    let (negative, rest) = match raw.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, raw),
+    };
+    let (digits, exponent) = match rest.find(['e', 'E']) {
+        Some(i) => (
+            rest.get(..i).unwrap_or_default(),
+            rest.get(i + 1..).unwrap_or_default(),
+        ),
+        None => (rest, "0"),
+    };
+    let exponent = {
+        let (sign, digits) = match exponent.as_bytes().first() {
+            Some(b'-') => (-1, exponent.get(1..).unwrap_or_default()),
+            Some(b'+') => (1, exponent.get(1..).unwrap_or_default()),
+            _ => (1, exponent),
+        };
+        sign * digits.bytes().fold(0i64, |n, d| {
+            n.saturating_mul(10)
+                .saturating_add(i64::from(d.wrapping_sub(b'0')))
+                .min(1 << 20)
+        })
+    };
+    let (mut mantissa, mut scale, mut seen_point) = (0u64, 0i64, false);
+    for b in digits.bytes() {
+        match b {
+            b'.' => seen_point = true,
+            b'0'..=b'9' if mantissa < 1_000_000_000_000_000_000 => {
+                mantissa = mantissa * 10 + u64::from(b - b'0');
+                scale -= i64::from(seen_point);
+            }
+            _ => scale += i64::from(!seen_point),
+        }
+    }
+    let e = exponent.saturating_add(scale).clamp(-400, 400) as i32;
+    let value = if mantissa == 0 {
+        0.0
+    } else if e < 0 {
+        // Two steps, so that 10^-e stays finite down to the smallest subnormals.
+        mantissa as f64 / 10f64.powi((-e).min(300)) / 10f64.powi((-e - 300).max(0))
+    } else {
+        mantissa as f64 * 10f64.powi(e)
+    };
+    serde_json::Number::from_f64(if negative { -value } else { value }).ok_or(Malformed)
+}
+
 /// Decodes the escapes of a string's raw text (as the scanner found it). `None` when
 /// an escape is a lone or reversed surrogate: the text is not a Unicode string.
 pub(crate) fn unescape(raw: &str) -> Option<String> {
@@ -553,6 +694,98 @@ fn hex4(chars: &mut std::str::Chars<'_>) -> Option<u32> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// `to_value` reads what serde_json reads, to the same `Value` (numbers compared by kind
+    /// and to 1e-12 relative), and refuses what serde_json refuses.
+    fn same_as_serde(text: &str) {
+        let ours = to_value(text.as_bytes(), crate::MAX_JSON_DEPTH);
+        let theirs = serde_json::from_str::<serde_json::Value>(text);
+        match (ours, theirs) {
+            (Ok(a), Ok(b)) => assert!(close(&a, &b), "{text}: {a} vs {b}"),
+            (Err(_), Err(_)) => {}
+            (a, b) => panic!("{text}: ours {:?}, serde_json {:?}", a.ok(), b.ok()),
+        }
+    }
+
+    fn close(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+        use serde_json::Value as V;
+        match (a, b) {
+            (V::Number(x), V::Number(y)) => {
+                match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
+                    (Some(p), Some(q), _, _) => p == q,
+                    (_, _, Some(p), Some(q)) => p == q,
+                    _ => {
+                        let (p, q) = (
+                            x.as_f64().unwrap_or(f64::NAN),
+                            y.as_f64().unwrap_or(f64::NAN),
+                        );
+                        x.is_f64() == y.is_f64() && (p == q || ((p - q) / q).abs() < 1e-12)
+                    }
+                }
+            }
+            (V::Array(x), V::Array(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(p, q)| close(p, q))
+            }
+            (V::Object(x), V::Object(y)) => {
+                x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| close(v, w)))
+            }
+            _ => a == b,
+        }
+    }
+
+    #[test]
+    fn to_value_reads_as_serde_json() {
+        for text in [
+            r#"{"data": {"rules": {"requiredFields": [{"field": "a\u00e9\ud83d\ude00"}]}}, "requestId": 1}"#,
+            r#"[1, -1, 0, -0, 18446744073709551615, -9223372036854775808, 18446744073709551616]"#,
+            r#"[1.5, -2.25e-3, 1e308, 1.79e308, 5e-324, 1e-400, 0.000001e310, 123456789012345678901234567890]"#,
+            r#"{"a": 1, "a": 2}"#,
+            "  true ",
+            "null",
+            r#""\"""#,
+            r#"{"x": [[], {}, [{}]]}"#,
+            "1e400",
+            "-1e400",
+            "1.8e308",
+            "[1,]",
+            "{\"a\" 1}",
+            "{",
+            "\"\\ud800\"",
+            "01",
+            "1.",
+            ".5",
+            "[1] x",
+            "",
+            "\u{feff}{}",
+            "nul",
+            "[\"\u{7f}\"]",
+            "\"\t\"",
+        ] {
+            same_as_serde(text);
+        }
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(to_value(deep(127).as_bytes(), 127).is_ok());
+        assert!(to_value(deep(128).as_bytes(), 127).is_err());
+        same_as_serde(&deep(127));
+        same_as_serde(&deep(128));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2_000))]
+        #[test]
+        fn to_value_agrees_with_serde_json_on_numbers(
+            x in any::<f64>().prop_filter("a few units from the f64 range's edge", |x| x.abs() < 1.79e308),
+            i in any::<i64>(),
+            u in any::<u64>(),
+        ) {
+            same_as_serde(&format!("[{x:e}, {x}, {i}, {u}]"));
+        }
+
+        #[test]
+        fn to_value_agrees_with_serde_json_on_text(text in "[\\[\\]{}\"a:,0-9.eE+\\- tnrufl\\\\]{0,24}") {
+            same_as_serde(&text);
+        }
+    }
 
     fn whole(text: &str) -> Result<&str, Malformed> {
         whole_bytes(text.as_bytes(), usize::MAX)

@@ -123,7 +123,7 @@ def sizes():
 
     snippet = glob.glob(os.path.join(pkg, "node", "snippets", "*", "js", "glue.js"))
     wsnippet = glob.glob(os.path.join(pkg, "web", "snippets", "*", "js", "glue.js"))
-    add("`.wasm`, browsers (`web/`: built for size, wasm-opt -Oz; the budget is 140 / 60 KiB)", [os.path.join(pkg, "web", "xborder_wasm_bg.wasm")])
+    add("`.wasm`, browsers (`web/`: built for size, wasm-opt -Oz; the budget is 160 / 70 KiB, issue 22's goal 140 / 60)", [os.path.join(pkg, "web", "xborder_wasm_bg.wasm")])
     add("`.wasm`, Node (`node/`: the same code built for speed, wasm-opt -O3)", [os.path.join(pkg, "node", "xborder_wasm_bg.wasm")])
     add("JS glue, Node (`node/xborder_wasm.js`, the snippet, `index.cjs`)",
         [os.path.join(pkg, "node", "xborder_wasm.js"), *snippet[:1], os.path.join(pkg, "index.cjs")])

@@ -121,10 +121,11 @@ impl fmt::Display for AccountDetailError {
                     if self.detail.digits_only() { "digits" } else { "characters" }
                 ),
             },
-            AccountProblem::UnknownCountry { country } => write!(
+            AccountProblem::UnknownCountry { country: [a, b] } => write!(
                 f,
-                "an IBAN starts with its country's two letters, and {} is not a country that uses IBANs",
-                String::from_utf8_lossy(&country)
+                "an IBAN starts with its country's two letters, and {}{} is not a country that uses IBANs",
+                char::from(a),
+                char::from(b)
             ),
             AccountProblem::Layout => match self.detail {
                 AccountDetail::Iban => f.write_str(
@@ -391,11 +392,16 @@ fn iban(c: &Compact) -> Option<AccountProblem> {
         });
     };
     let Some((len, structure)) = registry(country) else {
+        // Shown in the message: anything but an ASCII letter or digit as `?`.
+        let shown = |i: usize| {
+            country
+                .get(i)
+                .copied()
+                .filter(|b| b.is_ascii_alphanumeric())
+                .unwrap_or(b'?')
+        };
         return Some(AccountProblem::UnknownCountry {
-            country: [
-                country.first().copied().unwrap_or(b'?'),
-                country.get(1).copied().unwrap_or(b'?'),
-            ],
+            country: [shown(0), shown(1)],
         });
     };
     if let Some(p) = length(c, len) {

@@ -158,7 +158,7 @@ pub(super) fn read_text<T>(
     text: &[u8],
     read: impl FnOnce(&serde_json::Map<String, Value>) -> Result<T, Unreadable>,
 ) -> Result<T, UnreadableDocument> {
-    let v: Value = serde_json::from_slice(text)
+    let v = crate::scan::to_value(text, crate::MAX_JSON_DEPTH)
         .map_err(|_| UnreadableDocument::new(document, Unreadable::NotJson))?;
     read_parsed(document, &v, read)
 }

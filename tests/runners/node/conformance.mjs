@@ -7,7 +7,10 @@
 // `delivery.claims` runs each case with the built-in store and with a store written here, in JS
 // (asynchronous when `asyncStore`: the Node runner; synchronous in the browser runner).
 // `signature.verify` and `webhook.receive` also pass each signature as a handler has it (a record
-// of headers, a Fetch Headers): the outcome must be the same.
+// of headers, a Fetch Headers): the outcome must be the same. `beneficiary.validate` hands a
+// document that is a JSON string over as the JS string (the response text), anything else as the
+// parsed value, through both validateBeneficiary and a BeneficiaryValidator (which must agree,
+// messages and labels included); `pagination.walk` drives the public PageWalker.
 
 const OPS = [
   'event.classify',
@@ -20,6 +23,7 @@ const OPS = [
   'beneficiary.validate',
   'pagination.query',
   'pagination.info',
+  'pagination.walk',
   'delivery.claims',
 ];
 
@@ -163,6 +167,9 @@ const handlers = {
     }
   },
   // Both paths: the one-call function, and the validator that reads the rules and banks once.
+  // A document that is a JSON string in the vector is the response text: handed over as the JS
+  // string it is. Issues are compared by path and code (their message and label, which vectors
+  // do not pin, must be the same on both paths).
   'beneficiary.validate': (xb, i) => {
     const once = xb.validateBeneficiary(i.draft, i.rules, i.banks);
     const validator = new xb.BeneficiaryValidator(i.rules, i.banks);
@@ -174,10 +181,47 @@ const handlers = {
     } finally {
       validator.free();
     }
-    return once;
+    for (const issue of once.issues) {
+      if (typeof issue.message !== 'string' || issue.message === '' || !(issue.label === null || typeof issue.label === 'string')) {
+        throw new Error(`an issue without its message or label: ${JSON.stringify(issue)}`);
+      }
+    }
+    return { valid: once.valid, issues: once.issues.map(({ path, code }) => ({ path, code })) };
   },
   'pagination.query': (xb, i) => attempt(xb, () => ({ query: xb.listQuery(i) })),
   'pagination.info': (xb, i) => attempt(xb, () => xb.pageInfo(i.response, i.request)),
+  // FORMAT.md's loop, through the public PageWalker: ask for the next query (none: done); no
+  // page left: not done; feed the next page (an error: its code) and note the query, the id of
+  // each record passed on (null when it has none) and each drift's code.
+  'pagination.walk': (xb, i) =>
+    attempt(xb, () => {
+      const walker = new xb.PageWalker(i.request);
+      try {
+        const queries = [];
+        const records = [];
+        const drifts = [];
+        let fed = 0;
+        let done;
+        for (;;) {
+          const query = walker.nextQuery();
+          if (query === null) {
+            done = true;
+            break;
+          }
+          if (fed === i.pages.length) {
+            done = false;
+            break;
+          }
+          const step = walker.feed(i.pages[fed++]);
+          queries.push(query);
+          for (const r of step.records) records.push(idOf(r));
+          for (const d of step.drifts) drifts.push(d.code);
+        }
+        return { queries, records, done, drifts };
+      } finally {
+        walker.free();
+      }
+    }),
   'delivery.claims': async (xb, i, { asyncStore }) => {
     const rules = { leaseMs: i.leaseMs, windowMs: i.windowMs };
     const builtin = new xb.Claims(rules);
@@ -195,6 +239,12 @@ const handlers = {
     return { results };
   },
 };
+
+/** A record's `id` as the JSON value it is; null when it has none (or is not an object). */
+function idOf(record) {
+  const isObject = typeof record === 'object' && record !== null && !Array.isArray(record);
+  return isObject && Object.prototype.hasOwnProperty.call(record, 'id') ? record.id : null;
+}
 
 function deepEqual(a, b) {
   if (a === b) return true;
@@ -219,12 +269,22 @@ function multisetEqual(expected, actual) {
   });
 }
 
-/** Partial match: every key of `expect` equals the actual's; `issues` and `rejected` as multisets. */
+/** The same distinct items, whatever their order and count (`drifts`: each code once). */
+function setEqual(expected, actual) {
+  if (!Array.isArray(expected) || !Array.isArray(actual)) return false;
+  const has = (list, x) => list.some((y) => deepEqual(x, y));
+  return expected.every((e) => has(actual, e)) && actual.every((a) => has(expected, a));
+}
+
+/**
+ * Partial match: every key of `expect` equals the actual's; `issues` and `rejected` as
+ * multisets, `drifts` as sets.
+ */
 function mismatch(expect, actual) {
   if (actual === null || typeof actual !== 'object') return `result ${JSON.stringify(actual)} is not an object`;
   for (const [key, want] of Object.entries(expect)) {
     const got = actual[key];
-    const same = key === 'issues' || key === 'rejected' ? multisetEqual(want, got) : deepEqual(want, got);
+    const same = key === 'drifts' ? setEqual(want, got) : key === 'issues' || key === 'rejected' ? multisetEqual(want, got) : deepEqual(want, got);
     if (!same) return `${key}: expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}`;
   }
   return null;
