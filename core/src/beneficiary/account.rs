@@ -416,15 +416,20 @@ fn iban(c: &Compact) -> Option<AccountProblem> {
     }
     // The number with its first four characters moved to the end, each letter as two digits
     // (A = 10 ... Z = 35), must be 1 mod 97.
-    let mut rem = 0u32;
+    // Digits gather in a u64 and are reduced mod 97 only when it could overflow (below 10^16:
+    // two more digits always fit), one division every seven characters or so.
+    let mut rem = 0u64;
     for ch in bban.iter().chain(country).chain(check) {
+        if rem >= 10_000_000_000_000_000 {
+            rem %= 97;
+        }
         rem = match ch {
-            b'0'..=b'9' => rem * 10 + u32::from(ch - b'0'),
-            b'A'..=b'Z' => rem * 100 + u32::from(ch - b'A') + 10,
+            b'0'..=b'9' => rem * 10 + u64::from(ch - b'0'),
+            b'A'..=b'Z' => rem * 100 + u64::from(ch - b'A') + 10,
             _ => return Some(AccountProblem::Layout),
-        } % 97;
+        };
     }
-    (rem != 1).then_some(AccountProblem::CheckDigits)
+    (rem % 97 != 1).then_some(AccountProblem::CheckDigits)
 }
 
 /// `(10 − Σ (dᵢ·wᵢ mod 10) mod 10) mod 10`, the check digit of CLABE and CBU blocks.

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use super::document::{read_text, read_value, Document, Unreadable, UnreadableDocument};
 use super::rules::str_of;
-use crate::countries::ALPHA2;
+use crate::countries::is_alpha2;
 
 /// A bank of the bank list.
 ///
@@ -155,5 +155,5 @@ fn read_banks(country: &str, response: &Map<String, Value>) -> Result<BankList, 
 /// assert!(!is_assigned_country("us"));
 /// ```
 pub fn is_assigned_country(code: &str) -> bool {
-    ALPHA2.binary_search(&code).is_ok()
+    is_alpha2(code.as_bytes())
 }

@@ -17,8 +17,21 @@ fn country_table_has_every_assigned_code_sorted() {
     ] {
         assert_eq!(is_assigned_country(c), c != "XK", "{c}");
     }
-    for c in ["UK", "EU", "XX", "AA", "ZZ", "us", "USA", ""] {
+    for c in [
+        "UK", "EU", "XX", "AA", "ZZ", "us", "USA", "", "U", "[A", "A[", "@A",
+    ] {
         assert!(!is_assigned_country(c), "{c}");
+    }
+    // The bit table says exactly what the list says, for every pair of bytes A-Z and around.
+    for a in b'@'..=b'[' {
+        for b in b'@'..=b'[' {
+            let code = String::from_utf8(vec![a, b]).unwrap();
+            assert_eq!(
+                is_assigned_country(&code),
+                ALPHA2.contains(&code.as_str()),
+                "{code}"
+            );
+        }
     }
 }
 

@@ -52,19 +52,27 @@ impl Validation {
 
     /// Adds an issue with its own message, unless one of that code is already at that path.
     fn push_with(&mut self, path: impl Into<String>, code: IssueCode, message: Cow<'static, str>) {
+        self.push_labelled(path, code, message, None);
+    }
+
+    /// [`Validation::push_with`] with the label of the rule that found the issue, when it has
+    /// one (the rest are looked up in the document at the end).
+    fn push_labelled(
+        &mut self,
+        path: impl Into<String>,
+        code: IssueCode,
+        message: Cow<'static, str>,
+        label: Option<&str>,
+    ) {
         let path = path.into();
         if !self.issues.iter().any(|i| i.code == code && i.path == path) {
             self.issues.push(Issue {
                 path,
                 code,
                 message,
-                label: None,
+                label: label.map(str::to_owned),
             });
         }
-    }
-
-    fn has_issue_at(&self, path: &str) -> bool {
-        self.issues.iter().any(|i| i.path == path)
     }
 }
 
@@ -144,21 +152,27 @@ fn walk_rule(out: &mut Validation, obj: &Map<String, Value>, path: &mut String, 
     if segments.peek().is_none() {
         return;
     }
+    // An issue at the rule's own field carries its description; one at a parent segment is
+    // labelled at the end, from whichever rule describes that path.
+    let described = rule.description.as_deref().filter(|d| !d.is_empty());
     while let Some(seg) = segments.next() {
         push_segment(path, seg);
         let v = here.get(seg);
+        let last = segments.peek().is_none();
+        let label = described.filter(|_| last);
         if is_missing(v) {
-            out.push(path.as_str(), IssueCode::Required);
+            let code = IssueCode::Required;
+            out.push_labelled(path.as_str(), code, Cow::Borrowed(code.message()), label);
             return;
         }
-        let last = segments.peek().is_none();
         if last && rule.children.is_empty() {
             return;
         }
         match v.and_then(Value::as_object) {
             Some(o) => here = o,
             None => {
-                out.push(path.as_str(), IssueCode::InvalidValue);
+                let code = IssueCode::InvalidValue;
+                out.push_labelled(path.as_str(), code, Cow::Borrowed(code.message()), label);
                 return;
             }
         }
@@ -417,8 +431,8 @@ fn check(draft: &Value, rules: Doc<'_, ValidationRules>, banks: Doc<'_, BankList
     if let (Some(pt), Some(pi)) = (payment_type, payment_info) {
         account_details(&mut out, pi, pt, country);
     }
-    if let Some(rules) = applied.filter(|_| !out.issues.is_empty()) {
-        for issue in &mut out.issues {
+    if let Some(rules) = applied {
+        for issue in out.issues.iter_mut().filter(|i| i.label.is_none()) {
             issue.label = label(rules, payment_type, &issue.path).map(str::to_owned);
         }
     }
@@ -469,23 +483,24 @@ fn check_detail(
     let Some(v) = pi.get(field).filter(|v| !is_missing(Some(v))) else {
         return;
     };
-    let mut path = String::with_capacity(12 + field.len());
-    path.push_str("paymentInfo.");
-    path.push_str(field);
-    if out.has_issue_at(&path) {
-        return;
-    }
-    match v.as_str() {
-        None => out.push_with(
-            path,
+    let (code, message) = match v.as_str() {
+        None => (
             IssueCode::InvalidValue,
             Cow::Borrowed("this value must be a string"),
         ),
-        Some(s) => {
-            if let Some(Err(e)) = detail(s).map(|d| d.check(s)) {
-                out.push_with(path, e.detail.issue_code(), Cow::Owned(e.to_string()));
-            }
-        }
+        Some(s) => match detail(s).map(|d| d.check(s)) {
+            Some(Err(e)) => (e.detail.issue_code(), Cow::Owned(e.to_string())),
+            _ => return,
+        },
+    };
+    // At most one issue per field: one the rules document found there stays the only one.
+    let at_field = |i: &Issue| {
+        i.path
+            .strip_prefix("paymentInfo.")
+            .is_some_and(|f| f == field)
+    };
+    if !out.issues.iter().any(at_field) {
+        out.push_with(format!("paymentInfo.{field}"), code, message);
     }
 }
 
