@@ -1,6 +1,6 @@
 //! ISO 3166-1 alpha-2 codes (officially assigned), generated from pycountry 26.2.16.
 
-pub(crate) static ALPHA2: [&str; 249] = [
+pub(crate) const ALPHA2: [&str; 249] = [
     "AD", "AE", "AF", "AG", "AI", "AL", "AM", "AO", "AQ", "AR", "AS", "AT", "AU", "AW", "AX", "AZ",
     "BA", "BB", "BD", "BE", "BF", "BG", "BH", "BI", "BJ", "BL", "BM", "BN", "BO", "BQ", "BR", "BS",
     "BT", "BV", "BW", "BY", "BZ", "CA", "CC", "CD", "CF", "CG", "CH", "CI", "CK", "CL", "CM", "CN",
