@@ -6,8 +6,9 @@
 # the signature header in every form a handler has it, the hints of a parsed body and of a
 # mismatch; features: Catalog, PageWalker and Claims (built-in and JS stores, sync and async);
 # readme: every js block of README.md run as written, the HTTP handler sent a signed and a tampered
-# delivery), recipes (the README's ts blocks compiled with tsc --strict; the Express, Fastify and
-# Fetch servers started on loopback and sent deliveries), types (tsc --strict), size budget,
+# delivery), recipes (the README's ts blocks compiled with tsc --strict; the Express (4 and 5),
+# Fastify and Fetch servers started on loopback and sent deliveries and requests of the wrong
+# shape: each a 4xx JSON answer, never a crash), types (tsc --strict), size budget,
 # publish (npm publish --dry-run, publint, attw), panic recovery (on the test build, build.sh
 # --test-hooks), bundlers (an app built by webpack 5 and by Vite, run in Chromium), demo
 # end-to-end in headless Chromium (screenshot under target/wasm-npm/).
@@ -55,7 +56,10 @@ dev_deps() {
 }
 recipes() {
   local dir=$SCRATCH/consumer-recipes
-  dev_deps "$dir" express@5 fastify@5 @types/express@5 @types/node@20 &&
+  # express@4 as the alias express4 (typed by @types/express@4 as @types/express4): the Express
+  # recipe runs under both majors.
+  dev_deps "$dir" express@5 express4@npm:express@4 fastify@5 @types/express@5 \
+    @types/express4@npm:@types/express@4 @types/node@20 &&
     bash "$HERE/scripts/consumer.sh" "$dir" &&
     cp "$HERE/tests/recipes.mjs" "$dir/" && (cd "$dir" && node recipes.mjs "$HERE/README.md")
 }
@@ -68,6 +72,7 @@ e2e() {
     node "$HERE/tests/e2e.mjs" "$SCRATCH/consumer-tarball" "$SCRATCH/demo-e2e.png"
 }
 run tarball tarball
+run lifecycle node "$HERE/tests/lifecycle.mjs" "$SCRATCH/consumer-tarball" # NOT_INITIALIZED, init() retried, FREED
 run tape node "$HERE/tests/tape.mjs" "$HERE/js/glue.js"
 run recipes recipes
 run types bash "$HERE/tests/types.sh" "$SCRATCH/consumer-types"

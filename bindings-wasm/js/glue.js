@@ -17,6 +17,17 @@ class XborderError extends Error {
   }
 }
 
+// The codes the glue reports itself (core's codes::NOT_INITIALIZED and codes::FREED): the module
+// cannot be asked for them, as it is not loaded or the object's memory is gone.
+const NOT_INITIALIZED = 'NOT_INITIALIZED';
+const FREED_CODE = 'FREED';
+
+/** The error of a use of `o` after its free(). */
+function freedError(o) {
+  const name = o?.constructor?.name || 'object';
+  return new XborderError(FREED_CODE, `${FREED_CODE}: this ${name} was freed (free() was called, or a \`using\` block ended); make a new ${name} to go on`);
+}
+
 function xbError(code, message, field, rejected) {
   return new XborderError(code, message, field, rejected);
 }
@@ -299,6 +310,20 @@ const documentIn = (name, how) => (v) => {
 };
 
 const RULES_DOCUMENT = documentIn('rules', RULES_HOW);
+
+const PARAMS_HOW = "pass an object of list parameters ({ page: 0, pageSize: 50, filters: { status: 'success' } }), or leave it out for the defaults";
+
+/**
+ * List parameters: absent (undefined or null: the defaults) or an object (a plain one, or one
+ * whose JSON is the parameters: a `toJSON`, a class instance). Any other kind (a number, a
+ * string, a boolean, an array, a function) is a TypeError, as for every other parameter; which
+ * keys and values an object may hold is core's (`UNKNOWN_PARAMETER`, `INVALID_*`).
+ */
+const listParams = (name) => (v) => {
+  if (v === undefined || v === null || (typeof v === 'object' && !Array.isArray(v) && !isThenable(v))) return v;
+  throw refuse(name, 'an object of list parameters', v, PARAMS_HOW);
+};
+const LIST_PARAMS = listParams('params');
 const BANKS_RESPONSE = documentIn('banks.response', BANKS_HOW);
 
 /**
@@ -326,8 +351,8 @@ const PARAMETERS = {
   sign: [str('secret'), body],
   decodeEnvelope: [body],
   requiredFields: [RULES_DOCUMENT, str('paymentType'), str('country')],
-  listQuery: [],
-  pageInfo: [],
+  listQuery: [LIST_PARAMS],
+  pageInfo: [], // api.pageInfo, below
   // The test build's hook (build.sh --test-hooks); absent from the published module.
   __panicForTests: [],
 };
@@ -377,7 +402,7 @@ function signatureIn(name, v) {
 
 const INNER = Symbol('inner'); // a wrapper's wasm-bindgen object
 const REMAKE = Symbol('remake'); // makes it again in a fresh instance (or throws)
-const FREED = Symbol('freed');
+const FREED = Symbol('freed'); // free() was called: every later use throws FREED
 const ADDED = Symbol('added'); // a catalog's added names, in order: [method, name]
 const LOST = Symbol('lost'); // marks the error of an object whose state went with a reset
 
@@ -394,6 +419,14 @@ const LOST = Symbol('lost'); // marks the error of an object whose state went wi
  * host's keeps everything: it lives outside the module.
  */
 function wrapApi(raw, host = {}) {
+  // Whether the WebAssembly module is loaded: the browser entry passes `ready` (true once init()
+  // resolved); in Node the module is loaded on import. Before, every call throws NOT_INITIALIZED
+  // (checked where the module is first touched: `run`, the built-in catalog, the header name).
+  let loaded = typeof host.ready !== 'function';
+  const ensureLoaded = () => {
+    if (loaded || (loaded = host.ready() === true)) return;
+    throw new XborderError(NOT_INITIALIZED, `${NOT_INITIALIZED}: xborder-wasm is not loaded yet: await init() once before the first call (it fetches the .wasm; if it failed, call init() again)`);
+  };
   // The host's HMAC-SHA256 when it has a faster one (Node: node:crypto, passed by index.cjs):
   // the glue computes the tags, core reads the header and compares in constant time
   // (`verify_tags`). Browsers pass none: the module's own HMAC, synchronous.
@@ -410,6 +443,7 @@ function wrapApi(raw, host = {}) {
     return e;
   };
   const run = (f, self, args) => {
+    if (!loaded) ensureLoaded();
     try {
       return f.apply(self, args);
     } catch (e) {
@@ -419,7 +453,8 @@ function wrapApi(raw, host = {}) {
   const call = (f, self, checks, args) => run(f, self, convert(checks, args));
   /** The wasm-bindgen object of a wrapper, made again when the module was reset since. */
   const live = (o) => {
-    if (o[BORN] !== generation && !o[FREED]) {
+    if (o[BORN] !== generation) {
+      if (o[FREED]) throw freedError(o); // free() leaves BORN unset: no cost on the usual path
       o[INNER] = run(o[REMAKE], o, []);
       o[BORN] = generation;
     }
@@ -431,18 +466,29 @@ function wrapApi(raw, host = {}) {
     o[INNER] = run(make, o, [true]);
     o[BORN] = generation;
   };
-  /** Releases the memory now; a wrapper made before a reset has none in this instance. */
+  /**
+   * Releases the memory now (a second call does nothing); a wrapper made before a reset has none
+   * in this instance. Any later use throws FREED (`live`, `usable`).
+   */
   function free() {
     if (this[FREED]) return;
     this[FREED] = true;
-    if (this[BORN] === generation) this[INNER].free();
+    if (this[BORN] === generation && this[INNER] !== undefined) this[INNER].free();
+    this[BORN] = undefined;
+    this[INNER] = undefined;
   }
   const freeable = (C) => {
     Object.defineProperty(C.prototype, 'free', { value: free, writable: true, configurable: true });
     if (Symbol.dispose) Object.defineProperty(C.prototype, Symbol.dispose, { value: free, writable: true, configurable: true });
   };
   let headerName;
-  const signatureName = () => (headerName ??= raw.__signatureHeader().toLowerCase());
+  const signatureName = () => {
+    if (headerName === undefined) {
+      ensureLoaded();
+      headerName = raw.__signatureHeader().toLowerCase();
+    }
+    return headerName;
+  };
   const signature = (v) => signatureIn(signatureName, v);
 
   const api = {};
@@ -455,7 +501,9 @@ function wrapApi(raw, host = {}) {
   // `meta`, where an envelope `{data, meta}` keeps them) and the length of its `data` cross, never
   // the records; core reads them as it reads the whole response (`page_info_of`). Anything else
   // (text, a class instance, a `toJSON`) crosses whole, as every other input.
+  const REQUEST = listParams('request');
   api.pageInfo = function pageInfo(response, request) {
+    REQUEST(request);
     if (isOptions(response) && Array.isArray(response.data) && typeof response.toJSON !== 'function') {
       const { total, page, pageSize, hasNext, meta } = response;
       return run(raw.__pageInfoOf, undefined, [response.data.length, [{ total, page, pageSize, hasNext, meta }, request ?? null]]);
@@ -530,7 +578,13 @@ function wrapApi(raw, host = {}) {
   }
   // The free functions: the methods of one built-in catalog, made again after a reset.
   let builtinCatalog;
-  const builtin = () => (builtinCatalog ??= new raw.Catalog());
+  const builtin = () => {
+    if (builtinCatalog === undefined) {
+      ensureLoaded();
+      builtinCatalog = new raw.Catalog();
+    }
+    return builtinCatalog;
+  };
   for (const [name, of] of Object.entries(BUILTIN)) {
     const f = catalogMethod(of);
     const checks = CATALOG[of];
@@ -603,6 +657,7 @@ function wrapApi(raw, host = {}) {
   /** Walks every page of a list: the query to send next, each record once, the drift. */
   api.PageWalker = class PageWalker {
     constructor(params) {
+      LIST_PARAMS(params);
       adopt(this, (first) => {
         if (first) return new raw.PageWalker(params);
         // Which records were passed on lived in the old instance: a walk cannot go on.
@@ -626,6 +681,7 @@ function wrapApi(raw, host = {}) {
       return { records: fresh.map((i) => data[i]), info, drifts };
     }
     records(...args) {
+      live(this); // FREED at the call, not at the first page
       const [fetchPage, onStep] = convert(FETCH_PAGE, args);
       const walker = this;
       return (async function* records() {
@@ -641,7 +697,7 @@ function wrapApi(raw, host = {}) {
   freeable(api.Receiver);
   freeable(api.PageWalker);
 
-  api.Claims = claimsClass(raw, { call, live, adopt, generation: () => generation });
+  api.Claims = claimsClass(raw, { call, live, adopt, generation: () => generation, ensureLoaded });
   freeable(api.Claims);
   return api;
 }
@@ -695,7 +751,7 @@ function isThenable(v) {
  * memory: after a reset it is made again, empty. A store of the host's lives outside it: a task
  * is made per step, so nothing of it is lost.
  */
-function claimsClass(raw, { call, live, adopt, generation }) {
+function claimsClass(raw, { call, live, adopt, generation, ensureLoaded }) {
   const { step: memoryStep } = raw.Claims.prototype;
   const { start, loaded, swapped } = raw.ClaimTask.prototype;
   const CAPACITY = count('options.capacity', 'how many done ids to remember (10000)');
@@ -705,6 +761,11 @@ function claimsClass(raw, { call, live, adopt, generation }) {
   // free() would then free that address in the new instance).
   const done = (t, born) => {
     if (generation() === born) t.free();
+  };
+  /** A Claims (of a store of the host's: nothing in the module) not freed, the module loaded. */
+  const usable = (claims) => {
+    if (claims[FREED]) throw freedError(claims);
+    ensureLoaded();
   };
   const next = (t, need, v) => call(need.op === 'load' ? loaded : swapped, t, [], [answer(need, v)]);
 
@@ -717,6 +778,7 @@ function claimsClass(raw, { call, live, adopt, generation }) {
 
     /** What to answer the provider after `step` gave `outcome`: core's `ClaimRules::reply`. */
     reply(...args) {
+      usable(this);
       return replyOf(call(raw.__claimReply, undefined, REPLY, [this[RULES][0], ...args]));
     }
 
@@ -727,6 +789,7 @@ function claimsClass(raw, { call, live, adopt, generation }) {
     }
 
     static withStore(store, opts) {
+      ensureLoaded();
       if (typeof store !== 'object' || store === null) {
         throw refuse('store', 'a store object ({ load(id), compareAndSet(id, expected, next, ttlMs) })', store);
       }
@@ -736,12 +799,12 @@ function claimsClass(raw, { call, live, adopt, generation }) {
       const claims = Object.create(Claims.prototype);
       claims[STORE] = store;
       claims[RULES] = [o.leaseMs, o.windowMs];
-      claims[FREED] = true; // nothing of it is in the module's memory
       return claims;
     }
 
     step(...args) {
       if (!this[STORE]) return call(memoryStep, live(this), STEP, args);
+      usable(this);
       const t = task(this, args);
       const born = generation();
       try {
@@ -762,6 +825,7 @@ function claimsClass(raw, { call, live, adopt, generation }) {
 
     async stepAsync(...args) {
       if (!this[STORE]) return this.step(...args);
+      usable(this);
       const t = task(this, args);
       const born = generation();
       try {

@@ -61,8 +61,12 @@ export type EnvelopeErrorCode =
   | "ENTITY_MISMATCH";
 /** The envelope field an envelope error is about. */
 export type EnvelopeField = "id" | "event" | "entity" | "entity.id" | "entity.type" | "entity.data";
-/** Why a webhook registration would fail. */
-export type RegistrationErrorCode = "VALIDATION_FAILED" | "WEBHOOK_LIMIT_REACHED";
+/**
+ * Why a webhook registration would fail: `VALIDATION_FAILED` and `WEBHOOK_LIMIT_REACHED` (the
+ * server's answers), `INVALID_URL` (`createWebhookBody`: the URL is not an absolute `http://` or
+ * `https://` URL with a host).
+ */
+export type RegistrationErrorCode = "VALIDATION_FAILED" | "WEBHOOK_LIMIT_REACHED" | "INVALID_URL";
 /** Why list parameters or a paginated response are not usable. */
 export type PaginationErrorCode =
   | "INVALID_PAGE"
@@ -91,6 +95,12 @@ export type DocumentErrorCode = "RULES_UNREADABLE";
  */
 export type ClaimErrorCode = "INVALID_STEP" | "STORE_UNAVAILABLE";
 /**
+ * Why the package could not make the call at all: `NOT_INITIALIZED` (in a browser or a worker,
+ * a call made before `await init()` resolved; its message says so), `FREED` (an object used after
+ * its `free()`, or after a `using` block that held it ended).
+ */
+export type LifecycleErrorCode = "NOT_INITIALIZED" | "FREED";
+/**
  * Every code an `XborderError` carries. `MALFORMED_JSON` is also thrown for a JS value that
  * cannot be written as JSON (a BigInt, a cycle); `INTERNAL_ERROR` is a bug of xborder (a panic),
  * after which the module is reset: objects made before answer again, made again from what made
@@ -105,6 +115,7 @@ export type ErrorCode =
   | CatalogErrorCode
   | ClaimErrorCode
   | DocumentErrorCode
+  | LifecycleErrorCode
   | "STORE_UNAVAILABLE"
   | "INTERNAL_ERROR";
 
@@ -122,8 +133,8 @@ export class XborderError extends Error {
    * What the error is about: the envelope field (an `EnvelopeField`: `MISSING_FIELD`,
    * `INVALID_FIELD`, `ENTITY_MISMATCH`), or the list parameter or filter key (`UNKNOWN_PARAMETER`,
    * `INVALID_FILTER`: `"status"`, `"filters"` when `filters` is not an object, `""` when the
-   * parameters are not an object), or the part of a claim step that is wrong (`INVALID_STEP`:
-   * `"do"`, `"id"`, `"token"`).
+   * parameters' JSON is not an object: a `toJSON` that answers a number), or the part of a claim
+   * step that is wrong (`INVALID_STEP`: `"do"`, `"id"`, `"token"`).
    */
   readonly field?: string;
   /** The refused names (`VALIDATION_FAILED` from `createWebhookBody`). */
@@ -175,7 +186,11 @@ export function checkRegistration(events: readonly string[], existingWebhooks?: 
 /**
  * The JSON body of `POST /v1/webhooks` (`{"events": [...], "url": "..."}`).
  * @param events an array of event names (`['order:created']`), never a single string.
- * @throws {XborderError} `VALIDATION_FAILED` (with `rejected`) or `WEBHOOK_LIMIT_REACHED`.
+ * @param url where the provider sends deliveries: an absolute `http://` or `https://` URL with a
+ *   host (a port, when given, from 0 to 65535), holding no whitespace or control character
+ *   (nothing is trimmed); written into the body as given.
+ * @throws {XborderError} `VALIDATION_FAILED` (with `rejected`) or `WEBHOOK_LIMIT_REACHED`, then
+ *   (the names accepted) `INVALID_URL`.
  * @throws {TypeError} when `events` is not an array of strings, `url` not a string, or
  *   `existingWebhooks` not a non-negative integer number.
  */
@@ -219,7 +234,10 @@ export class Catalog {
   createWebhookBody(events: readonly string[], url: string, existingWebhooks?: number | null): string;
   /** As `eventMatches`, against this catalog. */
   matches(subscriptions: readonly string[], event: string): boolean;
-  /** Releases the catalog's WebAssembly memory now (otherwise done when it is garbage-collected). */
+  /**
+   * Releases the catalog's WebAssembly memory now (otherwise done when it is garbage-collected).
+   * Any later use of it throws `XborderError` `FREED`; a second `free()` does nothing.
+   */
   free(): void;
 }
 
@@ -330,7 +348,10 @@ export class Receiver {
    * @throws {TypeError} when `id` is not a string.
    */
   commit(id: string): void;
-  /** Releases the receiver's WebAssembly memory now (otherwise done when it is garbage-collected). */
+  /**
+   * Releases the receiver's WebAssembly memory now (otherwise done when it is garbage-collected).
+   * Any later use of it throws `XborderError` `FREED`; a second `free()` does nothing.
+   */
   free(): void;
 }
 
@@ -438,7 +459,11 @@ export class Claims {
    * `retryAfter` 1; anything else → 500.
    */
   static errorReply(error: unknown): ClaimReply;
-  /** Releases the built-in store's WebAssembly memory now (otherwise done when it is garbage-collected). */
+  /**
+   * Releases the built-in store's WebAssembly memory now (otherwise done when it is garbage-collected;
+   * a store of yours holds nothing in it).
+   * Any later use of it throws `XborderError` `FREED`; a second `free()` does nothing.
+   */
   free(): void;
 }
 
@@ -648,7 +673,10 @@ export class BeneficiaryValidator {
    * @throws {XborderError} `MALFORMED_JSON` only for a value that cannot be written as JSON.
    */
   validate(draft: BeneficiaryDraft | JsonValue): Validation;
-  /** Releases its WebAssembly memory now (otherwise done when it is garbage-collected). */
+  /**
+   * Releases its WebAssembly memory now (otherwise done when it is garbage-collected).
+   * Any later use of it throws `XborderError` `FREED`; a second `free()` does nothing.
+   */
   free(): void;
 }
 
@@ -707,8 +735,10 @@ export interface ListParams {
  * `search` when not empty, then the filters in byte order of key, percent-encoded.
  * @throws {XborderError} `INVALID_PAGE`, `INVALID_PAGE_SIZE`, `INVALID_SORT_ORDER`, `INVALID_SORT_BY`,
  *   `INVALID_SEARCH`, `INVALID_FILTER` / `UNKNOWN_PARAMETER` (with `field`).
+ * @throws {TypeError} when `params` is not an object, `null` or `undefined` (`42`, `'page=1'`, an
+ *   array), as for every other parameter of the wrong kind.
  */
-export function listQuery(params?: ListParams): string;
+export function listQuery(params?: ListParams | null): string;
 
 /** The facts of one page. */
 export interface PageInfo {
@@ -741,6 +771,7 @@ export interface PageInfo {
  * out; without it, the defaults of `listQuery` do (page 0, pageSize 10: the request sent with no
  * parameters).
  * @throws {XborderError} `MALFORMED_RESPONSE`, `INVALID_PAGE_SIZE`, `OUT_OF_RANGE` (or the request's `INVALID_*`).
+ * @throws {TypeError} when `request` is given and is not an object (as `listQuery`'s `params`).
  */
 export function pageInfo(response: PageResponse<unknown> | JsonValue, request?: ListParams | null): PageInfo;
 
@@ -799,6 +830,7 @@ export class PageWalker {
   /**
    * Starts at `params.page` with the list parameters (filters included).
    * @throws {XborderError} as `listQuery`.
+   * @throws {TypeError} as `listQuery`.
    */
   constructor(params?: ListParams | null);
   /** The query string of the next request (without `?`), `null` when the walk is over. */
@@ -819,7 +851,10 @@ export class PageWalker {
     fetchPage: (query: string) => PageResponse<T> | PromiseLike<PageResponse<T>>,
     onStep?: ((step: WalkStep<T>) => void | PromiseLike<void>) | null,
   ): AsyncGenerator<T, void, undefined>;
-  /** Releases the walker's WebAssembly memory now (otherwise done when it is garbage-collected). */
+  /**
+   * Releases the walker's WebAssembly memory now (otherwise done when it is garbage-collected).
+   * Any later use of it throws `XborderError` `FREED`; a second `free()` does nothing.
+   */
   free(): void;
 }
 
@@ -827,9 +862,12 @@ export class PageWalker {
 // Loading
 
 /**
- * Browsers: loads the WebAssembly module; await it once before the first call (later calls
- * return the same promise). `source` replaces the default location of the `.wasm` file: a URL
- * or string, a `Response`, the bytes, or a compiled `WebAssembly.Module`.
+ * Browsers and workers: loads the WebAssembly module; await it once before the first call
+ * (later calls return the same promise). Until it has resolved, every call throws `XborderError`
+ * `NOT_INITIALIZED`. A load that failed (a 404, the network, bytes that are not the module) is
+ * not kept: the returned promise rejects with the cause, and the next `init()` tries again.
+ * `source` replaces the default location of the `.wasm` file: a URL or string, a `Response`, the
+ * bytes, or a compiled `WebAssembly.Module`.
  * Node: the module is loaded on import; this resolves at once.
  */
 export function init(source?: unknown): Promise<void>;

@@ -3,7 +3,8 @@
 import wbgInit, * as raw from './web/xborder_wasm.js';
 import { XborderError, wrapApi } from './web/@GLUE@';
 
-const api = wrapApi(raw);
+let loaded = false; // init() resolved: before, every call throws NOT_INITIALIZED
+const api = wrapApi(raw, { ready: () => loaded });
 
 export { XborderError };
 export const {
@@ -25,15 +26,25 @@ export const {
   pageInfo,
 } = api;
 
-let ready;
+let loading;
 
 /**
  * Loads the WebAssembly module (once; later calls return the same promise). `source` replaces
- * the default location of the .wasm: a URL, a Response, bytes or a compiled module.
+ * the default location of the .wasm: a URL, a Response, bytes or a compiled module. A load that
+ * failed (a 404, the network, bytes that are not the module) is not kept: the next call tries
+ * again (with its own `source`).
  */
 export function init(source) {
-  if (!ready) {
-    ready = wbgInit(source === undefined ? undefined : { module_or_path: source }).then(() => undefined);
+  if (!loading) {
+    loading = wbgInit(source === undefined ? undefined : { module_or_path: source }).then(
+      () => {
+        loaded = true;
+      },
+      (e) => {
+        loading = undefined;
+        throw e;
+      },
+    );
   }
-  return ready;
+  return loading;
 }

@@ -477,8 +477,8 @@ impl WasmCatalog {
         }
     }
 
-    /// The JSON body of `POST /v1/webhooks`; throws `VALIDATION_FAILED` (with `rejected`) or
-    /// `WEBHOOK_LIMIT_REACHED`.
+    /// The JSON body of `POST /v1/webhooks`; throws `VALIDATION_FAILED` (with `rejected`),
+    /// `WEBHOOK_LIMIT_REACHED` or (the names accepted) `INVALID_URL`.
     #[wasm_bindgen(js_name = createWebhookBody)]
     pub fn create_webhook_body(
         &self,
@@ -489,7 +489,7 @@ impl WasmCatalog {
         let existing = count(existing_webhooks).unwrap_or(0);
         self.inner
             .check_registration(&events, existing)
-            .map(|reg| reg.create_webhook_body(url))
+            .and_then(|reg| reg.create_webhook_body(url))
             .map_err(|e| {
                 let rejected = rejected_js(&e).unwrap_or(JsValue::UNDEFINED);
                 xb_error(e.code(), &e.to_string(), None, rejected)
@@ -1252,6 +1252,23 @@ mod tests {
             .map(|c| (*c).to_owned())
             .collect();
         assert_eq!(dts_codes(dts, "DriftCode"), drifts);
+    }
+
+    /// The codes the glue reports itself (the module cannot be asked: it is not loaded, or the
+    /// object's memory is gone) are core's constants.
+    #[test]
+    fn glue_codes_are_cores() {
+        let glue = include_str!("../js/glue.js");
+        for (name, code) in [
+            ("NOT_INITIALIZED", xborder_core::codes::NOT_INITIALIZED),
+            ("FREED_CODE", xborder_core::codes::FREED),
+        ] {
+            assert!(
+                glue.contains(&format!("const {name} = '{code}';")),
+                "glue.js: {name}"
+            );
+            assert!(xborder_core::codes::ERRORS.contains(&code));
+        }
     }
 
     /// `Tape` takes `MAX_DEPTH` nested arrays or objects and not one more, as serde_json does

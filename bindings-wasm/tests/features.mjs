@@ -31,6 +31,20 @@ const delivery = (id, event) => {
   assert.deepEqual(xb.checkRegistration(['order:rejected']),
     { ok: false, code: 'VALIDATION_FAILED', rejected: [{ event: 'order:rejected', reason: 'unknown' }] });
   assert.throws(() => xb.createWebhookBody(['order:rejected'], 'https://x.test/h'), code('VALIDATION_FAILED'));
+  // The URL is core's rule: an absolute http(s) URL with a host, nothing trimmed (INVALID_URL),
+  // checked once the names are accepted; the free function and a catalog's method alike.
+  for (const make of [(url) => xb.createWebhookBody(['order:created'], url), (url) => catalog.createWebhookBody(['order:rejected'], url)]) {
+    for (const url of ['', ' ', 'x.test/h', '/hooks', 'ftp://x.test/h', 'https://', 'https:///h', ' https://x.test/h', 'https://x.test/h\n',
+      'https://x.test:99999/h', 'javascript:alert(1)']) {
+      assert.throws(() => make(url), (e) => e instanceof XborderError && e.code === 'INVALID_URL' && e.message.startsWith('INVALID_URL: ')
+        && !('rejected' in e), JSON.stringify(url));
+    }
+    for (const url of ['https://x.test/h', 'http://localhost:3000/hooks', 'HTTPS://X.TEST/H?a=1#f', 'https://[::1]:8443/h']) {
+      assert.equal(JSON.parse(make(url)).url, url);
+    }
+  }
+  // The names are checked first: refused names with an empty URL are VALIDATION_FAILED.
+  assert.throws(() => xb.createWebhookBody(['order:rejected'], ''), code('VALIDATION_FAILED'));
   // A planned name added as live becomes live.
   assert.equal(catalog.classify('order:refunded').kind, 'planned');
   catalog.addLive('order:refunded');

@@ -141,6 +141,10 @@ const DRAFT = { ownerType: 'individual', country: 'CO', paymentType: 'bank_accou
     new Number(1), 1n, buffer, new Date(0)];
   // Kinds that are wrong for an options object (absent, null or a plain object are fine).
   const notOptions = ['window', 42, true, [], [{ window: 1 }], new Map([['window', 1]]), new Number(1), buffer, () => ({})];
+  // Kinds that are wrong for list parameters (absent, null or an object are fine; which keys is
+  // core's UNKNOWN_PARAMETER): a number, a query string, an array are TypeErrors, as elsewhere.
+  const notParams = [42, 0, NaN, 'page=1', '', true, false, [], [{ page: 1 }], () => ({}), Symbol('p'), 1n,
+    Promise.resolve({ page: 1 }), { then() {} }];
   // Kinds that are wrong for a Catalog.
   const notCatalog = ['order:rejected', ['order:rejected'], {}, { addLive() {} }, 42, true, new Map()];
   // Kinds that are wrong for a function.
@@ -214,6 +218,9 @@ const DRAFT = { ownerType: 'individual', country: 'CO', paymentType: 'bank_accou
       [['events', notNames], ['url', notString], ['existingWebhooks', notCount]]],
     ['Catalog#matches', (a) => catalog.matches(...a), [['fiat_deposit:*'], 'fiat_deposit:created'],
       [['subscriptions', notNames], ['event', notString]]],
+    ['listQuery', (a) => xb.listQuery(...a), [{ page: 1 }], [['params', notParams]]],
+    ['pageInfo', (a) => xb.pageInfo(...a), [{ data: [], total: 0 }, { page: 0 }], [null, ['request', notParams]]],
+    ['new PageWalker', (a) => new xb.PageWalker(...a), [{ pageSize: 5 }], [['params', notParams]]],
     ['PageWalker#records', (a) => walker.records(...a), [async () => ({ data: [], total: 0 }), () => {}],
       [['fetchPage', [undefined, null, ...notFunction]], ['onStep', notFunction]]],
     ['new Claims', (a) => new xb.Claims(...a), [{ leaseMs: 1000, windowMs: 5000, capacity: 10 }], [['options', notOptions]]],

@@ -152,10 +152,14 @@ assert.equal(kept.receive(...delivery('evt_9')).action, 'duplicate', 'no second 
   assert.equal(claims.step('claim', 'evt_1', 'r2', 1), 'in_progress');
   assert.equal(others.length, 20);
   for (const r of fresh) r.free(); // objects of this instance are freed as ever
-  assert.throws(() => fresh[0].receive(body, sig), /null pointer/);
-  // A freed object is not made again by a later reset.
+  const freed = (e) => e instanceof xb.XborderError && e.code === 'FREED' && !/null pointer/.test(e.message);
+  assert.throws(() => fresh[0].receive(body, sig), freed);
+  // A freed object is not made again by a later reset: still FREED. An object made before a
+  // reset and freed after it is FREED too.
   trap();
-  assert.throws(() => fresh[0].receive(body, sig));
+  assert.throws(() => fresh[0].receive(body, sig), freed);
+  assert.throws(() => old[0][0].receive(body, sig), freed);
+  assert.throws(() => old[0][1].classify('order:created'), freed);
 }
 // An ordinary error does not reset anything.
 const rx = new xb.Receiver('k');

@@ -2,7 +2,7 @@
 // give the same module (one WebAssembly instance, one XborderError class).
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as xb from 'xborder-wasm';
 import { XborderError, checkRegistration, classifyEvent, createWebhookBody, listQuery, pageInfo, validateBeneficiary } from 'xborder-wasm';
 
@@ -88,6 +88,26 @@ assert.equal(readFileSync(`${pkgDir}index.d.cts`, 'utf8'), dts);
 // The test hook is not even compiled into the published module (it is the test build's: build.sh --test-hooks).
 for (const dir of ['node', 'web']) {
   assert.doesNotMatch(readFileSync(`${pkgDir}${dir}/xborder_wasm.js`, 'utf8'), /panicForTests/, `${dir}/xborder_wasm.js`);
+}
+// The README as packed links only to what the package holds or a public page: a link to a
+// repository file not in the tarball is dead on npm. Relative targets must be files of the
+// package, anchors headings of the README, absolute ones public https pages (not localhost).
+{
+  const readme = readFileSync(`${pkgDir}README.md`, 'utf8').replace(/^```[\s\S]*?^```/gm, '');
+  const slug = (h) => h.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+  const anchors = new Set([...readme.matchAll(/^#+ (.*)$/gm)].map((m) => slug(m[1])));
+  const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g), ...readme.matchAll(/<([a-z]+:[^>\s]+)>/g)].map((m) => m[1]);
+  assert.ok(links.length > 0, 'the README has links');
+  for (const link of links) {
+    if (link.startsWith('#')) assert.ok(anchors.has(link.slice(1)), `README: ${link} is not a heading`);
+    else if (/^[a-z]+:/.test(link)) {
+      assert.match(link, /^https:\/\//, `README: ${link} is not a public https page`);
+      assert.doesNotMatch(link, /^https:\/\/(localhost|127\.|\[::1\])/, `README: ${link} is not public`);
+    } else {
+      const target = link.split('#')[0];
+      assert.ok(!target.includes('..') && existsSync(`${pkgDir}${target}`), `README: ${link} is not in the package`);
+    }
+  }
 }
 const code = dts.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
 assert.doesNotMatch(code, /\bany\b/, 'index.d.ts must not use any');

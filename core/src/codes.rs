@@ -10,6 +10,7 @@
 //! assert!(codes::ERRORS.contains(&"SIGNATURE_MISMATCH"));
 //! assert!(codes::ISSUES.contains(&"UNKNOWN_BANK"));
 //! assert_eq!(codes::INTERNAL_ERROR, "INTERNAL_ERROR");
+//! assert!(codes::ERRORS.contains(&codes::NOT_INITIALIZED) && codes::ERRORS.contains(&codes::FREED));
 //! ```
 
 /// What every error of xborder answers: its stable code and, where it names one, the field
@@ -71,8 +72,17 @@ coded!(
 /// reports it; the bindings do, with this text.
 pub const INTERNAL_ERROR: &str = "INTERNAL_ERROR";
 
+/// A call reached a binding whose module is not loaded yet (the npm package in a browser or a
+/// worker, before `await init()` resolved). Core never reports it; the bindings do.
+pub const NOT_INITIALIZED: &str = "NOT_INITIALIZED";
+
+/// An object was used after its memory was released (the npm package's `free()`). Core never
+/// reports it; the bindings do.
+pub const FREED: &str = "FREED";
+
 /// Every error code: what a thrown error, a rejected delivery or a refused registration
-/// carries, [`INTERNAL_ERROR`] included.
+/// carries, the codes only the bindings report ([`INTERNAL_ERROR`], [`NOT_INITIALIZED`],
+/// [`FREED`]) included.
 pub const ERRORS: &[&str] = &[
     // signature::SignatureError
     "MISSING_SIGNATURE",
@@ -93,6 +103,7 @@ pub const ERRORS: &[&str] = &[
     // events::RegistrationError, events::CatalogError
     "VALIDATION_FAILED",
     "WEBHOOK_LIMIT_REACHED",
+    "INVALID_URL",
     "INVALID_EVENT_NAME",
     // pagination::PaginationError
     "INVALID_PAGE",
@@ -112,6 +123,8 @@ pub const ERRORS: &[&str] = &[
     "BANKS_UNREADABLE",
     // the bindings
     INTERNAL_ERROR,
+    NOT_INITIALIZED,
+    FREED,
 ];
 
 /// Every issue code of a beneficiary validation ([`crate::beneficiary::IssueCode`]).
@@ -241,10 +254,13 @@ mod tests {
         let all = vec![
             E::ValidationFailed { rejected: vec![] },
             E::WebhookLimitReached { existing: 5 },
+            E::InvalidUrl { reason: "x" },
         ];
         for e in &all {
             match e {
-                E::ValidationFailed { .. } | E::WebhookLimitReached { .. } => {}
+                E::ValidationFailed { .. }
+                | E::WebhookLimitReached { .. }
+                | E::InvalidUrl { .. } => {}
             }
         }
         all
@@ -351,7 +367,7 @@ mod tests {
             }
             reported.insert(document.issue_code().as_str());
         }
-        reported.insert(INTERNAL_ERROR);
+        reported.extend([INTERNAL_ERROR, NOT_INITIALIZED, FREED]);
         assert_eq!(reported, set(ERRORS));
         assert_eq!(ERRORS.len(), set(ERRORS).len(), "a code is listed twice");
     }

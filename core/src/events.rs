@@ -517,10 +517,16 @@ pub enum RegistrationError {
         /// How many the caller said exist.
         existing: u32,
     },
+    /// The URL given for the Create Webhook body is not an absolute `http://` or `https://`
+    /// URL with a host ([`Registration::create_webhook_body`] says exactly what is accepted).
+    InvalidUrl {
+        /// What is wrong with it, in a few words (`"it is empty"`, `"it has no host"`, ...).
+        reason: &'static str,
+    },
 }
 
 impl RegistrationError {
-    /// Stable code: `VALIDATION_FAILED` or `WEBHOOK_LIMIT_REACHED`.
+    /// Stable code: `VALIDATION_FAILED`, `WEBHOOK_LIMIT_REACHED` or `INVALID_URL`.
     ///
     /// ```
     /// use xborder_core::events::RegistrationError;
@@ -530,6 +536,7 @@ impl RegistrationError {
         match self {
             RegistrationError::ValidationFailed { .. } => "VALIDATION_FAILED",
             RegistrationError::WebhookLimitReached { .. } => "WEBHOOK_LIMIT_REACHED",
+            RegistrationError::InvalidUrl { .. } => "INVALID_URL",
         }
     }
 }
@@ -552,6 +559,11 @@ impl fmt::Display for RegistrationError {
                 "{}: {existing} webhooks registered, the limit is {MAX_WEBHOOKS}",
                 self.code()
             ),
+            RegistrationError::InvalidUrl { reason } => write!(
+                f,
+                "{}: the webhook url must be an absolute http:// or https:// URL with a host (https://example.com/hooks), and {reason}",
+                self.code()
+            ),
         }
     }
 }
@@ -562,7 +574,7 @@ impl std::error::Error for RegistrationError {}
 ///
 /// ```
 /// let reg = xborder_core::events::Catalog::builtin().check_registration(&["order:*"], 0).unwrap();
-/// let body = reg.create_webhook_body("https://example.com/hooks");
+/// let body = reg.create_webhook_body("https://example.com/hooks").unwrap();
 /// assert_eq!(body, r#"{"events":["order:*"],"url":"https://example.com/hooks"}"#);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -581,25 +593,102 @@ impl Registration {
         &self.events
     }
 
-    /// The JSON body of `POST /v1/webhooks`: `{"events":[...],"url":"..."}` (field-notes.md).
+    /// The JSON body of `POST /v1/webhooks`: `{"events":[...],"url":"..."}` (field-notes.md),
+    /// the URL written as given.
+    ///
+    /// `INVALID_URL` unless `url` is an absolute `http://` or `https://` URL with a host: the
+    /// scheme (either case) and `://`, then a host that is not empty (after any `user@`; an IP
+    /// literal in brackets, `[::1]`, has something inside them), then, when a `:` follows the
+    /// host, a port of 1 to 5 ASCII digits up to 65535; then anything (a path, a query, a
+    /// fragment) that holds no whitespace and no control character, as the whole URL holds none
+    /// (nothing is trimmed: a pasted space is refused, not dropped).
     ///
     /// ```
-    /// let reg = xborder_core::events::Catalog::builtin().check_registration(&["ubo:created"], 0).unwrap();
-    /// assert!(reg.create_webhook_body("https://x.test/h").starts_with(r#"{"events":["ubo:created"]"#));
+    /// use xborder_core::events::Catalog;
+    /// let reg = Catalog::builtin().check_registration(&["ubo:created"], 0).unwrap();
+    /// assert!(reg.create_webhook_body("https://x.test/h").unwrap().starts_with(r#"{"events":["ubo:created"]"#));
+    /// for bad in ["", "x.test/h", "ftp://x.test/h", "https://", "https:///h", " https://x.test/h", "https://x.test:http/h"] {
+    ///     assert_eq!(reg.create_webhook_body(bad).unwrap_err().code(), "INVALID_URL", "{bad:?}");
+    /// }
     /// ```
-    pub fn create_webhook_body(&self, url: &str) -> String {
+    pub fn create_webhook_body(&self, url: &str) -> Result<String, RegistrationError> {
         #[derive(serde::Serialize)]
         struct Body<'a> {
             events: &'a [String],
             url: &'a str,
         }
+        check_webhook_url(url).map_err(|reason| RegistrationError::InvalidUrl { reason })?;
         // Writing strings into a String cannot fail: the empty fallback is never taken.
-        serde_json::to_string(&Body {
+        Ok(serde_json::to_string(&Body {
             events: &self.events,
             url,
         })
-        .unwrap_or_default()
+        .unwrap_or_default())
     }
+}
+
+/// Whether `url` is what [`Registration::create_webhook_body`] accepts; why not, in a few words.
+/// Read as bytes, split only at ASCII bytes (so never inside a character) with `get`: no
+/// substring search and no `str` slicing, whose panic paths would cost the browser module more
+/// than the check itself.
+fn check_webhook_url(url: &str) -> Result<(), &'static str> {
+    if url.is_empty() {
+        return Err("it is empty");
+    }
+    if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err("it holds whitespace or a control character");
+    }
+    let bytes = url.as_bytes();
+    let not_absolute = "it is not absolute (no scheme://)";
+    let colon = bytes.iter().position(|&b| b == b':').ok_or(not_absolute)?;
+    if bytes.get(colon + 1..colon + 3) != Some(b"//".as_slice()) {
+        return Err(not_absolute);
+    }
+    let scheme = bytes.get(..colon).unwrap_or_default();
+    if !scheme.eq_ignore_ascii_case(b"http") && !scheme.eq_ignore_ascii_case(b"https") {
+        return Err("its scheme is not http or https");
+    }
+    let rest = bytes.get(colon + 3..).unwrap_or_default();
+    let end = rest
+        .iter()
+        .position(|b| matches!(b, b'/' | b'?' | b'#'))
+        .unwrap_or(rest.len());
+    let authority = rest.get(..end).unwrap_or_default();
+    let host_port = match authority.iter().rposition(|&b| b == b'@') {
+        Some(at) => authority.get(at + 1..).unwrap_or_default(),
+        None => authority,
+    };
+    let (host, port) = if host_port.first() == Some(&b'[') {
+        let close = host_port
+            .iter()
+            .position(|&b| b == b']')
+            .ok_or("its [host] is not closed")?;
+        let host = host_port.get(1..close).unwrap_or_default();
+        match host_port.get(close + 1..).unwrap_or_default() {
+            [] => (host, None),
+            [b':', port @ ..] => (host, Some(port)),
+            _ => return Err("it has text after its [host]"),
+        }
+    } else {
+        match host_port.iter().position(|&b| b == b':') {
+            Some(c) => (
+                host_port.get(..c).unwrap_or_default(),
+                Some(host_port.get(c + 1..).unwrap_or_default()),
+            ),
+            None => (host_port, None),
+        }
+    };
+    if host.is_empty() {
+        return Err("it has no host");
+    }
+    if let Some(port) = port {
+        // At most 5 digits (read only then): the value cannot overflow.
+        let number = (1..=5).contains(&port.len()) && port.iter().all(u8::is_ascii_digit);
+        if !number || port.iter().fold(0u32, |n, &d| n * 10 + u32::from(d - b'0')) > 65_535 {
+            return Err("its port is not a number from 0 to 65535");
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -713,9 +802,89 @@ mod tests {
             .check_registration(&["order:created"], 4)
             .unwrap();
         let body: serde_json::Value =
-            serde_json::from_str(&reg.create_webhook_body("https://x.test/a\"b")).unwrap();
+            serde_json::from_str(&reg.create_webhook_body("https://x.test/a\"b").unwrap()).unwrap();
         assert_eq!(body["url"], "https://x.test/a\"b");
         assert_eq!(body["events"][0], "order:created");
+    }
+
+    #[test]
+    fn webhook_url_is_an_absolute_http_url_with_a_host() {
+        let reg = Catalog::builtin()
+            .check_registration(&["order:created"], 0)
+            .unwrap();
+        for good in [
+            "https://example.com/hooks",
+            "http://example.com",
+            "HTTPS://EXAMPLE.COM/H",
+            "https://x.test:8443/h?a=b#c",
+            "https://user:pw@x.test/h",
+            "http://127.0.0.1:0/",
+            "https://[::1]:65535/h",
+            "https://[::1]",
+            "https://bücher.example/ä",
+            "https://x.test?q",
+        ] {
+            let body: serde_json::Value =
+                serde_json::from_str(&reg.create_webhook_body(good).unwrap()).unwrap();
+            assert_eq!(body["url"], good);
+        }
+        for (bad, reason) in [
+            ("", "it is empty"),
+            ("example.com/hooks", "it is not absolute (no scheme://)"),
+            ("/hooks", "it is not absolute (no scheme://)"),
+            ("https:example.com", "it is not absolute (no scheme://)"),
+            ("ftp://example.com", "its scheme is not http or https"),
+            ("javascript://x.test", "its scheme is not http or https"),
+            ("://x.test", "its scheme is not http or https"),
+            ("https://", "it has no host"),
+            ("https:///hooks", "it has no host"),
+            ("https://user@/h", "it has no host"),
+            ("https://:443/h", "it has no host"),
+            ("https://[]/h", "it has no host"),
+            ("https://[::1/h", "its [host] is not closed"),
+            ("https://[::1]x/h", "it has text after its [host]"),
+            (
+                "https://x.test:/h",
+                "its port is not a number from 0 to 65535",
+            ),
+            (
+                "https://x.test:65536/h",
+                "its port is not a number from 0 to 65535",
+            ),
+            (
+                "https://x.test:+1/h",
+                "its port is not a number from 0 to 65535",
+            ),
+            (
+                "https://x.test:1:2/h",
+                "its port is not a number from 0 to 65535",
+            ),
+            (
+                " https://x.test/h",
+                "it holds whitespace or a control character",
+            ),
+            (
+                "https://x.test/h\n",
+                "it holds whitespace or a control character",
+            ),
+            (
+                "https://x.test/a b",
+                "it holds whitespace or a control character",
+            ),
+            (
+                "https://x.test/\u{0}",
+                "it holds whitespace or a control character",
+            ),
+            (
+                "https://x.test/\u{a0}",
+                "it holds whitespace or a control character",
+            ),
+        ] {
+            let e = reg.create_webhook_body(bad).unwrap_err();
+            assert_eq!(e, RegistrationError::InvalidUrl { reason }, "{bad:?}");
+            assert_eq!(e.code(), "INVALID_URL");
+            assert!(e.to_string().starts_with("INVALID_URL: ") && e.to_string().ends_with(reason));
+        }
     }
 
     proptest::proptest! {

@@ -152,9 +152,16 @@ pub fn registration(data: &[u8]) {
     match (got, expected) {
         (Ok(reg), Ok(accepted)) => {
             assert_eq!(reg.events(), accepted.as_slice());
-            let url = names.first().copied().unwrap_or_default();
-            let body: Value = serde_json::from_str(&reg.create_webhook_body(url))
-                .expect("Create Webhook body is JSON");
+            // An accepted name is ASCII `entity:action` (or `entity:*`): a path of a valid URL.
+            let url = format!(
+                "https://x.test/{}",
+                names.first().copied().unwrap_or_default()
+            );
+            let body: Value = serde_json::from_str(
+                &reg.create_webhook_body(&url)
+                    .expect("a URL create_webhook_body accepts"),
+            )
+            .expect("Create Webhook body is JSON");
             assert_eq!(body["url"], url);
             assert_eq!(body["events"], serde_json::json!(accepted));
         }

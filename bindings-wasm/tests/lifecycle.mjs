@@ -1,0 +1,210 @@
+// Loading that recovers, and objects after free(), on the packed package as a user installs it:
+// - the browser entry (`xborder-wasm/web`, run here in Node with the .wasm passed as bytes or a
+//   URL): every call before `init()` has resolved throws XborderError NOT_INITIALIZED whose
+//   message says to `await init()`; a failed init() (bytes that are not the module, a 404, a
+//   refused connection) rejects and is not kept: the next init() loads, and the same functions
+//   then work;
+// - both entries (Node's and the browser's): every method of every class used after free()
+//   throws XborderError FREED (not wasm-bindgen's "null pointer passed to rust"), a second free()
+//   does nothing, and a freed Catalog given to a Receiver is FREED too.
+// Usage: node lifecycle.mjs <scratch project with node_modules/xborder-wasm>
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const [scratch] = process.argv.slice(2);
+assert.ok(scratch, 'usage: node lifecycle.mjs <scratch project>');
+const pkg = join(scratch, 'node_modules', 'xborder-wasm');
+const web = await import(pathToFileURL(join(pkg, 'web.js')).href);
+const node = await import(pathToFileURL(join(pkg, 'index.mjs')).href);
+const wasmBytes = readFileSync(join(pkg, 'web', 'xborder_wasm_bg.wasm'));
+
+const isCode = (XborderError, c) => (e) => {
+  assert.ok(e instanceof XborderError, `not an XborderError: ${e && e.name}: ${e && e.message}`);
+  assert.equal(e.code, c, e.message);
+  assert.ok(e.message.startsWith(`${c}: `), e.message);
+  return true;
+};
+
+// ---------------------------------------------------------------------------------------------
+// What every public function and constructor is called with: good arguments, so that what is
+// thrown is about loading or freeing, never about the arguments.
+const secret = 'whsec_test';
+const body = '{"id":"evt_1","event":"order:created","entity":{"id":"ord_1","type":"order","data":{"amount":"10.00"}}}';
+const goodSig = node.sign(secret, body);
+const RULES = { data: { country: 'CO', ownerType: 'individual', rules: { requiredFields: [] } } };
+const DRAFT = { ownerType: 'individual', country: 'CO', paymentType: 'bank_account', paymentInfo: { bankId: 'b1' } };
+const mapStore = () => {
+  const m = new Map();
+  return {
+    load: (id) => m.get(id) ?? null,
+    compareAndSet(id, expected, next) {
+      if ((m.get(id) ?? null) !== expected) return false;
+      if (next === null) m.delete(id); else m.set(id, next);
+      return true;
+    },
+  };
+};
+const calls = (xb) => ({
+  classifyEvent: () => xb.classifyEvent('order:created'),
+  checkRegistration: () => xb.checkRegistration(['order:created']),
+  createWebhookBody: () => xb.createWebhookBody(['order:created'], 'https://x.test/h'),
+  eventMatches: () => xb.eventMatches(['order:*'], 'order:created'),
+  sign: () => xb.sign(secret, body),
+  verify: () => xb.verify(secret, body, goodSig),
+  decodeEnvelope: () => xb.decodeEnvelope(body),
+  validateBeneficiary: () => xb.validateBeneficiary(DRAFT, RULES),
+  requiredFields: () => xb.requiredFields(RULES, 'bank_account', 'CO'),
+  listQuery: () => xb.listQuery({ page: 1 }),
+  pageInfo: () => xb.pageInfo({ data: [], total: 0 }),
+  Receiver: () => new xb.Receiver(secret),
+  Catalog: () => new xb.Catalog(),
+  PageWalker: () => new xb.PageWalker(),
+  Claims: () => new xb.Claims(),
+  BeneficiaryValidator: () => new xb.BeneficiaryValidator(RULES),
+  'Claims.withStore': () => xb.Claims.withStore(mapStore()),
+  'Claims.errorReply': () => xb.Claims.errorReply(new Error('x')),
+  'verify (headers)': () => xb.verify(secret, body, { 'x-webhook-signature': goodSig }),
+});
+// Every export but init and XborderError has its call above (a new export must be added).
+{
+  const exported = Object.keys(web).filter((k) => k !== 'init' && k !== 'XborderError').sort();
+  const listed = Object.keys(calls(web)).filter((k) => !k.includes(' ') && !k.includes('.')).sort();
+  assert.deepEqual(listed, exported);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Before init(): NOT_INITIALIZED, with the way out in the message; nothing else is thrown.
+const notInitialized = (what) => (e) => {
+  isCode(web.XborderError, 'NOT_INITIALIZED')(e);
+  assert.ok(e.message.includes('await init()'), `${what}: ${e.message}`);
+  return true;
+};
+const beforeInit = (when) => {
+  for (const [name, call] of Object.entries(calls(web))) assert.throws(call, notInitialized(name), `${when}: ${name}`);
+};
+beforeInit('before init()');
+
+// A load that fails is not kept: bytes that are not the module, a 404, a refused connection.
+await assert.rejects(web.init(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1])), 'broken bytes');
+beforeInit('after init(broken bytes) rejected');
+const server = createServer((req, res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('not found'));
+await new Promise((done) => server.listen(0, '127.0.0.1', done));
+try {
+  const missing = `http://127.0.0.1:${server.address().port}/xborder_wasm_bg.wasm`;
+  await assert.rejects(web.init(missing), /404/, 'a 404');
+  beforeInit('after init(404) rejected');
+  await assert.rejects(web.init(new URL(missing)), /404/, 'a 404 again (not the cached rejection: a new request)');
+} finally {
+  server.close();
+}
+await assert.rejects(web.init('http://127.0.0.1:1/xborder_wasm_bg.wasm'), 'a refused connection');
+beforeInit('after init(refused) rejected');
+
+// A call made while init() is still loading is NOT_INITIALIZED too; once it resolved, the same
+// functions answer, and a later init() is the same resolved promise.
+const loading = web.init(wasmBytes);
+assert.throws(() => web.classifyEvent('order:created'), notInitialized('while loading'));
+await loading;
+assert.equal(web.init(), web.init(new Uint8Array([1, 2, 3])));
+await web.init();
+assert.deepEqual(web.classifyEvent('order:created'), { kind: 'live', entity: 'order', action: 'created' });
+for (const [name, call] of Object.entries(calls(web))) call(); // each one works now
+assert.equal(web.sign(secret, body), node.sign(secret, body));
+// Node's entry is loaded on import: init() resolves at once, nothing is NOT_INITIALIZED.
+await node.init();
+for (const [, call] of Object.entries(calls(node))) call();
+
+// ---------------------------------------------------------------------------------------------
+// After free(): every method of every class throws FREED; free() again does nothing.
+for (const [entry, xb] of [['node', node], ['web', web]]) {
+  const freed = (what) => (e) => {
+    isCode(xb.XborderError, 'FREED')(e);
+    assert.ok(!/null pointer/.test(e.message), `${what}: ${e.message}`);
+    return true;
+  };
+  const sig = xb.sign(secret, body);
+  /** Each class: how to make one, and each method called with good arguments. */
+  const classes = {
+    Receiver: [() => new xb.Receiver(secret), {
+      receive: (o) => o.receive(body, sig),
+      commit: (o) => o.commit('evt_1'),
+    }],
+    Catalog: [() => new xb.Catalog(), {
+      addLive: (o) => o.addLive('order:rejected'),
+      addWildcard: (o) => o.addWildcard('fiat_deposit:*'),
+      isLive: (o) => o.isLive('order:created'),
+      classify: (o) => o.classify('order:created'),
+      checkRegistration: (o) => o.checkRegistration(['order:created']),
+      createWebhookBody: (o) => o.createWebhookBody(['order:created'], 'https://x.test/h'),
+      matches: (o) => o.matches(['order:*'], 'order:created'),
+    }],
+    PageWalker: [() => new xb.PageWalker({ pageSize: 5 }), {
+      nextQuery: (o) => o.nextQuery(),
+      isDone: (o) => o.isDone(),
+      feed: (o) => o.feed({ data: [], total: 0 }),
+      records: (o) => o.records(async () => ({ data: [], total: 0 })),
+    }],
+    BeneficiaryValidator: [() => new xb.BeneficiaryValidator(RULES), {
+      validate: (o) => o.validate(DRAFT),
+    }],
+    Claims: [() => new xb.Claims(), {
+      step: (o) => o.step('claim', 'evt_1', 'req_a', 0),
+      stepAsync: (o) => o.stepAsync('claim', 'evt_1', 'req_a', 0),
+      reply: (o) => o.reply('claim', 'claimed'),
+    }],
+    'Claims.withStore': [() => xb.Claims.withStore(mapStore()), {
+      step: (o) => o.step('claim', 'evt_1', 'req_a', 0),
+      stepAsync: (o) => o.stepAsync('claim', 'evt_1', 'req_a', 0),
+      reply: (o) => o.reply('claim', 'claimed'),
+    }],
+  };
+  let checked = 0;
+  for (const [name, [make, methods]] of Object.entries(classes)) {
+    const C = xb[name.split('.')[0]];
+    // Every method of the class's prototype is listed (a new method must be added here).
+    const own = Object.getOwnPropertyNames(C.prototype).filter((k) => k !== 'constructor' && k !== 'free').sort();
+    assert.deepEqual(Object.keys(methods).sort(), own, `${entry}: ${name}'s methods`);
+    // Each method works before free() (a fresh object for each: commit needs nothing before).
+    for (const [method, call] of Object.entries(methods)) {
+      const o = make();
+      const out = call(o);
+      if (out && typeof out.then === 'function') await out;
+      else if (out && typeof out[Symbol.asyncIterator] === 'function') for await (const _ of out);
+      o.free();
+    }
+    const o = make();
+    o.free();
+    o.free(); // a second free() does nothing
+    for (const [method, call] of Object.entries(methods)) {
+      const what = `${entry}: ${name}#${method} after free()`;
+      if (method === 'stepAsync') {
+        await assert.rejects(async () => call(o), freed(what), what);
+      } else {
+        assert.throws(() => call(o), freed(what), what);
+        assert.throws(() => call(o), freed(what), `${what}, twice`);
+      }
+      checked++;
+    }
+    if (typeof Symbol.dispose === 'symbol') {
+      const d = make();
+      d[Symbol.dispose]();
+      const [method, call] = Object.entries(methods)[0];
+      assert.throws(() => call(d), freed(`${entry}: ${name}#${method} after [Symbol.dispose]()`));
+    }
+  }
+  assert.ok(checked >= 20, `${checked} uses after free()`);
+  // A freed catalog given to a receiver.
+  const catalog = new xb.Catalog();
+  catalog.free();
+  assert.throws(() => new xb.Receiver(secret, { catalog }), freed(`${entry}: new Receiver({ catalog: freed })`));
+  // Objects not freed are untouched by others being freed.
+  const rx = new xb.Receiver(secret);
+  new xb.Receiver(secret).free();
+  assert.equal(rx.receive(body, sig).action, 'process');
+  rx.free();
+}
+
+console.log('lifecycle: ok (NOT_INITIALIZED before init, init retried after a failed load, FREED after free for every class, in both entries)');
