@@ -120,16 +120,8 @@ pub fn required_fields(
     for rule in &rules.required_fields {
         collect_rule(&mut out, "", rule);
     }
-    if let Some(pt) = rules.payment_type(payment_type) {
-        for rule in &pt.required_fields {
-            if rule.field == "paymentInfo" {
-                for child in &rule.children {
-                    collect_rule(&mut out, "paymentInfo", child);
-                }
-            } else {
-                collect_rule(&mut out, "paymentInfo", rule);
-            }
-        }
+    for rule in rules.under_payment_info(payment_type) {
+        collect_rule(&mut out, "paymentInfo", rule);
     }
     out
 }

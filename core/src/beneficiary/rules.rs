@@ -175,6 +175,25 @@ impl ValidationRules {
             .collect()
     }
 
+    /// The rules of a payment type, each resolved under `paymentInfo`: an entry named
+    /// `paymentInfo` itself stands for its sub-fields (FORMAT.md), every other entry for itself.
+    /// The one reading of that rule, for validation, the form's fields and labels.
+    pub(super) fn under_payment_info<'a>(
+        &'a self,
+        name: &str,
+    ) -> impl Iterator<Item = &'a FieldRule> + 'a {
+        self.payment_type(name)
+            .into_iter()
+            .flat_map(|p| &p.required_fields)
+            .flat_map(|rule| {
+                if rule.field == "paymentInfo" {
+                    rule.children.iter()
+                } else {
+                    std::slice::from_ref(rule).iter()
+                }
+            })
+    }
+
     pub(super) fn payment_type(&self, name: &str) -> Option<&PaymentTypeRules> {
         self.payment_types
             .iter()

@@ -385,15 +385,9 @@ fn check(draft: &Value, rules: Doc<'_, ValidationRules>, banks: Doc<'_, BankList
                 if !listed.is_empty() && !listed.contains(&pt) {
                     out.push("paymentType", IssueCode::UnsupportedPaymentType);
                 }
-                if let (Some(pt_rules), Some(pi)) = (rules.payment_type(pt), payment_info) {
-                    for rule in &pt_rules.required_fields {
-                        if rule.field == "paymentInfo" {
-                            for child in &rule.children {
-                                apply_rule(&mut out, pi, "paymentInfo", child);
-                            }
-                        } else {
-                            apply_rule(&mut out, pi, "paymentInfo", rule);
-                        }
+                if let Some(pi) = payment_info {
+                    for rule in rules.under_payment_info(pt) {
+                        apply_rule(&mut out, pi, "paymentInfo", rule);
                     }
                 }
             }
@@ -513,15 +507,10 @@ fn label<'r>(
     if let Some(d) = described(&rules.required_fields, path) {
         return Some(d);
     }
-    let pt = rules.payment_type(payment_type?)?;
     let rest = path.strip_prefix("paymentInfo.")?;
-    pt.required_fields.iter().find_map(|r| {
-        if r.field == "paymentInfo" {
-            described(&r.children, rest)
-        } else {
-            described(std::slice::from_ref(r), rest)
-        }
-    })
+    rules
+        .under_payment_info(payment_type?)
+        .find_map(|r| described(std::slice::from_ref(r), rest))
 }
 
 fn described<'r>(rules: &'r [FieldRule], path: &str) -> Option<&'r str> {
