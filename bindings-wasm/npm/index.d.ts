@@ -3,7 +3,11 @@
 // ---------------------------------------------------------------------------------------------
 // JSON
 
-/** A JSON value. */
+/**
+ * A JSON value, as xborder gives one back (`Envelope.data`). No parameter requires it: where any
+ * JSON is taken (a document, a draft, a list response) the parameter is `unknown`, so that an
+ * interface of yours or an imported JSON file is passed as it is.
+ */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 /** A JSON object. */
 export type JsonObject = { [key: string]: JsonValue };
@@ -304,12 +308,12 @@ export type Decision =
   /** Not verified or not decodable: answer non-2xx so the service retries. */
   | { action: "reject"; error: XborderError & { code: ReceiveErrorCode; field?: EnvelopeField } };
 
-/** The options of a `Receiver`; absent or `null` takes the default. Any other key is a `TypeError`. */
+/** The options of a `Receiver`; absent, `null` or `undefined` takes the default. Any other key is a `TypeError`. */
 export interface ReceiverOptions {
   /** How many committed ids are remembered (10,000 by default; 0 when claims dedupe instead). */
-  window?: number | null;
+  window?: number | null | undefined;
   /** The catalog names are classified against (a copy, taken now); the built-in one by default. */
-  catalog?: Catalog | null;
+  catalog?: Catalog | null | undefined;
 }
 
 /**
@@ -396,18 +400,18 @@ export interface ClaimStore {
   compareAndSet(id: string, expected: string | null, next: string | null, ttlMs: number | null): boolean | PromiseLike<boolean>;
 }
 
-/** The rules of claims; absent or `null` takes the default. Any other key is a `TypeError`. */
+/** The rules of claims; absent, `null` or `undefined` takes the default. Any other key is a `TypeError`. */
 export interface ClaimRulesOptions {
   /** How long a claim holds an id, in milliseconds (30,000 by default). */
-  leaseMs?: number | null;
+  leaseMs?: number | null | undefined;
   /** How long a done id is a duplicate, in milliseconds (by default until the store forgets it). */
-  windowMs?: number | null;
+  windowMs?: number | null | undefined;
 }
 
 /** The options of the built-in store. */
 export interface ClaimsOptions extends ClaimRulesOptions {
   /** How many done ids it remembers (10,000 by default; oldest forgotten first). */
-  capacity?: number | null;
+  capacity?: number | null | undefined;
 }
 
 /**
@@ -524,60 +528,90 @@ export interface Validation {
   issues: Issue[];
 }
 
-/** The fields xborder knows by name in a beneficiary draft; any other field is kept as sent. */
-export interface BeneficiaryDraft {
-  ownerType?: "individual" | "business" | string;
-  /** ISO 3166-1 alpha-2, upper case. */
-  country?: string;
-  paymentType?: "bank_account" | "spei" | string;
-  paymentInfo?: {
-    bankId?: string;
-    routingNumber?: string;
-    /** An IBAN, a CLABE (`MX`), a CBU (`AR`) or a local account number. */
-    accountNumber?: string;
-    bic?: string;
-    /** CUIT/CUIL (`AR`). */
-    bankDocumentNumber?: string;
-    ifscCode?: string;
-    sortCode?: string;
-    bsbNumber?: string;
-    branchCode?: string;
-    [key: string]: unknown;
-  };
-  [key: string]: unknown;
+/*
+ * What the server sends, and what a draft holds, typed for reading and for building them. Every
+ * parameter that takes a document (or a draft, or a list response) is `unknown`: any JSON value
+ * (a user's own interface, a JSON file imported with `resolveJsonModule`, `await res.json()`)
+ * is passed as it is, and core reads it. These types declare no index signature and no
+ * literal-union field: a user's own `interface` and an imported JSON file (strings widened to
+ * `string`, arrays to `T[]`) satisfy them, and every optional property also takes `null` and
+ * `undefined` (both read as absent, also under `exactOptionalPropertyTypes`). Keys they do not
+ * name are read as absent by xborder and are allowed in a value of these types (not in an
+ * object literal written against them: TypeScript's excess property check).
+ */
+
+/** The `paymentInfo` of a beneficiary draft: the fields xborder knows by name. */
+export interface PaymentInfo {
+  bankId?: string | null | undefined;
+  routingNumber?: string | null | undefined;
+  /** An IBAN, a CLABE (`MX`), a CBU (`AR`) or a local account number. */
+  accountNumber?: string | null | undefined;
+  bic?: string | null | undefined;
+  /** CUIT/CUIL (`AR`). */
+  bankDocumentNumber?: string | null | undefined;
+  ifscCode?: string | null | undefined;
+  sortCode?: string | null | undefined;
+  bsbNumber?: string | null | undefined;
+  branchCode?: string | null | undefined;
 }
 
-/** A field rule of the rules document; `nestedFields` and `fields` both hold its sub-fields. */
+/**
+ * The fields xborder knows by name in a beneficiary draft (the JSON payload of
+ * `POST /v1/beneficiaries`); the fields the rules document asks for (`firstName`, `address`, ...)
+ * are read by the name it gives them: extend it (`interface MyDraft extends BeneficiaryDraft {
+ * firstName: string }`). A draft is passed as `unknown`: this type is for building one.
+ */
+export interface BeneficiaryDraft {
+  /** `individual` or `business`. */
+  ownerType?: string | null | undefined;
+  /** ISO 3166-1 alpha-2, upper case. */
+  country?: string | null | undefined;
+  /** `bank_account`, `spei`, ... */
+  paymentType?: string | null | undefined;
+  paymentInfo?: PaymentInfo | null | undefined;
+}
+
+/**
+ * A field rule of the rules document (the provider's `ValidationField`); `nestedFields` and
+ * `fields` both hold its sub-fields. Every key is optional, as the provider's SDK types it (a rule
+ * without `field` is not applied).
+ */
 export interface RulesField {
   /** The field's name, dotted for a path (`address.city`). */
-  field: string;
+  field?: string | null | undefined;
   /** What the field is, shown to the user: an issue at this field carries it as its `label`. */
-  description?: string;
-  nestedFields?: RulesField[] | null;
-  fields?: RulesField[] | null;
-  [key: string]: unknown;
+  description?: string | null | undefined;
+  nestedFields?: readonly RulesField[] | null | undefined;
+  fields?: readonly RulesField[] | null | undefined;
 }
 
-/** A payment type the rules document lists, with the fields it needs under `paymentInfo`. */
+/** A payment type the rules document lists, with the fields it needs under `paymentInfo` (the provider sends `[{}]` too). */
 export interface RulesPaymentType {
   /** `bank_account`, `spei`, ... */
-  type: string;
-  requiredFields?: RulesField[] | null;
-  [key: string]: unknown;
+  type?: string | null | undefined;
+  description?: string | null | undefined;
+  requiredFields?: readonly RulesField[] | null | undefined;
 }
 
-/** The `data` of the rules document: the rules of one country and owner type. */
+/** The `rules` of the rules document. */
+export interface BeneficiaryRules {
+  /** Fields of the payload root. */
+  requiredFields?: readonly RulesField[] | null | undefined;
+  /** The payment types accepted (any, when absent or empty), each with its fields. */
+  paymentTypes?: readonly RulesPaymentType[] | null | undefined;
+  /** The documents to upload (`{type, description}`): not read by xborder. */
+  requiredDocuments?: unknown;
+}
+
+/**
+ * The `data` of the rules document: the rules of one country and owner type (the provider also
+ * sends `id`, `version`, `owner`, `createdAt`, ...: not read).
+ */
 export interface RulesDocumentData {
-  country?: string;
-  ownerType?: "individual" | "business" | string;
-  rules: {
-    /** Fields of the payload root. */
-    requiredFields?: RulesField[] | null;
-    /** The payment types accepted (any, when absent or empty), each with its fields. */
-    paymentTypes?: RulesPaymentType[] | null;
-    [key: string]: unknown;
-  };
-  [key: string]: unknown;
+  country?: string | null | undefined;
+  /** `individual` or `business`. */
+  ownerType?: string | null | undefined;
+  rules: BeneficiaryRules;
 }
 
 /**
@@ -587,16 +621,15 @@ export interface RulesDocumentData {
  */
 export interface RulesDocument {
   data: RulesDocumentData;
-  requestId?: string;
-  [key: string]: unknown;
+  /** Not read (the provider sends a number). */
+  requestId?: unknown;
 }
 
-/** A bank of the bank list. */
+/** A bank of the bank list (the provider also sends `supportedAccountTypes`: not read). */
 export interface Bank {
-  /** What a draft's `paymentInfo.bankId` names. */
-  id: string;
-  name?: string;
-  [key: string]: unknown;
+  /** What a draft's `paymentInfo.bankId` names (a bank without one matches nothing). */
+  id?: string | null | undefined;
+  name?: string | null | undefined;
 }
 
 /**
@@ -604,20 +637,20 @@ export interface Bank {
  * `{"data": [{"id", "name"}, ...], "requestId"}`.
  */
 export interface BankListResponse {
-  data: Bank[];
-  requestId?: string;
-  [key: string]: unknown;
+  data: readonly Bank[];
+  /** Not read (the provider sends a number). */
+  requestId?: unknown;
 }
 
 /**
- * The rules document as given: the response text as received (a string: `await res.text()`,
- * parsed once by xborder), the parsed response (`await res.json()`: a `RulesDocument`, or its
- * `data`), or any other JSON value; `null` or `undefined` when there is none. A document that
- * is given and cannot be read (an error body, `{}`, text that is not JSON, ...) is reported
- * (`RULES_UNREADABLE`), never taken as no document. A function, a symbol or a Promise is a
- * `TypeError` naming `rules`.
+ * The rules document as given (`unknown`: any value): the response text as received (a string:
+ * `await res.text()`, parsed once by xborder), the parsed response (`await res.json()`, a
+ * `RulesDocument`, or its `data`: a `RulesDocumentData`), or any other JSON value; `null` or
+ * `undefined` when there is none. A document that is given and cannot be read (an error body,
+ * `{}`, text that is not JSON, ...) is reported (`RULES_UNREADABLE`), never taken as no document.
+ * A function, a symbol or a Promise (or any other thenable) is a `TypeError` naming `rules`.
  */
-export type RulesInput = RulesDocument | RulesDocumentData | string | JsonValue | null | undefined;
+export type RulesInput = unknown;
 
 /**
  * A bank list with the country it was asked for (given without it, the list is for no country:
@@ -627,12 +660,13 @@ export type RulesInput = RulesDocument | RulesDocumentData | string | JsonValue 
 export interface BankListInput {
   country: string;
   /**
-   * The response of `GET /v1/beneficiaries/banks?countryCode=<country>`: its text as received (a
-   * string, parsed once by xborder), the parsed response (a `BankListResponse`), or any other JSON
-   * value (one that cannot be read is reported: `BANKS_UNREADABLE`); `null` or absent when there
-   * is none (the list is then not given).
+   * The response of `GET /v1/beneficiaries/banks?countryCode=<country>` (`unknown`: any value):
+   * its text as received (a string, parsed once by xborder), the parsed response (a
+   * `BankListResponse`), or any other JSON value (one that cannot be read is reported:
+   * `BANKS_UNREADABLE`); `null` or absent when there is none (the list is then not given). A
+   * function, a symbol or a Promise is a `TypeError` naming `banks.response`.
    */
-  response?: BankListResponse | string | JsonValue;
+  response?: unknown;
 }
 
 /**
@@ -643,16 +677,14 @@ export interface BankListInput {
  * const rules = await (await fetch(`${api}/v1/validation-rules/beneficiaries?country=CO&ownerType=individual`)).text();
  * const banks = { country: 'CO', response: await (await fetch(`${api}/v1/beneficiaries/banks?countryCode=CO`)).json() };
  * validateBeneficiary(draft, rules, banks).issues; // [{ path, code, message, label }, ...]
+ * @param draft any value (`unknown`): a `BeneficiaryDraft`, an interface of yours, parsed JSON; one
+ *   that is not an object is an issue (`INVALID_VALUE` at path `""`).
  * @throws {XborderError} `MALFORMED_JSON` only for a value that cannot be written as JSON.
  * @throws {TypeError} when `rules` or `banks.response` is a function, a symbol or a Promise,
  *   `banks` is not `{ country, response }` (or has another key), or `banks.country` is there but
  *   not a string.
  */
-export function validateBeneficiary(
-  draft: BeneficiaryDraft | JsonValue,
-  rules?: RulesInput,
-  banks?: BankListInput | null,
-): Validation;
+export function validateBeneficiary(draft: unknown, rules?: RulesInput, banks?: BankListInput | null): Validation;
 
 /**
  * A rules document and a bank list read once, to validate many drafts against them (a form
@@ -672,7 +704,7 @@ export class BeneficiaryValidator {
    * Every issue of a draft. A plain result, never thrown.
    * @throws {XborderError} `MALFORMED_JSON` only for a value that cannot be written as JSON.
    */
-  validate(draft: BeneficiaryDraft | JsonValue): Validation;
+  validate(draft: unknown): Validation;
   /**
    * Releases its WebAssembly memory now (otherwise done when it is garbage-collected).
    * Any later use of it throws `XborderError` `FREED`; a second `free()` does nothing.
@@ -707,27 +739,31 @@ export function requiredFields(rules: RulesInput, paymentType: string, country: 
  * The endpoint's own filters (`status`, `event`, `email`, ...): each is sent as `key=value`, in
  * byte order of key; a string as it is, an integer in decimal, a boolean as `true`/`false`. A
  * filter whose value is `null` or `""` is unset and left out. A key that is empty or one of the
- * five list parameters, or any other value, is `INVALID_FILTER` (with `field` = the key).
+ * five list parameters, or any other value, is `INVALID_FILTER` (with `field` = the key). A filter
+ * whose value is `undefined` is left out too, as JSON leaves it out.
  */
-export type ListFilters = { [key: string]: string | number | boolean | null };
+export type ListFilters = { readonly [key: string]: string | number | boolean | null | undefined };
+
+/** `ASC` or `DESC`, read in any case: any other string is `INVALID_SORT_ORDER` (core's answer, not the type's). */
+export type SortOrder = "ASC" | "DESC" | "asc" | "desc" | (string & {});
 
 /**
- * Query parameters of a list endpoint; absent or `null` takes the default. Any other key is
- * `UNKNOWN_PARAMETER` (with `field` = the key): endpoint filters go under `filters`.
+ * Query parameters of a list endpoint; absent, `null` or `undefined` takes the default. Any other
+ * key is `UNKNOWN_PARAMETER` (with `field` = the key): endpoint filters go under `filters`.
  */
 export interface ListParams {
   /** 0-based (default 0). */
-  page?: number | null;
+  page?: number | null | undefined;
   /** At least 1 (default 10). */
-  pageSize?: number | null;
+  pageSize?: number | null | undefined;
   /** Default `createdAt`. */
-  sortBy?: string | null;
+  sortBy?: string | null | undefined;
   /** Default `DESC`. Read in any case (`asc`), always sent upper case. */
-  sortOrder?: "ASC" | "DESC" | "asc" | "desc" | null;
+  sortOrder?: SortOrder | null | undefined;
   /** Omitted when empty. */
-  search?: string | null;
+  search?: string | null | undefined;
   /** The endpoint's filters, appended after the list parameters (`{ status: 'success' }` → `&status=success`). */
-  filters?: ListFilters | null;
+  filters?: ListFilters | null | undefined;
 }
 
 /**
@@ -765,15 +801,15 @@ export interface PageInfo {
 }
 
 /**
- * The facts of a paginated response, in any envelope the provider sends (a `PageResponse`):
+ * The facts of a paginated response, in any envelope the provider sends (a `ListResponse`:
  * `{data, total, page, pageSize}`, `{data, total, hasNext}` or `{data, meta: {total, page,
- * pageSize, hasNext?}}`. `request` (the list parameters sent) supplies what the response leaves
- * out; without it, the defaults of `listQuery` do (page 0, pageSize 10: the request sent with no
- * parameters).
+ * pageSize, hasNext?}}`), given as any value (`unknown`: parsed JSON, an interface of yours).
+ * `request` (the list parameters sent) supplies what the response leaves out; without it, the
+ * defaults of `listQuery` do (page 0, pageSize 10: the request sent with no parameters).
  * @throws {XborderError} `MALFORMED_RESPONSE`, `INVALID_PAGE_SIZE`, `OUT_OF_RANGE` (or the request's `INVALID_*`).
  * @throws {TypeError} when `request` is given and is not an object (as `listQuery`'s `params`).
  */
-export function pageInfo(response: PageResponse<unknown> | JsonValue, request?: ListParams | null): PageInfo;
+export function pageInfo(response: unknown, request?: ListParams | null): PageInfo;
 
 /** Why a walk may not have seen the list as one snapshot, or was ended (`STALLED`). */
 export type DriftCode = "TOTAL_CHANGED" | "REPEATED_RECORDS" | "HAS_NEXT_CONFLICT" | "POSSIBLY_SKIPPED" | "STALLED";
@@ -794,23 +830,76 @@ export type Drift =
    */
   | { code: "STALLED" };
 
-/** The page fields of a `{data, meta}` envelope. */
-export interface PageMeta {
+/*
+ * The list envelopes the provider sends (`GET /v1/beneficiaries`, `/v1/webhooks`, `/v1/orders`,
+ * ...), as `pageInfo` and `PageWalker` read them. `T` is the record type (`unknown` by default).
+ * `requestId` and other keys are not read. As the documents above, they declare no index
+ * signature and no literal-union field, and an optional property also takes `null` and
+ * `undefined` (read as absent).
+ */
+
+/**
+ * `{data, total, page, pageSize}`: the envelope of the API specification (`page` 0-based).
+ * Either of `page` and `pageSize` left out comes from the request (a `HasNextListResponse` then).
+ */
+export interface PagedListResponse<T = unknown> {
+  data: readonly T[];
   total: number;
-  page?: number;
-  pageSize?: number;
-  hasNext?: boolean;
+  page: number;
+  pageSize: number;
+  hasNext?: boolean | null | undefined;
+  requestId?: unknown;
 }
 
 /**
- * A page of a list, as the server sends it: `{data, total, page, pageSize}`, `{data, total,
- * hasNext}`, or `{data, meta: {total, page, pageSize, hasNext?}}` (read from `meta` only when
- * the top level has none of `total`, `page`, `pageSize`, `hasNext`). `requestId` and other keys
- * are ignored.
+ * `{data, total, hasNext}`: the envelope of the provider's SDK (beneficiaries, webhooks, orders,
+ * ...); `page` and `pageSize` come from the request. Without `hasNext` (`{data, total}`), whether
+ * a later page has records follows from `total`.
  */
-export type PageResponse<T> =
-  | { data: readonly T[]; total: number; page?: number; pageSize?: number; hasNext?: boolean; requestId?: string }
-  | { data: readonly T[]; meta: PageMeta; requestId?: string };
+export interface HasNextListResponse<T = unknown> {
+  data: readonly T[];
+  total: number;
+  hasNext?: boolean | null | undefined;
+  page?: number | null | undefined;
+  pageSize?: number | null | undefined;
+  requestId?: unknown;
+}
+
+/** The page fields of a `{data, meta}` envelope (`MetaListResponse`). */
+export interface ListMeta {
+  total: number;
+  page?: number | null | undefined;
+  pageSize?: number | null | undefined;
+  hasNext?: boolean | null | undefined;
+}
+
+/**
+ * `{data, meta: {total, page, pageSize, hasNext?}}`: the page fields under `meta` (read there
+ * only when the top level has none of `total`, `page`, `pageSize`, `hasNext`).
+ */
+export interface MetaListResponse<T = unknown> {
+  data: readonly T[];
+  meta: ListMeta;
+  requestId?: unknown;
+}
+
+/**
+ * A page of a list, as the server sends it: any of the three envelopes `pageInfo` and
+ * `PageWalker` read. A user's own interface of a list response, or a JSON file of one, is one
+ * when it has `data` (an array) and `total` (a number), at the top level or under `meta`.
+ */
+export type ListResponse<T = unknown> = PagedListResponse<T> | HasNextListResponse<T> | MetaListResponse<T>;
+
+/**
+ * The record type of a list response of type `R`: `T` for a `ListResponse<T>`, `unknown` for
+ * anything else (what `PageWalker` gives back for a response typed `R`).
+ */
+export type ListRecord<R> = R extends ListResponse<infer T> ? T : unknown;
+
+/** The former name of `ListResponse`. */
+export type PageResponse<T = unknown> = ListResponse<T>;
+/** The former name of `ListMeta`. */
+export type PageMeta = ListMeta;
 
 /** What one page gave the walker. */
 export interface WalkStep<T> {
@@ -838,19 +927,24 @@ export class PageWalker {
   /** Whether the last page was fed. */
   isDone(): boolean;
   /**
-   * Feeds the response to the last query. A response that throws can be fed again.
+   * Feeds the response to the last query, given as any value: a `ListResponse<T>` (an interface
+   * of yours, an imported JSON file) gives `WalkStep<T>`, its records typed `T`; a value of
+   * another type (`unknown`, `await res.json()`) gives records typed `unknown`. A response that
+   * throws can be fed again.
    * @throws {XborderError} `MALFORMED_RESPONSE`, `INVALID_PAGE_SIZE`, `OUT_OF_RANGE`, `MALFORMED_JSON`.
    */
-  feed<T = JsonValue>(response: PageResponse<T>): WalkStep<T>;
+  feed<R>(response: R): WalkStep<ListRecord<R>>;
   /**
    * Every record of the list, each once: asks `fetchPage` for each query in turn (the parsed
-   * response), calls `onStep` with each page's step (its drifts), and yields the fresh records.
+   * response, or a promise of it), calls `onStep` with each page's step (its drifts), and yields
+   * the fresh records: typed `T` when `fetchPage` answers a `ListResponse<T>` (declare its return
+   * type: `async (q): Promise<ListResponse<Beneficiary>> => ...`), else `unknown`.
    * @throws {TypeError} when `fetchPage` or `onStep` is not a function.
    */
-  records<T = JsonValue>(
-    fetchPage: (query: string) => PageResponse<T> | PromiseLike<PageResponse<T>>,
-    onStep?: ((step: WalkStep<T>) => void | PromiseLike<void>) | null,
-  ): AsyncGenerator<T, void, undefined>;
+  records<R>(
+    fetchPage: (query: string) => R | PromiseLike<R>,
+    onStep?: ((step: WalkStep<ListRecord<R>>) => void | PromiseLike<void>) | null,
+  ): AsyncGenerator<ListRecord<R>, void, undefined>;
   /**
    * Releases the walker's WebAssembly memory now (otherwise done when it is garbage-collected).
    * Any later use of it throws `XborderError` `FREED`; a second `free()` does nothing.
