@@ -3,9 +3,11 @@
 #   bindings-wasm/pkg/                       the package directory (what `npm pack` packs)
 #   target/wasm-npm/xborder-wasm.tgz          the packed tarball every test installs
 # Steps: toolchain setup, cargo (wasm32, profiles from wasm-release.toml: wasm-release for
-# browsers, size first; wasm-node for Node, speed first), wasm-bindgen (web and nodejs targets,
-# the CLI pinned to the crate's =0.2.130), wasm-opt (binaryen from npm: -Oz for browsers, -O3
-# for Node), package files, npm pack. Idempotent: when nothing that goes into the
+# browsers, size first; wasm-node for Node, speed first; wasm-forms, the crate without its
+# `webhooks` feature, for `xborder-wasm/forms`), wasm-bindgen (web and nodejs targets, the CLI
+# pinned to the crate's =0.2.130), wasm-opt (binaryen from npm: -Oz for browsers, -O3 for Node),
+# the public API (js/api/: copied as ES modules for browsers, bundled by rolldown into
+# node/api.cjs for Node), package files, npm pack. Idempotent: when nothing that goes into the
 # package changed, it says so and stops. Set XBORDER_BUILT_WASM=1 to skip it entirely.
 #
 # build.sh --test-hooks builds the package's test build instead, the same way with the cargo
@@ -27,16 +29,19 @@ if [ "${1:-}" = --test-hooks ]; then
   TARGETS=(nodejs) # the panic test runs in Node only
   declare -A PROFILE=([nodejs]=wasm-test-hooks)
   declare -A OPT=([nodejs]=-Oz)
+  declare -A CARGO_ARGS=()
 elif [ $# -eq 0 ]; then
   FLAVOUR=release
   PKG=$HERE/pkg
   TARBALL=$OUT/xborder-wasm.tgz
   FEATURES=()
-  TARGETS=(nodejs web)
+  TARGETS=(nodejs web forms)
   # Browsers download the module: size first (the budget, tests/size.sh). Node loads it once
-  # per process and runs it on every webhook: the same code compiled for speed.
-  declare -A PROFILE=([nodejs]=wasm-node [web]=wasm-release)
-  declare -A OPT=([nodejs]=-O3 [web]=-Oz)
+  # per process and runs it on every webhook: the same code compiled for speed. The forms module
+  # is the browsers' without signatures, envelopes, claims, the receiver or registration.
+  declare -A PROFILE=([nodejs]=wasm-node [web]=wasm-release [forms]=wasm-forms)
+  declare -A OPT=([nodejs]=-O3 [web]=-Oz [forms]=-Oz)
+  declare -A CARGO_ARGS=([forms]=--no-default-features)
 else
   echo "usage: build.sh [--test-hooks]" >&2; exit 2
 fi
@@ -57,8 +62,9 @@ CLI_WB=$(wasm-bindgen --version | awk '{print $2}')
 declare -A WASM
 for target in "${TARGETS[@]}"; do
   profile=${PROFILE[$target]}
-  say "cargo build -p xborder-wasm --target wasm32-unknown-unknown --profile $profile ${FEATURES[*]} (for $target)"
-  cargo build -p xborder-wasm --target wasm32-unknown-unknown --profile "$profile" "${FEATURES[@]}" \
+  say "cargo build -p xborder-wasm --target wasm32-unknown-unknown --profile $profile ${FEATURES[*]} ${CARGO_ARGS[$target]:-}(for $target)"
+  # shellcheck disable=SC2086 # CARGO_ARGS: one flag or none
+  cargo build -p xborder-wasm --target wasm32-unknown-unknown --profile "$profile" "${FEATURES[@]}" ${CARGO_ARGS[$target]:-} \
     --config "$HERE/wasm-release.toml" 2>&1 | sed 's/^/  /'
   WASM[$target]=$ROOT/target/wasm32-unknown-unknown/$profile/xborder_wasm.wasm
 done
@@ -67,7 +73,7 @@ VERSION=$(cargo metadata --format-version 1 --no-deps 2>/dev/null \
   | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const p=JSON.parse(s).packages.find(p=>p.name==="xborder-wasm");console.log(p.version)})')
 
 # Everything the package is made of: skip the rest when it is unchanged.
-INPUTS=$( { sha256sum "${WASM[@]}" "$HERE"/npm/* "$HERE/js/glue.js" "$HERE/README.md" "$HERE/build.sh" "$HERE/wasm-release.toml" \
+INPUTS=$( { sha256sum "${WASM[@]}" "$HERE"/npm/* "$HERE"/js/imports/*.js "$HERE"/js/api/*.js "$HERE/README.md" "$HERE/build.sh" "$HERE/wasm-release.toml" \
               "$ROOT/LICENSE-MIT" "$ROOT/LICENSE-APACHE";
             echo "$FLAVOUR $VERSION $CLI_WB $(wasm-opt --version)"; } | sha256sum | cut -c1-16)
 if [ -f "$TARBALL" ] && [ "$(cat "$PKG/.inputs" 2>/dev/null)" = "$INPUTS" ]; then
@@ -80,10 +86,12 @@ mkdir -p "$PKG" "$OUT"
 WASM_OPT_FLAGS=(--converge --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
   --enable-mutable-globals --enable-multivalue --enable-reference-types
   --low-memory-unused --zero-filled-memory --strip-debug --strip-producers --strip-target-features)
+declare -A DIR=([nodejs]=node [web]=web [forms]=forms)
+declare -A BINDGEN=([nodejs]=nodejs [web]=web [forms]=web)
 for target in "${TARGETS[@]}"; do
-  dir=$PKG/$([ $target = nodejs ] && echo node || echo web)
-  say "wasm-bindgen --target $target -> ${dir#"$ROOT"/}"
-  wasm-bindgen --target "$target" --no-typescript --out-dir "$dir" --out-name xborder_wasm "${WASM[$target]}" 2>&1 \
+  dir=$PKG/${DIR[$target]}
+  say "wasm-bindgen --target ${BINDGEN[$target]} -> ${dir#"$ROOT"/}"
+  wasm-bindgen --target "${BINDGEN[$target]}" --no-typescript --out-dir "$dir" --out-name xborder_wasm "${WASM[$target]}" 2>&1 \
     | grep -v 'target_features' | sed 's/^/  /' || true
   say "wasm-opt ${OPT[$target]} ${dir#"$ROOT"/}/xborder_wasm_bg.wasm"
   wasm-opt "${OPT[$target]}" "${WASM_OPT_FLAGS[@]}" "$dir/xborder_wasm_bg.wasm" -o "$dir/xborder_wasm_bg.wasm.opt"
@@ -91,22 +99,35 @@ for target in "${TARGETS[@]}"; do
   rm -f "$dir/.gitignore" "$dir/package.json"
 done
 
-# The JS snippet (XborderError, the envelope view): ESM as written; CommonJS for the Node build.
-GLUE=$(cd "$PKG/node" && ls snippets/*/js/glue.js)
-if [ -d "$PKG/web" ]; then
-  [ "$(cd "$PKG/web" && ls snippets/*/js/glue.js)" = "$GLUE" ] || { echo "build-wasm: ERROR: snippet paths differ" >&2; exit 1; }
-fi
-sed -i 's/^export { \(.*\) };$/module.exports = { \1 };/' "$PKG/node/$GLUE"
-grep -q '^module.exports = {' "$PKG/node/$GLUE" || { echo "build-wasm: ERROR: glue.js export line not found" >&2; exit 1; }
+# The JS snippets (js/imports/: what the Rust side imports, XborderError among them): ESM as
+# written; CommonJS for the Node build. Each build has the snippets its Rust side imports, in
+# the same folder: GLUE.
+GLUE=$(cd "$PKG/node" && dirname "$(ls snippets/*/js/imports/errors.js)")
+for dir in web forms; do
+  [ -d "$PKG/$dir" ] || continue
+  [ -f "$PKG/$dir/$GLUE/errors.js" ] || { echo "build-wasm: ERROR: snippet paths differ in $dir/" >&2; exit 1; }
+done
+for f in "$PKG/node/$GLUE"/*.js; do
+  sed -i 's/^export { \(.*\) };$/module.exports = { \1 };/' "$f"
+  grep -q '^module.exports = {' "$f" || { echo "build-wasm: ERROR: export line not found in ${f#"$PKG"/}" >&2; exit 1; }
+done
 echo '{ "type": "commonjs" }' > "$PKG/node/package.json"
+
+# The public API (js/api/, one module per concern): the ES modules as written, for the browser
+# entries (web.js, forms.js: bundlers keep what a page imports); one CommonJS file for Node's.
+mkdir -p "$PKG/api"
+cp "$HERE"/js/api/*.js "$PKG/api/"
+say "rolldown js/api/index.js --format cjs -> ${PKG#"$ROOT"/}/node/api.cjs"
+rolldown "$HERE/js/api/index.js" --format cjs --file "$PKG/node/api.cjs" 2>&1 | grep -iE 'error|warn' | sed 's/^/  /' || true
+[ -s "$PKG/node/api.cjs" ] || { echo "build-wasm: ERROR: node/api.cjs not written" >&2; exit 1; }
 
 say "package files -> ${PKG#"$ROOT"/}"
 # Lines marked `//@TEST-HOOKS ` export the test hooks: kept (unmarked) in the test build only.
 if [ "$FLAVOUR" = test-hooks ]; then HOOKS='s|//@TEST-HOOKS ||'; else HOOKS='/\/\/@TEST-HOOKS /d'; fi
-for f in index.cjs index.mjs web.js index.d.ts web.d.ts; do
+for f in index.cjs index.mjs web.js index.d.ts web.d.ts forms.js forms-node.mjs forms.d.ts; do
   sed -e "s|@GLUE@|$GLUE|g" -e "$HOOKS" "$HERE/npm/$f" > "$PKG/$f"
 done
-if grep -q '__panicForTests' "$PKG"/index.* "$PKG/web.js" && [ "$FLAVOUR" = release ]; then
+if grep -q '__panicForTests' "$PKG"/index.* "$PKG/web.js" "$PKG/forms.js" "$PKG/forms-node.mjs" && [ "$FLAVOUR" = release ]; then
   echo "build-wasm: ERROR: a test hook in the package's entry points" >&2; exit 1
 fi
 cp "$PKG/index.d.ts" "$PKG/index.d.cts"
@@ -114,7 +135,7 @@ sed "s|@VERSION@|$VERSION|" "$HERE/npm/package.json" > "$PKG/package.json"
 cp "$HERE/README.md" "$PKG/README.md"
 cp "$ROOT/LICENSE-MIT" "$ROOT/LICENSE-APACHE" "$PKG/"
 
-for dir in node web; do
+for dir in node web forms; do
   [ -d "$PKG/$dir" ] || continue
   raw=$(stat -c%s "$PKG/$dir/xborder_wasm_bg.wasm")
   gz=$(gzip -9c "$PKG/$dir/xborder_wasm_bg.wasm" | wc -c)

@@ -8,10 +8,13 @@
 # readme: every js block of README.md run as written, the HTTP handler sent a signed and a tampered
 # delivery), recipes (the README's ts blocks compiled with tsc --strict; the Express (4 and 5),
 # Fastify and Fetch servers started on loopback and sent deliveries and requests of the wrong
-# shape: each a 4xx JSON answer, never a crash), types (tsc --strict), size budget,
-# publish (npm publish --dry-run, publint, attw), panic recovery (on the test build, build.sh
-# --test-hooks), bundlers (an app built by webpack 5 and by Vite, run in Chromium), demo
-# end-to-end in headless Chromium (screenshot under target/wasm-npm/).
+# shape: each a 4xx JSON answer, never a crash), runtimes (Bun, Deno and workerd from npm: the
+# Fetch-handler recipe and a validation in each), types (tsc --strict: a declared interface, a
+# JSON import, exactOptionalPropertyTypes), size budget, publish (npm publish --dry-run, publint,
+# attw), panic recovery (on the test build, build.sh --test-hooks), forms (xborder-wasm/forms: its
+# exports, every vector of its operations through its own .wasm, its size and a Vite page's, run
+# in Chromium), bundlers (an app built by webpack 5 and by Vite, run in Chromium), demo end-to-end
+# in headless Chromium (screenshot under target/wasm-npm/).
 # Uses the artefact of bindings-wasm/build.sh (built here when missing or stale).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -67,19 +70,27 @@ bundlers() {
   bash "$HERE/scripts/consumer.sh" "$SCRATCH/consumer-bundlers" &&
     node "$HERE/tests/bundlers.mjs" "$SCRATCH/consumer-bundlers"
 }
+forms() {
+  bash "$HERE/scripts/consumer.sh" "$SCRATCH/consumer-forms" &&
+    ( # shellcheck source=../tests/runners/lib.sh
+      . "$ROOT/tests/runners/lib.sh" && xb_vector_dirs &&
+        node "$HERE/tests/forms.mjs" "$SCRATCH/consumer-forms" "$XBORDER_VECTOR_DIRS" )
+}
 e2e() {
   bash "$HERE/scripts/consumer.sh" "$SCRATCH/consumer-tarball" &&
     node "$HERE/tests/e2e.mjs" "$SCRATCH/consumer-tarball" "$SCRATCH/demo-e2e.png"
 }
 run tarball tarball
 run lifecycle node "$HERE/tests/lifecycle.mjs" "$SCRATCH/consumer-tarball" # NOT_INITIALIZED, init() retried, FREED
-run tape node "$HERE/tests/tape.mjs" "$HERE/js/glue.js"
+run tape node "$HERE/tests/tape.mjs" "$HERE/js/imports/json.js"
 run recipes recipes
+run runtimes bash "$HERE/tests/runtimes.sh" "$SCRATCH/consumer-runtimes"
 run types bash "$HERE/tests/types.sh" "$SCRATCH/consumer-types"
 run size bash "$HERE/tests/size.sh"
 run publish bash "$HERE/tests/publish.sh"
 run panic panic
+run forms forms
 run bundlers bundlers
 run e2e e2e
 if [ ${#failed[@]} -gt 0 ]; then echo "wasm tests: FAILED: ${failed[*]}"; exit 1; fi
-echo "wasm tests: all passed (tarball, tape, recipes, types, size, publish, panic, bundlers, e2e)"
+echo "wasm tests: all passed (tarball, lifecycle, tape, recipes, runtimes, types, size, publish, panic, forms, bundlers, e2e)"

@@ -1,10 +1,12 @@
 // Browsers and bundlers: an ES module. Call `await init()` once before the first call; the
 // .wasm is fetched from beside this file (`new URL(..., import.meta.url)`, which bundlers follow).
 import wbgInit, * as raw from './web/xborder_wasm.js';
-import { XborderError, wrapApi } from './web/@GLUE@';
+import { XborderError } from './web/@GLUE@/errors.js';
+import { plainJson } from './web/@GLUE@/json.js';
+import { wrapApi } from './api/index.js';
 
 let loaded = false; // init() resolved: before, every call throws NOT_INITIALIZED
-const api = wrapApi(raw, { ready: () => loaded });
+const api = wrapApi(raw, { XborderError, plainJson }, { ready: () => loaded });
 
 export { XborderError };
 export const {

@@ -91,7 +91,7 @@ try {
         const errors = [];
         page.on('pageerror', (e) => errors.push(String(e)));
         await page.goto(`${server.origin}/index.html`);
-        await page.waitForFunction(() => window.__result !== undefined, null, { timeout: 30_000 });
+        await page.waitForFunction(() => window.__result !== undefined, null, { timeout: 30_000 }).catch((e) => { throw new Error(`${e.message}; page errors: ${errors.join(" | ")}`); });
         const result = await page.evaluate(() => window.__result);
         assert.deepEqual(errors, []);
         assert.deepEqual(result, EXPECTED);

@@ -4,14 +4,14 @@
 // (undefined, functions, symbols) in objects and arrays, holes, lone surrogates, null
 // prototypes, and non-plain values (toJSON, Date, boxed primitives, class instances, Map,
 // non-finite numbers, BigInt, cycles, deep nesting) that must take the round trip.
-//   node tape.mjs path/to/glue.js
+//   node tape.mjs path/to/js/imports/json.js
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { inspect, isDeepStrictEqual } from 'node:util';
 
-const copy = join(mkdtempSync(join(tmpdir(), 'xb-tape-')), 'glue.mjs');
+const copy = join(mkdtempSync(join(tmpdir(), 'xb-tape-')), 'json.mjs');
 copyFileSync(resolve(process.argv[2]), copy);
 const { jsonTape, jsonTapeText, plainJson, isWellFormed } = await import(copy);
 

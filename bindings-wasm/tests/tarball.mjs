@@ -41,7 +41,7 @@ assert.deepEqual(validateBeneficiary({ country: 'CO', ownerType: 'individual', x
 {
   const pkgDir = require.resolve('xborder-wasm/package.json').replace(/package\.json$/, '');
   const snippets = `${pkgDir}node/snippets`;
-  const glue = require(`${snippets}/${readdirSync(snippets)[0]}/js/glue.js`);
+  const glue = require(`${snippets}/${readdirSync(snippets)[0]}/js/imports/json.js`);
   const units = [0x41, 0xd7ff, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0xe000];
   const strings = [''];
   for (let len = 1; len <= 3; len++) {

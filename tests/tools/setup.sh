@@ -67,7 +67,10 @@ part_wasm() {
   fi
   npm_tool binaryen "${BINARYEN_VERSION:-132}"
   npm_tool typescript "${TYPESCRIPT_VERSION:-7}"
-  say "$("$NODE_TOOLS/node_modules/.bin/wasm-opt" --version); tsc $("$NODE_TOOLS/node_modules/.bin/tsc" --version)"
+  # rolldown: the npm package's CommonJS build of its public API (bindings-wasm/build.sh bundles
+  # js/api/ into node/api.cjs, so `require` and `import` in Node share one instance).
+  npm_tool rolldown "${ROLLDOWN_VERSION:-1}"
+  say "$("$NODE_TOOLS/node_modules/.bin/wasm-opt" --version); tsc $("$NODE_TOOLS/node_modules/.bin/tsc" --version); rolldown $(node -p "require('$NODE_TOOLS/node_modules/rolldown/package.json').version")"
 }
 
 part_browser() {

@@ -1,0 +1,16 @@
+// `xborder-wasm/forms` in Node: the forms functions of the package's Node entry (the full module,
+// loaded on import; `init()` has nothing to wait for), so server code shared with a page runs
+// unchanged. The same answers as the browsers' forms module.
+export {
+  XborderError,
+  init,
+  classifyEvent,
+  eventMatches,
+  Catalog,
+  validateBeneficiary,
+  BeneficiaryValidator,
+  requiredFields,
+  listQuery,
+  pageInfo,
+  PageWalker,
+} from './index.mjs';
