@@ -180,9 +180,9 @@ impl fmt::Debug for Claims {
 #[uniffi::export]
 impl Claims {
     /// Claims kept in this process (one instance): a claim holds an id for `lease_ms`
-    /// (30 s by default), a done id is a duplicate for `window_ms` after completion (for as long
-    /// as it is remembered when absent), and at most `capacity` done ids are remembered
-    /// (10,000 by default; oldest forgotten first).
+    /// (30 s by default), a done id is a duplicate for `window_ms` after completion (core's
+    /// `DEFAULT_WINDOW_MS`, 7 days, when absent: no store grows forever), and at most `capacity`
+    /// done ids are remembered (10,000 by default; oldest forgotten first).
     #[uniffi::constructor(default(lease_ms = 30000, window_ms = None, capacity = 10000))]
     pub fn new(lease_ms: u64, window_ms: Option<u64>, capacity: u64) -> Self {
         let capacity = usize::try_from(capacity).unwrap_or(usize::MAX);
@@ -330,7 +330,7 @@ impl ClaimTask {
 #[uniffi::export]
 impl ClaimTask {
     /// A step (`claim`, `complete` or `release`) by `token` on event `id` at `at_ms`, under a
-    /// lease of `lease_ms` (30 s by default) and a done-window of `window_ms` (none by
+    /// lease of `lease_ms` (30 s by default) and a done-window of `window_ms` (7 days by
     /// default). Throws `INVALID_STEP` (`field`: `do`, `id` or `token`).
     #[uniffi::constructor(default(lease_ms = 30000, window_ms = None))]
     pub fn new(

@@ -404,7 +404,7 @@ export interface ClaimStore {
 export interface ClaimRulesOptions {
   /** How long a claim holds an id, in milliseconds (30,000 by default). */
   leaseMs?: number | null | undefined;
-  /** How long a done id is a duplicate, in milliseconds (by default until the store forgets it). */
+  /** How long a done id is a duplicate, in milliseconds (7 days by default: a store drops it after, so none grows forever). */
   windowMs?: number | null | undefined;
 }
 

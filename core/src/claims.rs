@@ -35,6 +35,11 @@ use crate::window::{Packed, Window};
 /// delay, well over a persist.
 pub const DEFAULT_LEASE_MS: u64 = 30_000;
 
+/// How long a done id is remembered unless told otherwise: 7 days, longer than the provider
+/// retries a delivery, short enough that no store grows forever (a store drops a done id's entry
+/// after it: the TTL of its compare-and-set).
+pub const DEFAULT_WINDOW_MS: u64 = 7 * 86_400_000;
+
 /// The latest time a step can carry, in milliseconds since the Unix epoch: 2^48 − 1 (the
 /// year 10889). A later `at` is taken as this, by every store alike (the built-in one keeps
 /// times in 48 bits).
@@ -468,16 +473,30 @@ impl Default for ClaimRules {
 }
 
 impl ClaimRules {
-    /// Claims that hold for `lease_ms`; done ids remembered until the store forgets them.
+    /// Claims that hold for `lease_ms`; done ids remembered for [`DEFAULT_WINDOW_MS`] (7 days).
     ///
     /// ```
-    /// assert_eq!(xborder_core::claims::ClaimRules::new(5).lease_ms(), 5);
+    /// use xborder_core::claims::{ClaimRules, DEFAULT_WINDOW_MS};
+    /// assert_eq!(ClaimRules::new(5).lease_ms(), 5);
+    /// assert_eq!(ClaimRules::new(5).window_ms(), Some(DEFAULT_WINDOW_MS));
     /// ```
     pub fn new(lease_ms: u64) -> Self {
         ClaimRules {
             lease_ms,
-            window_ms: None,
+            window_ms: Some(DEFAULT_WINDOW_MS),
         }
+    }
+
+    /// Done ids remembered until the store forgets them (FORMAT.md's `delivery.claims` without
+    /// `windowMs`): a store that never forgets grows with every id, so this is for a store
+    /// that bounds itself (by capacity) or for tests.
+    ///
+    /// ```
+    /// assert_eq!(xborder_core::claims::ClaimRules::new(5).without_window().window_ms(), None);
+    /// ```
+    pub fn without_window(mut self) -> Self {
+        self.window_ms = None;
+        self
     }
 
     /// Done ids count as duplicates for `window_ms` after completion, then are forgotten.
@@ -502,7 +521,8 @@ impl ClaimRules {
     /// How long a done id is remembered, when bounded by time.
     ///
     /// ```
-    /// assert_eq!(xborder_core::claims::ClaimRules::default().window_ms(), None);
+    /// use xborder_core::claims::{ClaimRules, DEFAULT_WINDOW_MS};
+    /// assert_eq!(ClaimRules::default().window_ms(), Some(DEFAULT_WINDOW_MS));
     /// ```
     pub fn window_ms(&self) -> Option<u64> {
         self.window_ms
@@ -1175,6 +1195,25 @@ mod tests {
             ],
         );
         assert_eq!(got, ["claimed", "completed", "duplicate"]);
+    }
+
+    /// Without a window given, a done id is a duplicate for 7 days and claimable after: no store
+    /// keeps it for ever (its compare-and-set carries the same TTL).
+    #[test]
+    fn the_default_window_is_seven_days() {
+        let c = Claims::in_memory(ClaimRules::new(10), 10);
+        let week = DEFAULT_WINDOW_MS;
+        let got = run(
+            &c,
+            &[
+                ("claim", "e", 0, "r1"),
+                ("complete", "e", 5, "r1"),
+                ("claim", "e", 5 + week - 1, "r2"),
+                ("claim", "e", 5 + week, "r3"),
+            ],
+        );
+        assert_eq!(got, ["claimed", "completed", "duplicate", "claimed"]);
+        assert_eq!(ClaimRules::new(10).ttl_ms(&Entry::done(5)), Some(week));
     }
 
     #[test]

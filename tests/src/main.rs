@@ -333,10 +333,12 @@ fn delivery_claims(input: &Value) -> Outcome {
         None => Ok(None),
         Some(v) => v.as_u64().map(Some).ok_or(format!("{k} must be a count")),
     };
-    let mut rules = ClaimRules::new(count("leaseMs")?.ok_or("leaseMs is required")?);
-    if let Some(w) = count("windowMs")? {
-        rules = rules.with_window(w);
-    }
+    // No `windowMs`: done ids are duplicates for ever (FORMAT.md), not for the API's 7 days.
+    let rules = ClaimRules::new(count("leaseMs")?.ok_or("leaseMs is required")?);
+    let rules = match count("windowMs")? {
+        Some(w) => rules.with_window(w),
+        None => rules.without_window(),
+    };
     let steps = input
         .get("steps")
         .and_then(Value::as_array)

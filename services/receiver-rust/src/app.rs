@@ -179,10 +179,12 @@ impl App {
     pub(crate) async fn new(o: &Opts) -> Result<App, String> {
         // Window 0: the receiver verifies, decodes and classifies; the claims dedupe.
         let receiver = Receiver::new(&o.secrets, 0).map_err(|e| format!("--secret: {e}"))?;
-        let mut rules = ClaimRules::new(o.lease_ms);
-        if o.window_ms > 0 {
-            rules = rules.with_window(o.window_ms);
-        }
+        let rules = ClaimRules::new(o.lease_ms);
+        let rules = if o.window_ms > 0 {
+            rules.with_window(o.window_ms)
+        } else {
+            rules.without_window()
+        };
         let (store, store_text) = match &o.redis {
             None => (
                 Store::Memory(Claims::in_memory(rules, o.capacity)),

@@ -66,10 +66,11 @@ async fn delivery_claims_vectors_pass_against_redis() {
             cases += 1;
             folders.insert(file.parent().unwrap().to_path_buf());
             let input = &case["input"];
-            let mut rules = ClaimRules::new(input["leaseMs"].as_u64().unwrap());
-            if let Some(w) = input["windowMs"].as_u64() {
-                rules = rules.with_window(w);
-            }
+            let rules = ClaimRules::new(input["leaseMs"].as_u64().unwrap());
+            let rules = match input["windowMs"].as_u64() {
+                Some(w) => rules.with_window(w),
+                None => rules.without_window(), // FORMAT.md: no windowMs, duplicates for ever
+            };
             // A fresh key space per case: the vectors reuse ids.
             let claims = RedisClaims::new(conn.clone(), rules, format!("t:{n}:{m}:"));
             let mut got = Vec::new();

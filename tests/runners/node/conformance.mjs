@@ -223,7 +223,8 @@ const handlers = {
       }
     }),
   'delivery.claims': async (xb, i, { asyncStore }) => {
-    const rules = { leaseMs: i.leaseMs, windowMs: i.windowMs };
+    // FORMAT.md: no windowMs, a done id is a duplicate for ever; the API's default is 7 days: the longest window stands for it.
+    const rules = { leaseMs: i.leaseMs, windowMs: i.windowMs ?? Number.MAX_SAFE_INTEGER };
     const builtin = new xb.Claims(rules);
     let results;
     try {

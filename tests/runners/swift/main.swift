@@ -202,7 +202,8 @@ func claimResults(_ claims: Claims, _ steps: [Obj]) -> [String] {
 // Twice, as FORMAT.md asks: the built-in store, then a store written here.
 func claimsOp(_ i: Obj) throws -> Obj {
     let lease = (i["leaseMs"] as! NSNumber).uint64Value
-    let window = (i["windowMs"] as? NSNumber)?.uint64Value
+    // FORMAT.md: no windowMs, a done id is a duplicate for ever; the API's default is 7 days: the longest window stands for it.
+    let window = (i["windowMs"] as? NSNumber)?.uint64Value ?? UInt64.max
     let steps = i["steps"] as! [Obj]
     let builtin = claimResults(Claims(leaseMs: lease, windowMs: window), steps)
     let own = claimResults(Claims.withStore(store: DictStore(), leaseMs: lease, windowMs: window), steps)
