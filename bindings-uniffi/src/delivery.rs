@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use xborder_core::{delivery, envelope};
 
-use crate::{Catalog, DecodeLimits, Envelope, XborderError};
+use crate::{Catalog, ClaimReply, DecodeLimits, Envelope, XborderError};
 
 /// What to do with a delivery. Its text form is FORMAT.md's: `process`, `ignore`, `duplicate`,
 /// `reject`.
@@ -66,6 +66,10 @@ pub struct Decision {
     pub error_field: Option<String>,
     /// The envelope, when the delivery decoded.
     pub envelope: Option<Envelope>,
+    /// What to answer the provider (core's `Decision::reply`): 200 for process (once persisted),
+    /// ignore and duplicate; for a reject, 400 (the request's signature or body), 413 (a body over
+    /// the limit), 500 (this service's secret) or 503 with `Retry-After` (a store that failed).
+    pub reply: ClaimReply,
 }
 
 impl From<&delivery::Decision> for Decision {
@@ -77,6 +81,7 @@ impl From<&delivery::Decision> for Decision {
             error_code: d.error().map(|e| e.code().to_owned()),
             error_field: d.error().and_then(|e| e.field()).map(str::to_owned),
             envelope: d.envelope().map(Envelope::from),
+            reply: d.reply().into(),
         }
     }
 }

@@ -24,7 +24,7 @@ pub enum XborderError {
         detail: String,
     },
     /// A signature or key problem: `MISSING_SIGNATURE`, `MALFORMED_SIGNATURE`, `EMPTY_SECRET`,
-    /// `SIGNATURE_MISMATCH`.
+    /// `MALFORMED_SECRET`, `SIGNATURE_MISMATCH`.
     #[error("{detail}")]
     Signature {
         /// The stable code.

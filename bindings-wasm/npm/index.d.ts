@@ -46,7 +46,7 @@ export type SignatureHeader = string | readonly string[] | HeaderCollection | nu
  * The signing secret: one secret as a string (its UTF-8 bytes are the key, nothing is trimmed),
  * or an array of them during a key rotation (any of them verifies). Told apart by `typeof` and
  * `Array.isArray`: anything else (a number, `null`, a `String` object, a `Buffer`) throws a
- * `TypeError` naming the parameter; an empty string or an empty array is `EMPTY_SECRET`.
+ * `TypeError` naming the parameter; an empty string or an empty array is `EMPTY_SECRET`; a secret that begins or ends with ASCII whitespace (a pasted line end) is `MALFORMED_SECRET`.
  */
 export type SecretOrSecrets = string | readonly string[];
 
@@ -54,7 +54,7 @@ export type SecretOrSecrets = string | readonly string[];
 // Errors
 
 /** Why a signature was not accepted. */
-export type SignatureErrorCode = "MISSING_SIGNATURE" | "MALFORMED_SIGNATURE" | "EMPTY_SECRET" | "SIGNATURE_MISMATCH";
+export type SignatureErrorCode = "MISSING_SIGNATURE" | "MALFORMED_SIGNATURE" | "EMPTY_SECRET" | "MALFORMED_SECRET" | "SIGNATURE_MISMATCH";
 /** Why a body is not a usable envelope (`BODY_TOO_LARGE`: over 1 MiB; `NESTING_TOO_DEEP`: arrays and objects nested over 64 levels). */
 export type EnvelopeErrorCode =
   | "MALFORMED_JSON"
@@ -251,7 +251,7 @@ export class Catalog {
 /**
  * The `X-Webhook-Signature` of a body: lowercase hex HMAC-SHA256, keyed with the UTF-8 bytes of
  * `secret`.
- * @throws {XborderError} `EMPTY_SECRET`.
+ * @throws {XborderError} `EMPTY_SECRET`, `MALFORMED_SECRET`.
  * @throws {TypeError} when `secret` is not a string or `body` not a `Body`.
  */
 export function sign(secret: string, body: Body): string;
@@ -261,7 +261,7 @@ export function sign(secret: string, body: Body): string;
  * array, during a key rotation). Returns when it verifies.
  * @param signature the request's headers (`req.headers`, `request.headers`) or the
  *   `X-Webhook-Signature` value; `null` or `undefined` when absent (a `SignatureHeader`).
- * @throws {XborderError} `EMPTY_SECRET`, `MISSING_SIGNATURE`, `MALFORMED_SIGNATURE`,
+ * @throws {XborderError} `EMPTY_SECRET`, `MALFORMED_SECRET`, `MISSING_SIGNATURE`, `MALFORMED_SIGNATURE`,
  *   `SIGNATURE_MISMATCH` (its message ends with how to pass the body: the raw bytes as received,
  *   not re-serialised JSON).
  * @throws {TypeError} when `secretOrSecrets` is neither a string nor an array of strings, `body`
@@ -299,14 +299,18 @@ export function decodeEnvelope(body: Body): Envelope;
 
 /** What to do with one delivery. */
 export type Decision =
-  /** Verified, decoded, new, live: persist it, `commit(envelope.id)`, answer 2xx. */
-  | { action: "process"; envelope: Envelope }
-  /** Verified, decoded, new, but unknown or planned: answer 2xx, do nothing else. */
-  | { action: "ignore"; envelope: Envelope }
-  /** Its id was committed already: answer 2xx, do nothing. */
-  | { action: "duplicate"; envelope: Envelope }
-  /** Not verified or not decodable: answer non-2xx so the service retries. */
-  | { action: "reject"; error: XborderError & { code: ReceiveErrorCode; field?: EnvelopeField } };
+  /** Verified, decoded, new, live: persist it, `commit(envelope.id)`, answer `reply` (200). */
+  | { action: "process"; envelope: Envelope; reply: ClaimReply }
+  /** Verified, decoded, new, but unknown or planned: answer `reply` (200), do nothing else. */
+  | { action: "ignore"; envelope: Envelope; reply: ClaimReply }
+  /** Its id was committed already: answer `reply` (200), do nothing. */
+  | { action: "duplicate"; envelope: Envelope; reply: ClaimReply }
+  /**
+   * Not verified or not decodable: answer `reply` (non-2xx, so the service retries): 400 for the
+   * request's signature or envelope, 413 for a body over the limit, 500 for this service's
+   * secret, 503 with `retryAfter` for a store that failed (core's table, in every runtime).
+   */
+  | { action: "reject"; error: XborderError & { code: ReceiveErrorCode; field?: EnvelopeField }; reply: ClaimReply };
 
 /** The options of a `Receiver`; absent, `null` or `undefined` takes the default. Any other key is a `TypeError`. */
 export interface ReceiverOptions {
@@ -328,14 +332,14 @@ export class Receiver {
    *   rotation (`[previousSecret, currentSecret]`).
    * @param window how many committed ids are remembered (10,000 by default, also for `null`;
    *   oldest forgotten first).
-   * @throws {XborderError} `EMPTY_SECRET`.
+   * @throws {XborderError} `EMPTY_SECRET`, `MALFORMED_SECRET`.
    * @throws {TypeError} when `secretOrSecrets` is neither a string nor an array of strings, or
    *   `window` not a non-negative integer number.
    */
   constructor(secretOrSecrets: SecretOrSecrets, window?: number | null);
   /**
    * @param options `{ window, catalog }`: the window as above, and the catalog to classify with.
-   * @throws {XborderError} `EMPTY_SECRET`.
+   * @throws {XborderError} `EMPTY_SECRET`, `MALFORMED_SECRET`.
    * @throws {TypeError} when `secretOrSecrets` is neither a string nor an array of strings, an
    *   option is of the wrong kind (`options.window`, `options.catalog`), or a key is not an option.
    */
@@ -379,7 +383,7 @@ export type ClaimOutcome = "claimed" | "in_progress" | "duplicate" | "completed"
  * goes with it.
  */
 export interface ClaimReply {
-  status: 200 | 500 | 503;
+  status: 200 | 400 | 413 | 500 | 503;
   retryAfter: number | null;
 }
 

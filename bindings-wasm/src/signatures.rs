@@ -8,7 +8,7 @@ use xborder_core::signature::{self, SignatureError};
 
 use crate::errors::coded;
 use crate::events::WasmCatalog;
-use crate::json::count;
+use crate::json::{count, js_object};
 
 #[wasm_bindgen(module = "/js/imports/errors.js")]
 extern "C" {
@@ -209,6 +209,16 @@ fn decision_js(decision: &Decision) -> Result<JsValue, JsValue> {
         };
         set(&out, "error", &err)?;
     }
+    // What to answer the provider (core's `Decision::reply`): `{status, retryAfter}`.
+    let reply = decision.reply();
+    let retry_after = reply
+        .retry_after_s
+        .map_or(JsValue::NULL, |s| JsValue::from_f64(s as f64));
+    let reply = js_object(&[
+        ("status", JsValue::from_f64(f64::from(reply.status))),
+        ("retryAfter", retry_after),
+    ]);
+    set(&out, "reply", &reply)?;
     Ok(out.into())
 }
 

@@ -84,10 +84,12 @@ void fromHeaders;
 switch (decision.action) {
   case 'process': rx.commit(decision.envelope.id); break;
   case 'reject': {
-    const c: 'MISSING_SIGNATURE' | 'SIGNATURE_MISMATCH' | 'MALFORMED_SIGNATURE' | 'EMPTY_SECRET' | 'MALFORMED_JSON'
+    const c: 'MISSING_SIGNATURE' | 'SIGNATURE_MISMATCH' | 'MALFORMED_SIGNATURE' | 'EMPTY_SECRET' | 'MALFORMED_SECRET' | 'MALFORMED_JSON'
       | 'BODY_TOO_LARGE' | 'NESTING_TOO_DEEP' | 'MISSING_FIELD' | 'INVALID_FIELD' | 'ENTITY_MISMATCH' | 'STORE_UNAVAILABLE' = decision.error.code;
     const f: 'id' | 'event' | 'entity' | 'entity.id' | 'entity.type' | 'entity.data' | undefined = decision.error.field;
-    void c; void f; break;
+    const status: 200 | 400 | 413 | 500 | 503 = decision.reply.status;
+    const retryAfter: number | null = decision.reply.retryAfter;
+    void c; void f; void status; void retryAfter; break;
   }
   default: { const e: Envelope = decision.envelope; void e; }
 }

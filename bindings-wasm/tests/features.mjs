@@ -75,6 +75,14 @@ const delivery = (id, event) => {
   const decision = withCatalog.receive(body, signature);
   assert.equal(decision.action, 'process');
   assert.equal(decision.envelope.kind, 'live');
+  // Every decision says what to answer (core's Decision::reply): 200 here, 400 for a tampered body,
+  // 413 for one over the limit.
+  assert.deepEqual(decision.reply, { status: 200, retryAfter: null });
+  assert.deepEqual(withCatalog.receive(`${body} `, signature).reply, { status: 400, retryAfter: null });
+  const huge = `{"id":"evt_big","event":"order:created","entity":{"id":"o","type":"order","data":"${'x'.repeat(1_100_000)}"}}`;
+  const big = withCatalog.receive(huge, sign(SECRET, huge));
+  assert.equal(big.error.code, 'BODY_TOO_LARGE');
+  assert.deepEqual(big.reply, { status: 413, retryAfter: null });
   const without = new Receiver(SECRET);
   assert.equal(without.receive(body, signature).action, 'ignore');
   assert.equal(without.receive(body, signature).envelope.kind, 'unknown');
@@ -379,11 +387,14 @@ async function alike(rules, steps, want) {
     ['claim', 'evt_1', 0, 'r1'], ['complete', 'evt_1', 0, 'r1'], ['claim', 'evt_1', 59_999, 'r2'], ['claim', 'evt_1', 60_000, 'r3'],
     ['complete', 'evt_1', 60_001, 'r3'], ['claim', 'evt_1', 120_000, 'r4'],
   ], ['claimed', 'completed', 'duplicate', 'claimed', 'completed', 'duplicate']);
-  // Without windowMs a done id stays a duplicate; times as Date.now() gives them.
+  // Without windowMs a done id is a duplicate for 7 days (core's default: no store grows for
+  // ever), then claimable; times as Date.now() gives them.
   const now = 1_767_225_600_000;
+  const week = 7 * 86_400_000;
   await alike({ leaseMs: 1000 }, [
-    ['claim', 'evt_1', now, 'r1'], ['complete', 'evt_1', now + 1, 'r1'], ['claim', 'evt_1', now + 1e9, 'r2'],
-  ], ['claimed', 'completed', 'duplicate']);
+    ['claim', 'evt_1', now, 'r1'], ['complete', 'evt_1', now + 1, 'r1'], ['claim', 'evt_1', now + 1 + week - 1, 'r2'],
+    ['claim', 'evt_1', now + 1 + week, 'r3'],
+  ], ['claimed', 'completed', 'duplicate', 'claimed']);
   // INVALID_STEP changes nothing.
   await alike({ leaseMs: 100 }, [
     ['claim', 'e', 0, 'r1'], ['finish', 'e', 1, 'r1'], ['Complete', 'e', 1, 'r1'], ['complete', 'e', 1, ''], ['release', '', 1, 'r1'],

@@ -191,7 +191,7 @@ const EXPECTED = {
   emptyBody: '400 MALFORMED_JSON', emptyUnsigned: '400 MISSING_SIGNATURE',
   // Over 1 MiB: refused by the framework's body limit (Express: the recipe's error handler,
   // Fastify: its own JSON answer), or, in the Fetch handler, by the package.
-  tooLarge: { express5: '413 BODY_TOO_LARGE', express4: '413 BODY_TOO_LARGE', fastify: '413 FST_ERR_CTP_BODY_TOO_LARGE', fetch: '400 BODY_TOO_LARGE' },
+  tooLarge: { express5: '413 BODY_TOO_LARGE', express4: '413 BODY_TOO_LARGE', fastify: '413 FST_ERR_CTP_BODY_TOO_LARGE', fetch: '413 BODY_TOO_LARGE' },
   afterwards: 200,
   parsed: '400 RAW_BODY_REQUIRED',
 };

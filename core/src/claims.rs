@@ -205,14 +205,14 @@ impl PartialEq<&str> for Outcome {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Reply {
-    /// The HTTP status: 200, 500 or 503.
+    /// The HTTP status: 200, 400, 413, 500 or 503.
     pub status: u16,
     /// Seconds for a `Retry-After` header, when one goes with the status.
     pub retry_after_s: Option<u64>,
 }
 
 impl Reply {
-    const OK: Reply = Reply {
+    pub(crate) const OK: Reply = Reply {
         status: 200,
         retry_after_s: None,
     };
@@ -232,19 +232,38 @@ impl Reply {
     }
 }
 
-/// What to answer the provider for a step that failed with the error `code` (as a binding's
-/// exception carries it): [`ClaimError::reply`] for `STORE_UNAVAILABLE` and `INVALID_STEP`;
-/// any other code is the host's bug, answered 500 so the provider retries on its schedule.
+/// What to answer the provider for a delivery refused, or a step failed, with the error `code`
+/// (as a binding's exception or a rejected decision carries it). The provider retries every
+/// answer that is not 2xx (five attempts, then a dead letter), so the status says whose the
+/// fault is, for the logs of both sides:
+/// - the request's: a signature that is missing, malformed or does not match, a body that is not
+///   an envelope → 400; `BODY_TOO_LARGE` → 413;
+/// - this service's: a secret that is empty or malformed (its configuration), `INVALID_STEP`
+///   (the host's bug), any other code → 500;
+/// - for a moment: `STORE_UNAVAILABLE` → 503 with `Retry-After: 1` ([`ClaimError::reply`]).
 ///
 /// ```
 /// use xborder_core::claims::reply_to_code;
 /// assert_eq!(reply_to_code("STORE_UNAVAILABLE").retry_after_s, Some(1));
+/// assert_eq!(reply_to_code("SIGNATURE_MISMATCH").status, 400);
+/// assert_eq!(reply_to_code("MISSING_FIELD").status, 400);
+/// assert_eq!(reply_to_code("BODY_TOO_LARGE").status, 413);
+/// assert_eq!(reply_to_code("MALFORMED_SECRET").status, 500);
 /// assert_eq!(reply_to_code("INVALID_STEP").status, 500);
 /// assert_eq!(reply_to_code("ANYTHING").status, 500);
 /// ```
 pub fn reply_to_code(code: &str) -> Reply {
     match code {
         "STORE_UNAVAILABLE" => ClaimError::Store(StoreError::new(code)).reply(),
+        "MISSING_SIGNATURE" | "MALFORMED_SIGNATURE" | "SIGNATURE_MISMATCH" | "MALFORMED_JSON"
+        | "NESTING_TOO_DEEP" | "MISSING_FIELD" | "INVALID_FIELD" | "ENTITY_MISMATCH" => Reply {
+            status: 400,
+            retry_after_s: None,
+        },
+        "BODY_TOO_LARGE" => Reply {
+            status: 413,
+            retry_after_s: None,
+        },
         _ => Reply::RETRY,
     }
 }
@@ -538,6 +557,9 @@ impl ClaimRules {
     /// assert_eq!(rules.decide(Some(&held), Step::Claim, "r2", 10).0, Outcome::InProgress);
     /// assert_eq!(rules.decide(Some(&held), Step::Complete, "r2", 10).0, Outcome::Stale);
     /// assert_eq!(rules.decide(Some(&held), Step::Release, "r1", 10), (Outcome::Released, Write::Remove));
+    /// // A completion that finds no entry (its claim expired and the store dropped it) sticks.
+    /// assert_eq!(rules.decide(None, Step::Complete, "r1", 10), (Outcome::Completed, Write::Put(Entry::done(10))));
+    /// assert_eq!(rules.decide(None, Step::Release, "r1", 10).0, Outcome::Stale);
     /// ```
     pub fn decide(
         &self,
@@ -546,6 +568,10 @@ impl ClaimRules {
         token: &str,
         at: u64,
     ) -> (Outcome, Write) {
+        // An entry past the time its store keeps it (`ttl_ms`) is no entry, whether the store
+        // has dropped it yet (Redis, the built-in store's window) or not (a plain table): every
+        // store answers alike.
+        let current = current.filter(|e| !self.outlived(e, at));
         let holds = matches!(current, Some(Entry::Held { token: t, .. }) if t == token);
         match step {
             Step::Claim => match current {
@@ -557,7 +583,11 @@ impl ClaimRules {
                 }
                 _ => (Outcome::Claimed, Write::Put(Entry::held(token, at))),
             },
-            Step::Complete if holds => (Outcome::Completed, Write::Put(Entry::done(at))),
+            // No entry at all (a store dropped an expired claim, as Redis does after its TTL, or
+            // never had one): nobody else holds the id, so it is done from `at` (contract v3).
+            Step::Complete if holds || current.is_none() => {
+                (Outcome::Completed, Write::Put(Entry::done(at)))
+            }
             Step::Release if holds => (Outcome::Released, Write::Remove),
             Step::Complete | Step::Release => (Outcome::Stale, Write::Keep),
         }
@@ -605,9 +635,19 @@ impl ClaimRules {
         self.window_ms.is_none_or(|w| at < done.saturating_add(w))
     }
 
+    /// Whether `entry` is past its `ttl_ms` at `at` (a store may have dropped it).
+    fn outlived(&self, entry: &Entry, at: u64) -> bool {
+        let since = match entry {
+            Entry::Done { at } => *at,
+            Entry::Held { since, .. } => *since,
+        };
+        self.ttl_ms(entry)
+            .is_some_and(|ttl| at >= since.saturating_add(ttl))
+    }
+
     /// How long a store may keep `entry` before dropping it on its own (a TTL), `None` for no
-    /// limit: a done entry for the window; a claim for two leases (a holder that completes
-    /// later than that, with nobody taking over, may find its entry gone and get `stale`).
+    /// limit: a done entry for the window; a claim for two leases (an entry past it is no
+    /// entry to [`ClaimRules::decide`], whether the store has dropped it or not).
     ///
     /// ```
     /// use xborder_core::claims::{ClaimRules, Entry};
@@ -981,7 +1021,10 @@ impl<S: ClaimStore> Claims<S> {
     /// ```
     /// use xborder_core::claims::{ClaimRules, Claims};
     /// let c = Claims::in_memory(ClaimRules::new(10), 1);
-    /// assert_eq!(c.step("complete", "e", "r", 0).unwrap(), "stale");
+    /// assert_eq!(c.step("claim", "e", "r1", 0).unwrap(), "claimed");
+    /// assert_eq!(c.step("complete", "e", "r2", 1).unwrap(), "stale"); // r1 holds it
+    /// assert_eq!(c.step("complete", "e", "r1", 2).unwrap(), "completed");
+    /// assert_eq!(c.step("claim", "e", "r3", 3).unwrap(), "duplicate");
     /// ```
     pub fn step(&self, step: &str, id: &str, token: &str, at: u64) -> Result<Outcome, ClaimError> {
         ClaimTask::new(self.rules, step, id, token, at)?.run(&self.store)

@@ -88,6 +88,7 @@ pub const ERRORS: &[&str] = &[
     "MISSING_SIGNATURE",
     "MALFORMED_SIGNATURE",
     "EMPTY_SECRET",
+    "MALFORMED_SECRET",
     "SIGNATURE_MISMATCH",
     // envelope::EnvelopeError
     "BODY_TOO_LARGE",
@@ -180,6 +181,7 @@ mod tests {
             E::MissingSignature,
             E::MalformedSignature,
             E::EmptySecret,
+            E::MalformedSecret,
             E::SignatureMismatch,
         ];
         for e in &all {
@@ -187,10 +189,32 @@ mod tests {
                 E::MissingSignature
                 | E::MalformedSignature
                 | E::EmptySecret
+                | E::MalformedSecret
                 | E::SignatureMismatch => {}
             }
         }
         all
+    }
+
+    /// Every error a delivery can be rejected with has the status its doc promises: the request's
+    /// (signature, envelope) 400, a body over the limit 413, this service's secret 500, a store
+    /// that failed 503 with `Retry-After`.
+    #[test]
+    fn every_reject_has_its_status() {
+        use crate::claims::reply_to_code;
+        for e in every_signature_error() {
+            let want = match e {
+                SignatureError::EmptySecret | SignatureError::MalformedSecret => 500,
+                _ => 400,
+            };
+            assert_eq!(reply_to_code(e.code()).status, want, "{}", e.code());
+        }
+        for e in every_envelope_error() {
+            let want = if e.code() == "BODY_TOO_LARGE" { 413 } else { 400 };
+            assert_eq!(reply_to_code(e.code()).status, want, "{}", e.code());
+        }
+        let store = reply_to_code("STORE_UNAVAILABLE");
+        assert_eq!((store.status, store.retry_after_s), (503, Some(1)));
     }
 
     fn every_envelope_error() -> Vec<EnvelopeError> {

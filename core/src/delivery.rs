@@ -391,6 +391,25 @@ impl Decision {
         !matches!(self, Decision::Reject(_))
     }
 
+    /// What to answer the provider: 200 for `process` (once the event is persisted), `ignore`
+    /// and `duplicate`; for a `reject`, [`claims::reply_to_code`](crate::claims::reply_to_code)
+    /// of its error (400 for the request's signature or envelope, 413 for a body over the limit,
+    /// 500 for this service's secret, 503 with `Retry-After` for a store that failed).
+    ///
+    /// ```
+    /// use xborder_core::{delivery::{Decision, ReceiveError}, signature::SignatureError};
+    /// let bad = Decision::Reject(ReceiveError::Signature(SignatureError::SignatureMismatch));
+    /// assert_eq!(bad.reply().status, 400);
+    /// let misconfigured = Decision::Reject(ReceiveError::Signature(SignatureError::MalformedSecret));
+    /// assert_eq!(misconfigured.reply().status, 500);
+    /// ```
+    pub fn reply(&self) -> crate::claims::Reply {
+        match self {
+            Decision::Reject(e) => crate::claims::reply_to_code(e.code()),
+            _ => crate::claims::Reply::OK,
+        }
+    }
+
     /// The envelope, when the delivery decoded.
     ///
     /// ```

@@ -28,6 +28,10 @@ pub enum SignatureError {
     MalformedSignature,
     /// No secret, or an empty one: the receiver is misconfigured.
     EmptySecret,
+    /// A secret that begins or ends with ASCII whitespace (space, tab, LF, form feed, CR): one
+    /// pasted with its line end or indentation, which would make every delivery fail its check.
+    /// Whitespace inside a secret is part of the key; a no-break space is not ASCII whitespace.
+    MalformedSecret,
     /// Well formed, but no secret produces it for this body.
     SignatureMismatch,
 }
@@ -43,6 +47,7 @@ impl SignatureError {
             SignatureError::MissingSignature => "MISSING_SIGNATURE",
             SignatureError::MalformedSignature => "MALFORMED_SIGNATURE",
             SignatureError::EmptySecret => "EMPTY_SECRET",
+            SignatureError::MalformedSecret => "MALFORMED_SECRET",
             SignatureError::SignatureMismatch => "SIGNATURE_MISMATCH",
         }
     }
@@ -54,6 +59,9 @@ impl fmt::Display for SignatureError {
             SignatureError::MissingSignature => "the X-Webhook-Signature header is missing or empty",
             SignatureError::MalformedSignature => "the signature is not 64 hexadecimal digits",
             SignatureError::EmptySecret => "the webhook signature key is empty",
+            SignatureError::MalformedSecret => {
+                "the webhook signature key begins or ends with whitespace (a line end or indentation pasted with it): remove it, as every delivery would fail its check"
+            }
             SignatureError::SignatureMismatch => {
                 "the signature does not match the body for any configured key (verify the raw bytes as received, and check the key for pasted whitespace)"
             }
@@ -64,9 +72,17 @@ impl fmt::Display for SignatureError {
 
 impl std::error::Error for SignatureError {}
 
+/// ASCII whitespace as FORMAT.md's `MALFORMED_SECRET` counts it (no vertical tab).
+fn is_secret_space(b: &u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\x0c' | b'\r')
+}
+
 fn keyed(secret: &[u8]) -> Result<HmacSha256, SignatureError> {
     if secret.is_empty() {
         return Err(SignatureError::EmptySecret);
+    }
+    if secret.first().is_some_and(is_secret_space) || secret.last().is_some_and(is_secret_space) {
+        return Err(SignatureError::MalformedSecret);
     }
     HmacSha256::new_from_slice(secret).map_err(|_| SignatureError::EmptySecret)
 }
@@ -92,10 +108,14 @@ impl fmt::Debug for Signer {
 }
 
 impl Signer {
-    /// Keys a signer. Fails with [`SignatureError::EmptySecret`] on an empty secret.
+    /// Keys a signer. Fails with [`SignatureError::EmptySecret`] on an empty secret and
+    /// [`SignatureError::MalformedSecret`] on one that begins or ends with ASCII whitespace.
     ///
     /// ```
-    /// assert!(xborder_core::signature::Signer::new(b"").is_err());
+    /// use xborder_core::signature::{Signer, SignatureError};
+    /// assert_eq!(Signer::new(b"").unwrap_err(), SignatureError::EmptySecret);
+    /// assert_eq!(Signer::new(b"whsec_x\n").unwrap_err(), SignatureError::MalformedSecret);
+    /// assert!(Signer::new(b"whsec a b").is_ok()); // inside, whitespace is part of the key
     /// ```
     pub fn new(secret: &[u8]) -> Result<Self, SignatureError> {
         Ok(Signer {
@@ -241,15 +261,19 @@ pub fn signature_header<S: AsRef<str>>(values: &[S]) -> Result<Option<&str>, Sig
 
 impl Verifier {
     /// Keys a verifier with every secret given. Fails with [`SignatureError::EmptySecret`] when
-    /// the list is empty or any secret is empty. Secrets are used as given (never trimmed).
+    /// the list is empty or any secret is empty, and [`SignatureError::MalformedSecret`] when any
+    /// begins or ends with ASCII whitespace (checked here, when the secrets are given, so a
+    /// misconfigured service fails at start-up). Secrets are never trimmed.
     ///
     /// ```
     /// use xborder_core::signature::{Verifier, SignatureError};
     /// assert_eq!(Verifier::new::<&str>(&[]).unwrap_err(), SignatureError::EmptySecret);
     /// assert_eq!(Verifier::new(&["a", ""]).unwrap_err(), SignatureError::EmptySecret);
+    /// assert_eq!(Verifier::new(&["a", " b"]).unwrap_err(), SignatureError::MalformedSecret);
     /// ```
     pub fn new<S: AsRef<[u8]>>(secrets: &[S]) -> Result<Self, SignatureError> {
-        if secrets.is_empty() {
+        // Every secret is checked for emptiness before any for whitespace: `EMPTY_SECRET` first.
+        if secrets.is_empty() || secrets.iter().any(|s| s.as_ref().is_empty()) {
             return Err(SignatureError::EmptySecret);
         }
         let keys = secrets
@@ -417,6 +441,7 @@ mod tests {
         #[test]
         fn sign_then_verify_round_trips(key in proptest::collection::vec(proptest::num::u8::ANY, 1..64),
                                         body in proptest::collection::vec(proptest::num::u8::ANY, 0..256)) {
+            proptest::prop_assume!(!key.first().is_some_and(is_secret_space) && !key.last().is_some_and(is_secret_space));
             let sig = sign(&key, &body).unwrap();
             proptest::prop_assert!(verify(&[&key], &body, Some(&sig)).is_ok());
         }
@@ -447,6 +472,8 @@ mod tests {
                                           proptest::strategy::Just("SIGNED".to_owned()),
                                       ]),
                                       signer in 0usize..5) {
+            // Keys as configured (MALFORMED_SECRET, checked when given, is its own test).
+            proptest::prop_assume!(keys.iter().all(|k| !k.first().is_some_and(is_secret_space) && !k.last().is_some_and(is_secret_space)));
             let header = header.map(|h| match keys.get(signer) {
                 Some(k) if h == "SIGNED" => sign(k, &body).unwrap(),
                 _ => h,

@@ -24,6 +24,14 @@ fn model_verify(
     if secrets.is_empty() || secrets.iter().any(|s| s.is_empty()) {
         return Err(SignatureError::EmptySecret);
     }
+    // Contract v3: a secret that begins or ends with ASCII whitespace is refused.
+    let space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c');
+    if secrets
+        .iter()
+        .any(|s| s.first().is_some_and(space) || s.last().is_some_and(space))
+    {
+        return Err(SignatureError::MalformedSecret);
+    }
     let text = header
         .unwrap_or("")
         .trim_matches(|c: char| matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c'));
@@ -60,8 +68,11 @@ pub fn signature(data: &[u8]) {
     let verifier = match Verifier::new(&secrets) {
         Ok(v) => v,
         Err(e) => {
-            assert_eq!(e, SignatureError::EmptySecret);
-            assert_eq!(expected, Err(SignatureError::EmptySecret));
+            assert!(matches!(
+                e,
+                SignatureError::EmptySecret | SignatureError::MalformedSecret
+            ));
+            assert_eq!(expected, Err(e));
             return;
         }
     };

@@ -27,14 +27,15 @@ xb_uniffi() {
 }
 
 # xb_vector_dirs: export XBORDER_VECTOR_DIRS (CONTRACT.md) when it is not set: the project's
-# vectors, the committed hostile ones, shared/conformance when present (with v2/: every runtime
-# keeps contract v2), XBORDER_VECTORS_DIR.
+# vectors, the committed hostile ones, shared/conformance when present (with v2/ and v3/: every
+# runtime keeps contracts v2 and v3), XBORDER_VECTORS_DIR.
 # conformance.sh adds the generated hostile vectors.
 xb_vector_dirs() {
   if [ -z "${XBORDER_VECTOR_DIRS:-}" ]; then
     XBORDER_VECTOR_DIRS=$ROOT/tests/vectors:$ROOT/tests/vectors/hostile
     [ -d "$ROOT/../shared/conformance" ] && XBORDER_VECTOR_DIRS+=:$(cd "$ROOT/../shared/conformance" && pwd)
     [ -d "$ROOT/../shared/conformance/v2" ] && XBORDER_VECTOR_DIRS+=:$(cd "$ROOT/../shared/conformance/v2" && pwd)
+    [ -d "$ROOT/../shared/conformance/v3" ] && XBORDER_VECTOR_DIRS+=:$(cd "$ROOT/../shared/conformance/v3" && pwd)
     [ -n "${XBORDER_VECTORS_DIR:-}" ] && XBORDER_VECTOR_DIRS+=:$XBORDER_VECTORS_DIR
   fi
   export XBORDER_VECTOR_DIRS
