@@ -6,8 +6,6 @@ use std::fmt;
 use xborder_core::beneficiary;
 
 use crate::errors::parse_json;
-#[cfg(doc)]
-use crate::validate_beneficiary;
 use crate::XborderError;
 
 /// The kind of problem found at a path. Its text form is FORMAT.md's code (`REQUIRED`, ...).
@@ -236,6 +234,53 @@ pub struct RequiredField {
     pub description: String,
     /// Where the requirement comes from.
     pub source: FieldSource,
+}
+
+// ---------------------------------------------------------------------------------------------
+// The exported functions
+
+/// Validates a beneficiary draft (the JSON payload of `POST /v1/beneficiaries`) with the
+/// optional validation-rules response and the optional bank-list response of `banks_country`,
+/// each the response text as received (a bank list given without its country is for no
+/// country: `BANKS_MISMATCH`). Issues are results, not errors: a document that cannot be read
+/// is the issue `RULES_UNREADABLE` or `BANKS_UNREADABLE`; it throws only `MALFORMED_JSON` when
+/// the draft is not JSON.
+#[uniffi::export(default(rules_json = None, banks_country = None, banks_json = None))]
+pub fn validate_beneficiary(
+    draft_json: String,
+    rules_json: Option<String>,
+    banks_country: Option<String>,
+    banks_json: Option<String>,
+) -> Result<BeneficiaryValidation, XborderError> {
+    let draft = parse_json(&draft_json, "draft_json")?;
+    Ok(documents(rules_json, banks_country, banks_json)
+        .validate(&draft)
+        .into())
+}
+
+/// The fields a form must ask for, for a payment type and country: the fixed ones, then the
+/// rules document's (when given, and for that country), each once, parents before children.
+/// `rules_json` is the response text as received; throws `RULES_UNREADABLE` when it cannot be
+/// read (never an empty list of its fields).
+#[uniffi::export]
+pub fn required_fields(
+    rules_json: Option<String>,
+    payment_type: String,
+    country: String,
+) -> Result<Vec<RequiredField>, XborderError> {
+    let rules = rules_json
+        .map(xborder_core::beneficiary::ValidationRules::from_json)
+        .transpose()?;
+    Ok(
+        xborder_core::beneficiary::required_fields(rules.as_ref(), &payment_type, &country)
+            .into_iter()
+            .map(|f| RequiredField {
+                source: f.source.into(),
+                path: f.path,
+                description: f.description,
+            })
+            .collect(),
+    )
 }
 
 #[cfg(test)]

@@ -378,6 +378,16 @@ impl ClaimTask {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// The exported functions
+
+/// What to answer the provider when a claim step threw the error with `code` (its
+/// `error_code()`): `STORE_UNAVAILABLE` → 503 with `Retry-After: 1`; anything else → 500.
+#[uniffi::export]
+pub fn claim_error_reply(code: String) -> ClaimReply {
+    xborder_core::claims::reply_to_code(&code).into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,7 +2,7 @@
 
 use xborder_core::envelope;
 
-use crate::EventKind;
+use crate::{EventKind, XborderError};
 
 /// A decoded webhook delivery.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
@@ -51,6 +51,36 @@ impl From<DecodeLimits> for envelope::Limits {
             usize::try_from(l.max_depth).unwrap_or(usize::MAX),
         )
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The exported functions
+
+/// The core's default limits (1 MiB, depth 64), for hosts that adjust one of them.
+#[uniffi::export]
+pub fn default_decode_limits() -> DecodeLimits {
+    let d = xborder_core::envelope::Limits::default();
+    DecodeLimits {
+        max_body_bytes: d.max_body_bytes as u64,
+        max_depth: d.max_depth as u64,
+    }
+}
+
+/// Decodes the raw body bytes of a delivery (signature not checked: see [`Receiver`](crate::Receiver)) under
+/// `limits` (the core's defaults when absent). Throws `BODY_TOO_LARGE`, `NESTING_TOO_DEEP`,
+/// `MALFORMED_JSON`, `MISSING_FIELD`, `INVALID_FIELD` or `ENTITY_MISMATCH`, with `field`.
+#[uniffi::export(default(limits = None))]
+pub fn decode_envelope(
+    body: Vec<u8>,
+    limits: Option<DecodeLimits>,
+) -> Result<Envelope, XborderError> {
+    let limits = limits
+        .map(xborder_core::envelope::Limits::from)
+        .unwrap_or_default();
+    let catalog = xborder_core::events::Catalog::builtin();
+    Ok(Envelope::from(
+        &xborder_core::envelope::Envelope::decode_with_limits(&body, &catalog, &limits)?,
+    ))
 }
 
 #[cfg(test)]

@@ -6,9 +6,9 @@ use std::sync::{Mutex, MutexGuard};
 use xborder_core::events;
 
 use crate::errors::rejected_of;
-use crate::XborderError;
 #[cfg(doc)]
-use crate::{check_registration, classify_event, create_webhook_body, event_matches, Receiver};
+use crate::Receiver;
+use crate::XborderError;
 
 /// What an event name is. Its text form (`toString()`, `description`, `str()`) is FORMAT.md's
 /// lower-case name: `live`, `planned`, `wildcard`, `unknown`, `invalid`.
@@ -231,6 +231,48 @@ impl Catalog {
     pub fn matches(&self, subscriptions: Vec<String>, event: String) -> bool {
         self.lock().matches(&subscriptions, &event)
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The exported functions
+
+/// Classifies an event name against the built-in catalog.
+#[uniffi::export]
+pub fn classify_event(name: String) -> EventClassification {
+    xborder_core::events::Catalog::builtin()
+        .classify_name(&name)
+        .into()
+}
+
+/// Checks a Create Webhook call: every name must be live or a listed wildcard, and fewer than 5
+/// webhooks may exist already.
+#[uniffi::export(default(existing_webhooks = 0))]
+pub fn check_registration(events: Vec<String>, existing_webhooks: u32) -> RegistrationCheck {
+    registration_check(
+        &xborder_core::events::Catalog::builtin(),
+        &events,
+        existing_webhooks,
+    )
+}
+
+/// The JSON body of `POST /v1/webhooks` (`{"events":[...],"url":"..."}`), after the same check
+/// as [`check_registration`]; throws its code when the server would refuse.
+#[uniffi::export(default(existing_webhooks = 0))]
+pub fn create_webhook_body(
+    events: Vec<String>,
+    url: String,
+    existing_webhooks: u32,
+) -> Result<String, XborderError> {
+    let reg =
+        xborder_core::events::Catalog::builtin().check_registration(&events, existing_webhooks)?;
+    Ok(reg.create_webhook_body(&url)?)
+}
+
+/// Whether a delivered `event` is covered by any of `subscriptions` (identical name, or a
+/// wildcard of its family).
+#[uniffi::export]
+pub fn event_matches(subscriptions: Vec<String>, event: String) -> bool {
+    xborder_core::events::Catalog::builtin().matches(&subscriptions, &event)
 }
 
 #[cfg(test)]

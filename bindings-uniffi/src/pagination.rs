@@ -6,8 +6,6 @@ use std::sync::{Mutex, MutexGuard};
 use xborder_core::pagination;
 
 use crate::errors::parse_json;
-#[cfg(doc)]
-use crate::list_query;
 use crate::XborderError;
 
 /// The page and page size a list request asked for, for responses that do not repeat them.
@@ -209,6 +207,36 @@ impl PageWalker {
             drifts: step.drift.iter().map(Drift::from).collect(),
         })
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The exported functions
+
+/// The query string (without `?`) of a list request from a JSON object of parameters
+/// (`page`, `pageSize`, `sortBy`, `sortOrder`, `search`; absent or `null` take the defaults).
+/// Throws the pagination codes, or `MALFORMED_JSON` when the text is not JSON.
+#[uniffi::export]
+pub fn list_query(params_json: String) -> Result<String, XborderError> {
+    let params = xborder_core::pagination::ListParams::from_value(&parse_json(
+        &params_json,
+        "params_json",
+    )?)?;
+    Ok(params.to_query())
+}
+
+/// The page facts of a list response (JSON text): `{data, total, page, pageSize}`,
+/// `{data, total, hasNext}` or `{data, meta: {...}}`. `request` supplies what the response
+/// leaves out, and without it the defaults do (page 0 of 10); the response's own values win. Throws
+/// `MALFORMED_RESPONSE`, `INVALID_PAGE_SIZE`, `OUT_OF_RANGE`, or `MALFORMED_JSON` when the text
+/// is not JSON.
+#[uniffi::export(default(request = None))]
+pub fn page_info(
+    response_json: String,
+    request: Option<PageRequest>,
+) -> Result<PageInfo, XborderError> {
+    let response = parse_json(&response_json, "response_json")?;
+    let request = request.map(|r| r.resolved()).transpose()?;
+    Ok(xborder_core::pagination::page_info(&response, request)?.into())
 }
 
 #[cfg(test)]
