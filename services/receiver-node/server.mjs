@@ -7,7 +7,9 @@
 //     [--lease-ms 30000] [--window-ms 604800000]
 //
 // 1. the RAW body (never a parsed one) and `X-Webhook-Signature` go to `Receiver.receive`
-//    (window 0: the claims dedupe): reject → 400 {error, field}; ignore → 200;
+//    (window 0: the claims dedupe): reject → core's status (`decision.reply`: 400 for the
+//    request's signature or envelope, 413 for a body over 1 MiB) with {error, field};
+//    ignore → 200;
 // 2. a live event (`process`) is claimed with a token of this request, in Redis
 //    (`redis-store.mjs`) or in memory: in_progress → 503 with Retry-After; duplicate → 200;
 //    the store unreachable → 503;
@@ -51,7 +53,9 @@ function fail(why) { console.error(`receiver-node: ${why}\n${USAGE}`); process.e
 if (opts.secrets.length === 0) fail('--secret is required');
 
 const receiver = new Receiver(opts.secrets.length === 1 ? opts.secrets[0] : opts.secrets, { window: 0 });
-const rules = { leaseMs: opts.leaseMs, windowMs: opts.windowMs || null };
+// --window-ms 0: remembered until the store forgets it (the API's longest window; the API's own
+// default, for null, is 7 days), as the Rust receiver's 0 is.
+const rules = { leaseMs: opts.leaseMs, windowMs: opts.windowMs || Number.MAX_SAFE_INTEGER };
 let claims;
 if (opts.redis) {
   const { default: Redis } = await import('ioredis');
@@ -79,9 +83,12 @@ function answer(res, status, body, headers = {}) {
 
 // The event's record (the unique key), then its log line. Returns whether it existed already.
 let written = 0;
-function persist(envelope, token) {
+// The line says when this request claimed the id and its lease, so that `xborder-simulator
+// check` tells a takeover after a lease expiry from a completion that did not stick.
+function persist(envelope, token, claimedAt) {
   const line = (again) => `${JSON.stringify({ id: envelope.id, event: envelope.event,
-    instance: opts.instance, token, at_ms: Date.now(), ...(again ? { again: true } : {}) })}\n`;
+    instance: opts.instance, token, claimed_at_ms: claimedAt, lease_ms: opts.leaseMs,
+    at_ms: Date.now(), ...(again ? { again: true } : {}) })}\n`;
   let again = false;
   if (opts.records) {
     const name = `${Buffer.from(envelope.id, 'utf8').toString('hex')}.json`;
@@ -112,24 +119,25 @@ async function webhook(req, res) {
   // The request's headers as Node hands them: xborder finds the signature (any case) and
   // decides what a repeated one means.
   const decision = receiver.receive(body, req.headers);
+  // Every answer's status and Retry-After come from core (decision.reply, claims.reply,
+  // Claims.errorReply): the Rust, Node and Python receivers answer alike.
+  const send = (how, body) =>
+    answer(res, how.status, body, how.retryAfter === null ? {} : { 'retry-after': String(how.retryAfter) });
   if (decision.action === 'reject') {
     stats.rejected += 1;
-    return answer(res, 400, { error: decision.error.code, field: decision.error.field });
+    return send(decision.reply, { error: decision.error.code, field: decision.error.field });
   }
   if (decision.action !== 'process') {
     stats.ignored += 1;
-    return answer(res, 200, { result: decision.action });
+    return send(decision.reply, { result: decision.action });
   }
   const { id } = decision.envelope;
   const token = `${opts.instance}-${boot}-${(counter += 1)}`;
-  const step = async (what) => claims.stepAsync(what, id, token, Date.now());
-  // Every answer's status and Retry-After come from core (claims.reply, Claims.errorReply): the
-  // Rust, Node and Python receivers answer alike.
-  const send = (how, body) =>
-    answer(res, how.status, body, how.retryAfter === null ? {} : { 'retry-after': String(how.retryAfter) });
+  const step = async (what, at = Date.now()) => claims.stepAsync(what, id, token, at);
+  const claimedAt = Date.now();
   let outcome;
   try {
-    outcome = await step('claim');
+    outcome = await step('claim', claimedAt);
   } catch (e) {
     stats.store_errors += 1;
     return send(Claims.errorReply(e), { error: e instanceof XborderError ? e.code : 'STORE_UNAVAILABLE' });
@@ -140,7 +148,7 @@ async function webhook(req, res) {
     return send(claims.reply('claim', outcome), { result: outcome });
   }
   try {
-    persist(decision.envelope, token);
+    persist(decision.envelope, token, claimedAt);
   } catch (e) {
     stats.persist_failed += 1;
     console.error(`receiver-node: persist ${id}: ${e.message}`);

@@ -61,7 +61,9 @@ try {
         if (c.op !== 'delivery.claims') continue;
         cases += 1;
         const claims = Claims.withStore(redisClaimStore(redis, { prefix: `t:${d}:${file}:${m}:` }),
-          { leaseMs: c.input.leaseMs, windowMs: c.input.windowMs ?? null });
+          // FORMAT.md: no windowMs, a done id is a duplicate for ever; the API's default is 7
+          // days: the longest window stands for it (as tests/runners/node does).
+          { leaseMs: c.input.leaseMs, windowMs: c.input.windowMs ?? Number.MAX_SAFE_INTEGER });
         const got = [];
         for (const s of c.input.steps) {
           got.push(await claims.stepAsync(s.do, s.id, s.token, s.at).catch((e) => e.code ?? String(e)));

@@ -15,7 +15,7 @@ use hyper::{Method, Request, Response, StatusCode};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use serde::Serialize;
 use xborder_core::claims::{
-    ClaimError, ClaimRules, Claims, MemoryClaims, Outcome, Reply as ClaimReply, Step,
+    self, ClaimError, ClaimRules, Claims, MemoryClaims, Outcome, Reply as ClaimReply, Step,
 };
 use xborder_core::delivery::{Decision, Receiver, StoreError};
 use xborder_core::envelope::{Envelope, Limits};
@@ -52,6 +52,11 @@ struct Stats {
     persist_failed: AtomicU64,
     store_errors: AtomicU64,
     stale: AtomicU64,
+    connections_open: AtomicU64,
+    connections_open_max: AtomicU64,
+    connections: AtomicU64,
+    closed_header_timeout: AtomicU64,
+    closed_idle_timeout: AtomicU64,
 }
 
 #[derive(Serialize)]
@@ -66,6 +71,16 @@ struct StatsView<'a> {
     persist_failed: u64,
     store_errors: u64,
     stale: u64,
+    /// Connections open now.
+    connections_open: u64,
+    /// The most open at once (at most `--max-connections`).
+    connections_open_max: u64,
+    /// Connections accepted since the start.
+    connections: u64,
+    /// Closed for a request head not received in time (`--header-timeout-ms`).
+    closed_header_timeout: u64,
+    /// Closed for staying silent after an answer (`--idle-timeout-ms`).
+    closed_idle_timeout: u64,
 }
 
 /// One persisted event.
@@ -75,6 +90,12 @@ struct Line<'a> {
     event: &'a str,
     instance: &'a str,
     token: &'a str,
+    /// When this request claimed the id (the `at` of its claim step), and the lease it got: a
+    /// second processing of the id that claimed before this one's `at_ms` and a lease after
+    /// its `claimed_at_ms` took over an expired lease (`xborder-simulator check` counts it so).
+    claimed_at_ms: u64,
+    lease_ms: u64,
+    /// When the event was persisted.
     at_ms: u64,
     /// The event's record existed already (`--records`): processed again, nothing new kept.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -137,6 +158,14 @@ fn error(status: StatusCode, code: &str, field: Option<&str>) -> Reply {
     )
 }
 
+fn failure<'a>(code: &'a str, field: Option<&'a str>) -> Answer<'a> {
+    Answer {
+        result: None,
+        error: Some(code),
+        field,
+    }
+}
+
 fn retry_after(mut r: Reply, seconds: u64) -> Reply {
     r.headers_mut().insert(RETRY_AFTER, seconds.into());
     r
@@ -154,6 +183,21 @@ fn answered(how: ClaimReply, body: &Answer) -> Reply {
 
 fn inc(c: &AtomicU64) {
     c.fetch_add(1, Ordering::Relaxed);
+}
+
+/// An open connection: its slot under `--max-connections`, given back when dropped.
+pub(crate) struct Connection {
+    app: Arc<App>,
+    _slot: tokio::sync::OwnedSemaphorePermit,
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.app
+            .stats
+            .connections_open
+            .fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 pub(crate) struct App {
@@ -286,6 +330,30 @@ impl App {
         }
     }
 
+    /// Counts a connection open until the guard (which holds its slot) is dropped.
+    pub(crate) fn connection_opened(
+        self: &Arc<Self>,
+        slot: tokio::sync::OwnedSemaphorePermit,
+    ) -> Connection {
+        inc(&self.stats.connections);
+        let open = self.stats.connections_open.fetch_add(1, Ordering::Relaxed) + 1;
+        self.stats
+            .connections_open_max
+            .fetch_max(open, Ordering::Relaxed);
+        Connection {
+            app: self.clone(),
+            _slot: slot,
+        }
+    }
+
+    /// Counts a connection the watchdog closed.
+    pub(crate) fn connection_closed(&self, why: crate::conn::Closed) {
+        inc(match why {
+            crate::conn::Closed::Header => &self.stats.closed_header_timeout,
+            crate::conn::Closed::Idle => &self.stats.closed_idle_timeout,
+        });
+    }
+
     pub(crate) fn stats_json(&self) -> String {
         let s = &self.stats;
         let g = |c: &AtomicU64| c.load(Ordering::Relaxed);
@@ -300,12 +368,26 @@ impl App {
             persist_failed: g(&s.persist_failed),
             store_errors: g(&s.store_errors),
             stale: g(&s.stale),
+            connections_open: g(&s.connections_open),
+            connections_open_max: g(&s.connections_open_max),
+            connections: g(&s.connections),
+            closed_header_timeout: g(&s.closed_header_timeout),
+            closed_idle_timeout: g(&s.closed_idle_timeout),
         })
         .unwrap_or_else(|_| "{}".to_owned())
     }
 
     async fn step(&self, step: &str, id: &str, token: &str) -> Result<Outcome, ClaimError> {
-        let at = now_ms();
+        self.step_at(step, id, token, now_ms()).await
+    }
+
+    async fn step_at(
+        &self,
+        step: &str,
+        id: &str,
+        token: &str,
+        at: u64,
+    ) -> Result<Outcome, ClaimError> {
         match &self.store {
             Store::Memory(c) => c.step(step, id, token, at),
             Store::Redis(c) => {
@@ -322,7 +404,7 @@ impl App {
 
     /// Appends the event's line: one `write(2)` on an `O_APPEND` file, then `fdatasync` when
     /// asked. Done off the async threads.
-    async fn persist(&self, env: &Envelope, token: &str) -> Result<(), String> {
+    async fn persist(&self, env: &Envelope, token: &str, claimed_at: u64) -> Result<(), String> {
         if !self.persist_delay.is_zero() {
             tokio::time::sleep(self.persist_delay).await;
         }
@@ -336,6 +418,8 @@ impl App {
                 event: env.event(),
                 instance: &self.instance,
                 token,
+                claimed_at_ms: claimed_at,
+                lease_ms: self.rules.lease_ms(),
                 at_ms: now_ms(),
                 again,
             })
@@ -405,24 +489,36 @@ impl App {
         let body = match Limited::new(req.into_body(), limit).collect().await {
             Ok(b) => b.to_bytes(),
             Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+                // Core's refusal of a body over its limit, read no further than the limit.
                 inc(&self.stats.rejected);
-                return error(StatusCode::PAYLOAD_TOO_LARGE, "BODY_TOO_LARGE", None);
+                let code = "BODY_TOO_LARGE";
+                return answered(claims::reply_to_code(code), &failure(code, None));
             }
             Err(_) => {
                 inc(&self.stats.rejected);
                 return error(StatusCode::BAD_REQUEST, "BODY_UNREADABLE", None);
             }
         };
-        match self.receiver.receive(&body, signature.as_deref()) {
-            Decision::Process(env) => self.process(&env).await,
+        let decision = self.receiver.receive(&body, signature.as_deref());
+        match &decision {
+            Decision::Process(env) => self.process(env).await,
             Decision::Reject(e) => {
+                // Core's status for the refusal (400 for the request's signature or envelope).
                 inc(&self.stats.rejected);
-                error(StatusCode::BAD_REQUEST, e.code(), e.field())
+                answered(decision.reply(), &failure(e.code(), e.field()))
             }
             d => {
                 // `ignore` (unknown or planned name) and `duplicate`: acknowledge, keep nothing.
                 inc(&self.stats.ignored);
-                result(StatusCode::OK, d.action().as_str())
+                let text = d.action().as_str();
+                answered(
+                    decision.reply(),
+                    &Answer {
+                        result: Some(text),
+                        error: None,
+                        field: None,
+                    },
+                )
             }
         }
     }
@@ -448,7 +544,8 @@ impl App {
             error: Some(code),
             field: None,
         };
-        match self.step("claim", env.id(), &token).await {
+        let claimed_at = now_ms();
+        match self.step_at("claim", env.id(), &token, claimed_at).await {
             Ok(Outcome::Claimed) => {}
             Ok(o) => {
                 inc(if o == Outcome::InProgress {
@@ -467,7 +564,7 @@ impl App {
                 return answered(e.reply(), &failed(e.code()));
             }
         }
-        if let Err(e) = self.persist(env, &token).await {
+        if let Err(e) = self.persist(env, &token, claimed_at).await {
             inc(&self.stats.persist_failed);
             self.log_error(&format!("persist {}: {e}", env.id()));
             // Give the id back so the provider's retry processes it; answered as a release is,
@@ -547,7 +644,7 @@ impl App {
                 return error(StatusCode::SERVICE_UNAVAILABLE, "STORE_UNAVAILABLE", None);
             }
         }
-        match self.persist(env, token).await {
+        match self.persist(env, token, now_ms()).await {
             Ok(()) => {
                 inc(&self.stats.processed);
                 result(StatusCode::OK, "processed")

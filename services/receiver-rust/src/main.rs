@@ -5,8 +5,10 @@
 //!
 //! 1. read the **raw** body and `X-Webhook-Signature`; core's
 //!    [`Receiver`](xborder_core::delivery::Receiver) (window 0: the claims dedupe) verifies,
-//!    decodes and classifies: `reject` → 400 `{"error": CODE, "field": ...}`; unknown or
-//!    planned names (`ignore`) → 200, nothing persisted;
+//!    decodes and classifies: `reject` → core's status (`Decision::reply`: 400 for the
+//!    request's signature or envelope, 413 for a body over 1 MiB) with
+//!    `{"error": CODE, "field": ...}`; unknown or planned names (`ignore`) → 200, nothing
+//!    persisted;
 //! 2. for a live event (`process`), **claim** its id with a token of this request
 //!    (`<instance>-<boot ms>-<n>`) in Redis (`--redis`, [`xborder_redis::RedisClaims`]) or in
 //!    memory (core's `Claims::in_memory`): `in_progress` → 503 with `Retry-After` (the lease,
@@ -22,11 +24,17 @@
 //! between the two loses the event (its redelivery is a "duplicate"), and a concurrent
 //! redelivery is answered 200 before the event is persisted. It exists to be compared with.
 //!
+//! Connections: a new one must send a whole request head within `--header-timeout-ms`; a
+//! kept-alive one may stay silent `--idle-timeout-ms` after an answer; at most
+//! `--max-connections` are open, and over the cap new ones wait in the listen backlog until one
+//! closes (see `conn.rs`). A connection handling a request is never closed by the timeouts.
+//!
 //! The first line on stdout is the bound address (`--listen 127.0.0.1:0` picks a free port);
 //! everything else goes to stderr. `GET /healthz` answers `ok`, `GET /stats` the counters.
 #![forbid(unsafe_code)]
 
 mod app;
+mod conn;
 // The simulator's option parser, one file for both binaries.
 #[path = "../../simulator/src/args.rs"]
 mod args;
@@ -41,6 +49,7 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -90,29 +99,63 @@ async fn serve(opts: opts::Opts) -> Result<(), String> {
             .map_err(|e| format!("stdout: {e}"))?;
     }
     eprintln!(
-        "[{}] listening on http://{addr}/ ({})",
+        "[{}] listening on http://{addr}/ ({}; header timeout {} ms, idle timeout {} ms, at most {} connections)",
         app.instance(),
-        app.describe()
+        app.describe(),
+        opts.header_timeout_ms,
+        opts.idle_timeout_ms,
+        opts.max_connections
     );
 
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .map_err(|e| format!("signal: {e}"))?;
+    // The cap on open connections: a connection is accepted only with a permit, so over the cap
+    // new ones wait in the listen backlog (no descriptor, no task) until one closes; the
+    // timeouts below close idle and stalled ones, so that wait is bounded.
+    let slots = Arc::new(Semaphore::new(opts.max_connections));
+    let header = Duration::from_millis(opts.header_timeout_ms);
+    let idle = Duration::from_millis(opts.idle_timeout_ms);
     loop {
+        let permit = tokio::select! {
+            p = slots.clone().acquire_owned() => match p {
+                Ok(p) => p,
+                Err(_) => break,
+            },
+            _ = tokio::signal::ctrl_c() => break,
+            _ = term.recv() => break,
+        };
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
                     let _ = stream.set_nodelay(true);
                     let app = app.clone();
                     tokio::spawn(async move {
-                        let svc = service_fn(move |req| app::handle(app.clone(), req));
-                        // A client that goes away mid-request is its own business.
-                        let _ = http1::Builder::new()
-                            .serve_connection(TokioIo::new(stream), svc)
-                            .await;
+                        let _open = app.connection_opened(permit);
+                        let watch = conn::Watch::new(header, idle);
+                        let svc = {
+                            let (app, watch) = (app.clone(), watch.clone());
+                            service_fn(move |req| {
+                                let in_flight = watch.request();
+                                let app = app.clone();
+                                async move {
+                                    let answer = app::handle(app, req).await;
+                                    drop(in_flight);
+                                    answer
+                                }
+                            })
+                        };
+                        let io = TokioIo::new(conn::Watched::new(stream, watch.clone()));
+                        let served = http1::Builder::new().serve_connection(io, svc);
+                        tokio::select! {
+                            // A client that goes away mid-request is its own business.
+                            _ = served => {}
+                            why = watch.expired() => app.connection_closed(why),
+                        }
                     });
                 }
                 Err(e) => {
                     // Out of descriptors, most likely: wait a little rather than spin.
+                    drop(permit);
                     app.log_error(&format!("accept: {e}"));
                     tokio::time::sleep(Duration::from_millis(20)).await;
                 }

@@ -26,15 +26,28 @@ usage: xborder-receiver --secret KEY [options]
   --fsync                  fdatasync the file after each line (default: write(2) only,
                            which survives a killed process, not a power cut)
   --instance NAME          this instance's name, in tokens and persisted lines (default rx-PID)
-  --lease-ms N             how long a claim holds an id (default 30000)
+  --lease-ms N             how long a claim holds an id (default 30000); keep it shorter than
+                           the span of the provider's retries: an instance that dies holding a
+                           claim has its event answered 503 in_progress until the lease ends,
+                           and dead-lettered if the retries end first
   --window-ms N            how long a done id is remembered (default 604800000, 7 days;
                            0: until the store forgets it)
   --capacity N             done ids the in-memory store remembers at most (default 1000000)
   --prefix TEXT            Redis key prefix (default xb:claims:)
   --store-timeout-ms N     time allowed for one Redis step (default 2000)
+  --header-timeout-ms N    time a client has to send a whole request head: from the accept for
+                           a new connection, from its first byte for the next request on a
+                           kept-alive one; then the connection is closed (default 10000)
+  --idle-timeout-ms N      time a kept-alive connection may stay silent after an answer before
+                           it is closed (default 75000: longer than a load balancer's usual
+                           60 s, so the balancer, not this service, closes an idle connection)
+  --max-connections N      connections open at once (default 512, under the usual 1024-file
+                           limit); over it, new connections wait in the listen backlog,
+                           unaccepted, until one closes (the timeouts above bound that wait)
   --naive                  SET key NX then persist, no lease (needs --redis): loses events
                            on a crash, for comparison only
-  --persist-delay-ms N     wait N ms before persisting (to show concurrent redeliveries)
+  --persist-delay-ms N     wait N ms before persisting (to show concurrent redeliveries, or a
+                           completion after the claim's entry expired)
   --fail-persist-every N   fail every Nth persist (to show release and retry)
 ";
 
@@ -55,6 +68,9 @@ pub(crate) struct Opts {
     pub(crate) naive: bool,
     pub(crate) persist_delay_ms: u64,
     pub(crate) fail_persist_every: u64,
+    pub(crate) header_timeout_ms: u64,
+    pub(crate) idle_timeout_ms: u64,
+    pub(crate) max_connections: usize,
 }
 
 impl Opts {
@@ -75,6 +91,9 @@ impl Opts {
             naive: false,
             persist_delay_ms: 0,
             fail_persist_every: 0,
+            header_timeout_ms: 10_000,
+            idle_timeout_ms: 75_000,
+            max_connections: 512,
         };
         for (k, v) in args::options(args)? {
             match k.as_str() {
@@ -93,6 +112,9 @@ impl Opts {
                 "naive" => o.naive = true,
                 "persist-delay-ms" => o.persist_delay_ms = args::number(&k, v)?,
                 "fail-persist-every" => o.fail_persist_every = args::number(&k, v)?,
+                "header-timeout-ms" => o.header_timeout_ms = args::number(&k, v)?,
+                "idle-timeout-ms" => o.idle_timeout_ms = args::number(&k, v)?,
+                "max-connections" => o.max_connections = args::number(&k, v)?,
                 _ => return Err(format!("unknown option --{k}")),
             }
         }
@@ -109,6 +131,18 @@ impl Opts {
         }
         if o.lease_ms == 0 {
             return Err("--lease-ms must be at least 1".into());
+        }
+        for (name, v) in [
+            ("--header-timeout-ms", o.header_timeout_ms),
+            ("--idle-timeout-ms", o.idle_timeout_ms),
+        ] {
+            if v == 0 {
+                return Err(format!("{name} must be at least 1"));
+            }
+        }
+        // tokio's semaphore holds at most usize::MAX >> 3 permits.
+        if o.max_connections == 0 || o.max_connections > 1 << 30 {
+            return Err("--max-connections must be between 1 and 2^30".into());
         }
         if o.instance.is_empty() {
             return Err("--instance must not be empty".into());
@@ -140,5 +174,30 @@ mod tests {
         assert!(Opts::parse(&args("--secret a --naive")).is_err());
         assert!(Opts::parse(&args("--secret a --lease-ms x")).is_err());
         assert!(Opts::parse(&args("--secret a --whatever")).is_err());
+        let o = Opts::parse(&args("--secret a")).unwrap();
+        assert_eq!(
+            (o.header_timeout_ms, o.idle_timeout_ms, o.max_connections),
+            (10_000, 75_000, 512)
+        );
+        let o = Opts::parse(&args(
+            "--secret a --header-timeout-ms 300 --idle-timeout-ms=900 --max-connections 4",
+        ))
+        .unwrap();
+        assert_eq!(
+            (o.header_timeout_ms, o.idle_timeout_ms, o.max_connections),
+            (300, 900, 4)
+        );
+        for bad in [
+            "--header-timeout-ms 0",
+            "--idle-timeout-ms 0",
+            "--max-connections 0",
+            "--max-connections -1",
+            "--idle-timeout-ms soon",
+        ] {
+            assert!(
+                Opts::parse(&args(&format!("--secret a {bad}"))).is_err(),
+                "{bad}"
+            );
+        }
     }
 }

@@ -11,99 +11,15 @@
     clippy::indexing_slicing
 )]
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use xborder_redis::testing::TestServer;
 use xborder_simulator::check::{check, CheckConfig};
 use xborder_simulator::{run, signed_event, Config, Progress};
 
-const SECRET: &str = "whsec_fleet_test";
-
-/// A child process killed when dropped.
-struct Proc {
-    child: Child,
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("xborder-fleet-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn redis_server() -> (TestServer, String) {
-    let server = TestServer::start().unwrap_or_else(|e| panic!("{e}"));
-    let url = server.url();
-    (server, url)
-}
-
-/// Starts `xborder-receiver` with `args`; returns it and the address it printed first.
-fn receiver(dir: &std::path::Path, name: &str, args: &[&str]) -> (Proc, String) {
-    let log = std::fs::File::create(dir.join(format!("{name}.log"))).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_xborder-receiver"))
-        .args([
-            "--listen",
-            "127.0.0.1:0",
-            "--secret",
-            SECRET,
-            "--instance",
-            name,
-        ])
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(log)
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line.trim().to_owned();
-    assert!(addr.starts_with("127.0.0.1:"), "first line: {line:?}");
-    (Proc { child }, addr)
-}
-
-/// One HTTP/1.1 request, `Connection: close`: (status, headers in lower case, body).
-fn http(addr: &str, method: &str, body: &[u8], signature: Option<&str>) -> (u16, String, String) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    let mut head = format!(
-        "{method} /webhooks HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
-        body.len()
-    );
-    if let Some(sig) = signature {
-        head.push_str(&format!("X-Webhook-Signature: {sig}\r\n"));
-    }
-    head.push_str("\r\n");
-    s.write_all(head.as_bytes()).unwrap();
-    s.write_all(body).unwrap();
-    let mut answer = String::new();
-    s.read_to_string(&mut answer).unwrap();
-    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    (status, head.to_ascii_lowercase(), body.to_owned())
-}
-
-fn persisted_ids(path: &std::path::Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            v["id"].as_str().unwrap().to_owned()
-        })
-        .collect()
-}
+mod common;
+use common::*;
 
 fn sim(urls: Vec<String>, dir: &std::path::Path, events: usize) -> Config {
     Config {
@@ -252,6 +168,14 @@ fn each_decision_gets_its_answer() {
         (400, r#"{"error":"ENTITY_MISMATCH","field":"entity.type"}"#)
     );
 
+    // Over core's 1 MiB limit: core's status for BODY_TOO_LARGE.
+    let big = vec![b' '; (1 << 20) + 16];
+    let (status, _, text) = http(&a, "POST", &big, Some(&sig));
+    assert_eq!(
+        (status, text.as_str()),
+        (413, r#"{"error":"BODY_TOO_LARGE"}"#)
+    );
+
     let (unknown, usig) = signed_event(SECRET, "evt_answers_2", "order:teleported").unwrap();
     let (status, _, text) = http(&a, "POST", &unknown, Some(&usig));
     assert_eq!((status, text.as_str()), (200, r#"{"result":"ignore"}"#));
@@ -280,7 +204,7 @@ fn each_decision_gets_its_answer() {
     let mut stats = String::new();
     s.read_to_string(&mut stats).unwrap();
     assert!(
-        stats.contains(r#""processed":1,"duplicate":1,"in_progress":1,"ignored":1,"rejected":3"#),
+        stats.contains(r#""processed":1,"duplicate":1,"in_progress":1,"ignored":1,"rejected":4"#),
         "{stats}"
     );
     let _ = std::fs::remove_dir_all(&dir);
@@ -356,5 +280,48 @@ fn naive_set_nx_loses_an_event_the_claims_keep_when_an_instance_dies_mid_persist
             );
         }
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A lease longer than the provider's retries (issue 25, item 10): the twin of a delivery whose
+/// processing holds the claim meets `503 in_progress` at each of its five attempts (0.75 s with
+/// the simulator's default schedule) and is dead-lettered, counted as held by a claim; an
+/// instance that dies holding a claim does this to all its events.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lease_longer_than_the_retries_makes_dead_letters_held_by_a_claim() {
+    let dir = scratch("held");
+    let (_rx, a) = receiver(
+        &dir,
+        "rx",
+        &["--lease-ms", "1500", "--persist-delay-ms", "1500"],
+    );
+    let cfg = Config {
+        urls: vec![format!("http://{a}/")],
+        secret: SECRET.into(),
+        events: 2,
+        concurrent: 1.0,
+        lease_ms: Some(1500),
+        progress: Progress::Off,
+        ..Config::default()
+    };
+    let s = run(&cfg).await.unwrap();
+    println!("{}", s.table());
+    assert_eq!(xborder_simulator::retry_span_ms(&cfg), (750, 1125));
+    assert_eq!(
+        (s.dead_lettered, s.dead_lettered_held),
+        (2, 2),
+        "{}",
+        s.table()
+    );
+    assert!(s
+        .dead_letter
+        .iter()
+        .all(|d| d.last == "HTTP 503 in_progress" && d.attempts == 5));
+    assert!(
+        s.table().contains("NOT longer than the lease (1500 ms)"),
+        "{}",
+        s.table()
+    );
+    assert!(!s.ok);
     let _ = std::fs::remove_dir_all(&dir);
 }

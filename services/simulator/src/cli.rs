@@ -30,16 +30,35 @@ send options (fractions are of --events):
   --seed N              seed of every choice (default 1)
   --run-id ID           id prefix evt_<ID>_ (default: fresh, from the clock)
   --max-attempts N      attempts per delivery before dead-letter (default 5, the provider's)
-  --backoff-ms N        delay before the first retry, doubled each time (default 50)
+  --backoff-ms N        delay before the first retry, doubled each time, plus up to half of
+                        it in jitter (default 50)
   --backoff-max-ms N    longest delay between attempts (default 5000)
+  --lease-ms N          the receivers' claim lease: warn when the retries end within it
   --timeout-ms N        time allowed per request (default 10000)
   --rate N              jobs started per second at most (default 0: unlimited)
   --json PATH           write the summary as JSON
   --expect PATH         write the ids a receiver must persist (live events), one per line
   --quiet               no progress line
 
+retries and leases: by default the attempts of a delivery come at 0, 50, 150, 350 and 750 ms
+(plus jitter, up to 1,125 ms): the provider's real schedule is longer, the default is small so
+tests run fast. An instance that dies holding a claim answers nothing, and every other instance
+answers its event 503 in_progress until the claim's lease ends; when the lease is longer than
+the retries (xborder-receiver's default 30 s against these 0.75 s), the event is dead-lettered.
+Keep the lease shorter than the span of the provider's retries (first to last attempt, without
+jitter), and give it with --lease-ms to be warned. The summary shows the span and counts the
+dead letters held by a claim to the last retry.
+
+check categories: an event processed twice where one copy came from an instance named with
+--crashed is the crash's (it died between persist and complete); one where the later claim came
+after the earlier's lease ended and before it persisted is a takeover after a lease expiry (a
+processing slower than the lease: reported, not failed on; lines need claimed_at_ms, lease_ms
+and at_ms, as xborder-receiver writes them); any other is unexplained (a completion that did
+not stick, or a store that forgot it) and fails unless --allow-duplicates.
+
 exit status: 0 ok; 1 a delivery was dead-lettered or a bad signature accepted (send), or an
-event is missing, unexpected, or persisted twice without a crash to explain it (check);
+event is missing, unexpected, or processed twice without a crash or a lease expiry to explain
+it (check);
 2 usage or file error.
 ";
 
@@ -70,6 +89,7 @@ pub fn parse_send(args: &[String]) -> Result<Config, String> {
             "max-attempts" => cfg.max_attempts = number(&k, v)?,
             "backoff-ms" => cfg.backoff_ms = number(&k, v)?,
             "backoff-max-ms" => cfg.backoff_max_ms = number(&k, v)?,
+            "lease-ms" => cfg.lease_ms = Some(number(&k, v)?),
             "timeout-ms" => cfg.timeout_ms = number(&k, v)?,
             "rate" => cfg.rate = number(&k, v)?,
             "json" => cfg.json = Some(PathBuf::from(value(&k, v)?)),
@@ -138,5 +158,18 @@ mod tests {
             (2, 1, true)
         );
         assert!(json.is_none());
+        let cfg = parse_send(&args("--url http://a/ --secret k --lease-ms 30000")).unwrap();
+        assert_eq!(cfg.lease_ms, Some(30_000));
+        assert!(parse_send(&args("--url http://a/ --secret k --lease-ms long")).is_err());
+    }
+
+    /// The schedule --help states is the default one.
+    #[test]
+    fn the_default_schedule_is_the_one_the_help_states() {
+        let cfg = Config::default();
+        assert_eq!(crate::retry_span_ms(&cfg), (750, 1125));
+        assert!(USAGE.contains("0, 50, 150, 350 and 750 ms"));
+        assert!(USAGE.contains("up to 1,125 ms"));
+        assert_eq!(cfg.max_attempts, 5);
     }
 }

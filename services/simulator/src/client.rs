@@ -67,6 +67,22 @@ impl Target {
 
 type Sender = SendRequest<Full<Bytes>>;
 
+/// An answer: its status, and what its JSON body said when it said something (the `result`,
+/// or else the `error`, of the receivers' `{"result": ...}` / `{"error": ...}` bodies).
+#[derive(Debug, Clone)]
+pub(crate) struct Answer {
+    pub(crate) status: u16,
+    pub(crate) said: Option<String>,
+}
+
+/// The `result` (else the `error`) of a JSON object body.
+fn said(body: &[u8]) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_slice(body).ok()?;
+    ["result", "error"]
+        .iter()
+        .find_map(|k| v.get(k).and_then(|s| s.as_str()).map(str::to_owned))
+}
+
 /// Connections to every target; deliveries are spread over the targets in turn.
 pub(crate) struct Pool {
     targets: Vec<Target>,
@@ -117,14 +133,14 @@ impl Pool {
         self.next.fetch_add(1, Ordering::Relaxed) % self.targets.len().max(1)
     }
 
-    /// POSTs `body` (with the signature header when given) to target `i`: the status, or why
+    /// POSTs `body` (with the signature header when given) to target `i`: the answer, or why
     /// no answer came (connection refused or reset, timeout).
     pub(crate) async fn post(
         &self,
         i: usize,
         body: &Bytes,
         signature: Option<&str>,
-    ) -> Result<u16, String> {
+    ) -> Result<Answer, String> {
         let target = self.targets.get(i).ok_or("no such target")?;
         match tokio::time::timeout(self.timeout, self.send(i, target, body, signature)).await {
             Ok(r) => r,
@@ -173,7 +189,7 @@ impl Pool {
         target: &Target,
         body: &Bytes,
         signature: Option<&str>,
-    ) -> Result<u16, String> {
+    ) -> Result<Answer, String> {
         let (mut sender, mut reused) = match self.take_idle(i) {
             Some(s) => (s, true),
             None => (Self::connect(target).await?, false),
@@ -200,10 +216,14 @@ impl Pool {
                 Ok(resp) => {
                     let status = resp.status().as_u16();
                     // Read the answer to its end so the connection can carry the next request.
-                    if resp.into_body().collect().await.is_ok() {
-                        self.put_idle(i, sender);
-                    }
-                    return Ok(status);
+                    let said = match resp.into_body().collect().await {
+                        Ok(b) => {
+                            self.put_idle(i, sender);
+                            said(&b.to_bytes())
+                        }
+                        Err(_) => None,
+                    };
+                    return Ok(Answer { status, said });
                 }
                 Err(mut e) => {
                     if reused && e.take_message().is_some() {

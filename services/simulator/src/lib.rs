@@ -31,5 +31,6 @@ mod run;
 
 pub use plan::{FORGED_KINDS, UNKNOWN_EVENTS};
 pub use run::{
-    run, signed_event, validate, Accepted, Answers, Config, DeadLetter, Latency, Progress, Summary,
+    retry_span_ms, run, signed_event, validate, Accepted, Answers, Config, DeadLetter, Latency,
+    Progress, Redelivered, Summary,
 };

@@ -2,7 +2,7 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -10,7 +10,7 @@ use bytes::Bytes;
 use serde::Serialize;
 use xborder_core::delivery::{DeliveryAttempts, DeliveryState, MAX_DELIVERY_ATTEMPTS};
 
-use crate::client::{Pool, Target};
+use crate::client::{Answer, Pool, Target};
 use crate::plan::{self, EventSpec, ForgedSpec, Job, Plan, Rng};
 
 /// When to print the progress line.
@@ -54,6 +54,9 @@ pub struct Config {
     pub backoff_ms: u64,
     /// The longest delay between two attempts.
     pub backoff_max_ms: u64,
+    /// The receivers' claim lease, when known (`--lease-ms`): a run warns, and its summary
+    /// says, when the retries end before it (see [`retry_span_ms`]).
+    pub lease_ms: Option<u64>,
     /// Time allowed for one request (connect, send, answer); past it the attempt failed.
     pub timeout_ms: u64,
     /// Jobs started per second at most (0: as fast as the workers go).
@@ -83,6 +86,7 @@ impl Default for Config {
             max_attempts: MAX_DELIVERY_ATTEMPTS,
             backoff_ms: 50,
             backoff_max_ms: 5_000,
+            lease_ms: None,
             timeout_ms: 10_000,
             rate: 0.0,
             json: None,
@@ -163,8 +167,20 @@ pub struct Summary {
     pub dead_lettered: u64,
     /// Distinct events among them.
     pub dead_lettered_events: usize,
+    /// Of the dead-lettered deliveries, those whose last answer was `503 in_progress`: a claim
+    /// held the event through every retry (an instance that died holding it, with a lease longer
+    /// than the retries; or a processing slower than they are).
+    pub dead_lettered_held: u64,
     /// The dead-letter list.
     pub dead_letter: Vec<DeadLetter>,
+    /// From a delivery's first attempt to its last, at least (no jitter) and at most (full
+    /// jitter), under this run's schedule.
+    pub retry_span_ms: (u64, u64),
+    /// The receivers' lease, when given (`--lease-ms`).
+    pub lease_ms: Option<u64>,
+    /// Redeliveries of live events sent after their first delivery was acknowledged (duplicates
+    /// after the ack, replays), by what the final answer said.
+    pub redelivered: Redelivered,
     /// Forged deliveries sent.
     pub bad_signatures_sent: usize,
     /// Of which refused (non-2xx): right.
@@ -186,6 +202,19 @@ pub struct Summary {
     pub deliveries_per_s: f64,
     /// No dead letter, no forged delivery accepted.
     pub ok: bool,
+}
+
+/// Redeliveries of live events sent after the first delivery's 2xx, by their final answer.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Redelivered {
+    /// Sent.
+    pub sent: u64,
+    /// Answered 2xx `{"result":"duplicate"}`: the completion stuck.
+    pub duplicate: u64,
+    /// Answered 2xx `{"result":"processed"}`: processed a second time.
+    pub processed: u64,
+    /// Anything else (another body, or no 2xx: dead-lettered).
+    pub other: u64,
 }
 
 /// Answers by kind.
@@ -219,6 +248,11 @@ struct Counters {
     refused: AtomicU64,
     accepted: AtomicU64,
     unanswered: AtomicU64,
+    dead_held: AtomicU64,
+    redelivered: AtomicU64,
+    redelivered_duplicate: AtomicU64,
+    redelivered_processed: AtomicU64,
+    redelivered_other: AtomicU64,
     s2xx: AtomicU64,
     s4xx: AtomicU64,
     s503: AtomicU64,
@@ -243,7 +277,31 @@ struct Shared {
     c: Counters,
     dead: Mutex<Vec<DeadLetter>>,
     accepted: Mutex<Vec<Accepted>>,
+    /// Per event: how its first delivery ended (`PENDING`, `ACKED`, `NOT_ACKED`).
+    first: Vec<AtomicU8>,
     start: Instant,
+}
+
+const PENDING: u8 = 0;
+const ACKED: u8 = 1;
+const NOT_ACKED: u8 = 2;
+
+/// From a delivery's first attempt to its last when every attempt fails: at least (no jitter)
+/// and at most (full jitter), in ms. A receiver whose claim outlasts the first figure may answer
+/// every retry of an event `503 in_progress` when the instance that claimed it died: the event
+/// is dead-lettered, though nothing is wrong with it. The claim lease must be shorter than the
+/// provider's retries, by the time a retry takes.
+pub fn retry_span_ms(cfg: &Config) -> (u64, u64) {
+    let mut least = 0u64;
+    for retry in 1..cfg.max_attempts {
+        let shift = retry.saturating_sub(1).min(20);
+        least = least.saturating_add(
+            cfg.backoff_ms
+                .saturating_mul(1u64 << shift)
+                .min(cfg.backoff_max_ms),
+        );
+    }
+    (least, least.saturating_add(least / 2))
 }
 
 fn micros(d: Duration) -> u32 {
@@ -251,10 +309,10 @@ fn micros(d: Duration) -> u32 {
 }
 
 impl Shared {
-    fn count(&self, r: &Result<u16, String>) {
+    fn count(&self, r: &Result<Answer, String>) {
         inc(&self.c.deliveries);
         let c = &self.c;
-        inc(match r {
+        inc(match r.as_ref().map(|a| a.status) {
             Ok(200..=299) => &c.s2xx,
             Ok(400..=499) => &c.s4xx,
             Ok(503) => &c.s503,
@@ -276,14 +334,14 @@ impl Shared {
     }
 
     /// One delivery of a good event under the provider's rule: retried on a non-2xx or no
-    /// answer, up to `max_attempts` attempts, then dead-lettered. Whether it was acknowledged.
+    /// answer, up to `max_attempts` attempts, then dead-lettered. The 2xx answer, when one came.
     async fn deliver(
         &self,
         ev: &EventSpec,
         delivery: &'static str,
         rng: &mut Rng,
         lat: &mut Vec<u32>,
-    ) -> bool {
+    ) -> Option<Answer> {
         inc(&self.c.sequences);
         let mut attempts = DeliveryAttempts::with_max(self.cfg.max_attempts);
         loop {
@@ -294,11 +352,17 @@ impl Shared {
                 lat.push(micros(t.elapsed()));
             }
             self.count(&r);
-            let acked = matches!(r, Ok(200..=299));
+            let acked = matches!(
+                r,
+                Ok(Answer {
+                    status: 200..=299,
+                    ..
+                })
+            );
             match attempts.record(acked) {
                 DeliveryState::Delivered { .. } => {
                     inc(&self.c.acknowledged);
-                    return true;
+                    return r.ok();
                 }
                 DeliveryState::Retry { next_attempt } => {
                     inc(&self.c.retried);
@@ -311,7 +375,15 @@ impl Shared {
                     };
                     inc(&self.c.dead);
                     let last = match r {
-                        Ok(s) => format!("HTTP {s}"),
+                        Ok(Answer { status, said }) => {
+                            if status == 503 && said.as_deref() == Some("in_progress") {
+                                inc(&self.c.dead_held);
+                            }
+                            match said {
+                                Some(said) => format!("HTTP {status} {said}"),
+                                None => format!("HTTP {status}"),
+                            }
+                        }
                         Err(e) => e,
                     };
                     if let Ok(mut d) = self.dead.lock() {
@@ -323,10 +395,31 @@ impl Shared {
                             last,
                         });
                     }
-                    return false;
+                    return None;
                 }
             }
         }
+    }
+
+    /// A redelivery of `ev` sent after its first delivery's 2xx: counted by what it was told.
+    async fn redeliver(
+        &self,
+        ev: &EventSpec,
+        delivery: &'static str,
+        rng: &mut Rng,
+        lat: &mut Vec<u32>,
+    ) {
+        let answer = self.deliver(ev, delivery, rng, lat).await;
+        if !ev.live {
+            return;
+        }
+        let c = &self.c;
+        inc(&c.redelivered);
+        inc(match answer.and_then(|a| a.said).as_deref() {
+            Some("duplicate") => &c.redelivered_duplicate,
+            Some("processed") => &c.redelivered_processed,
+            _ => &c.redelivered_other,
+        });
     }
 
     /// A forged delivery: sent until some answer comes (a connection error is tried again on
@@ -338,7 +431,7 @@ impl Shared {
             let r = self.pool.post(target, &f.body, f.header.as_deref()).await;
             self.count(&r);
             match r {
-                Ok(status) => {
+                Ok(Answer { status, .. }) => {
                     lat.push(micros(t.elapsed()));
                     if (200..=299).contains(&status) {
                         inc(&self.c.accepted);
@@ -378,18 +471,33 @@ impl Shared {
                         self.deliver(ev, "concurrent", &mut rng2, &mut lat2)
                     );
                     lat.extend(lat2);
-                    a || b
+                    a.is_some() || b.is_some()
                 } else {
-                    self.deliver(ev, "first", rng, lat).await
+                    self.deliver(ev, "first", rng, lat).await.is_some()
                 };
+                if let Some(f) = self.first.get(i) {
+                    f.store(if acked { ACKED } else { NOT_ACKED }, Ordering::Release);
+                }
                 if ev.duplicate && acked {
                     inc(&self.c.duplicates);
-                    self.deliver(ev, "duplicate", rng, lat).await;
+                    self.redeliver(ev, "duplicate", rng, lat).await;
                 }
             }
             Job::Replay(i) => {
-                if let Some(ev) = self.plan.events.get(i) {
-                    inc(&self.c.replays);
+                let (Some(ev), Some(first)) = (self.plan.events.get(i), self.first.get(i)) else {
+                    return;
+                };
+                // After the first delivery's answer, as a replay from the provider's dashboard
+                // comes: a worker took the event's job before this one, so it ends.
+                let mut state = first.load(Ordering::Acquire);
+                while state == PENDING {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                    state = first.load(Ordering::Acquire);
+                }
+                inc(&self.c.replays);
+                if state == ACKED {
+                    self.redeliver(ev, "replay", rng, lat).await;
+                } else {
                     self.deliver(ev, "replay", rng, lat).await;
                 }
             }
@@ -519,6 +627,19 @@ pub async fn run(cfg: &Config) -> Result<Summary, String> {
         }
         std::fs::write(path, text).map_err(|e| format!("--expect {}: {e}", path.display()))?;
     }
+    let plan_events = plan.events.len();
+    let span = retry_span_ms(cfg);
+    if let Some(lease) = cfg.lease_ms {
+        if lease >= span.0 {
+            eprintln!(
+                "[simulator] warning: the retries of a delivery end {} ms after its first attempt \
+                 (without jitter), within the receivers' lease of {lease} ms: an event claimed by \
+                 an instance that dies is answered 503 in_progress until its last retry and \
+                 dead-lettered (raise --backoff-ms or --max-attempts, or lower the lease)",
+                span.0
+            );
+        }
+    }
     let shared = Arc::new(Shared {
         pool,
         cfg: cfg.clone(),
@@ -527,6 +648,7 @@ pub async fn run(cfg: &Config) -> Result<Summary, String> {
         c: Counters::default(),
         dead: Mutex::new(Vec::new()),
         accepted: Mutex::new(Vec::new()),
+        first: (0..plan_events).map(|_| AtomicU8::new(PENDING)).collect(),
         start: Instant::now(),
     });
 
@@ -600,7 +722,16 @@ pub async fn run(cfg: &Config) -> Result<Summary, String> {
         retried: get(&c.retried),
         dead_lettered: get(&c.dead),
         dead_lettered_events: dead_ids.len(),
+        dead_lettered_held: get(&c.dead_held),
         dead_letter,
+        retry_span_ms: span,
+        lease_ms: cfg.lease_ms,
+        redelivered: Redelivered {
+            sent: get(&c.redelivered),
+            duplicate: get(&c.redelivered_duplicate),
+            processed: get(&c.redelivered_processed),
+            other: get(&c.redelivered_other),
+        },
         bad_signatures_sent: shared.plan.forged.len(),
         bad_signatures_refused: get(&c.refused),
         bad_signatures_accepted: get(&c.accepted),
@@ -666,12 +797,37 @@ impl Summary {
                 "acknowledged",
                 format!("{} of {} deliveries of good events", self.acknowledged, self.sequences),
             ),
+            (
+                "after the ack",
+                format!(
+                    "{} redeliveries of live events: {} answered duplicate, {} processed again, {} other",
+                    self.redelivered.sent,
+                    self.redelivered.duplicate,
+                    self.redelivered.processed,
+                    self.redelivered.other
+                ),
+            ),
             ("retried", format!("{} attempts after a non-2xx or no answer", self.retried)),
+            (
+                "retry span",
+                format!(
+                    "{}-{} ms from a delivery's first attempt to its last{}",
+                    self.retry_span_ms.0,
+                    self.retry_span_ms.1,
+                    match self.lease_ms {
+                        Some(l) if l >= self.retry_span_ms.0 => format!(
+                            ": NOT longer than the lease ({l} ms), so a crashed instance's claims outlast the retries"
+                        ),
+                        Some(l) => format!(": longer than the lease ({l} ms)"),
+                        None => String::new(),
+                    }
+                ),
+            ),
             (
                 "dead-lettered",
                 format!(
-                    "{} deliveries ({} events)",
-                    self.dead_lettered, self.dead_lettered_events
+                    "{} deliveries ({} events), {} of them held by a claim (503 in_progress) to the last retry",
+                    self.dead_lettered, self.dead_lettered_events, self.dead_lettered_held
                 ),
             ),
             (

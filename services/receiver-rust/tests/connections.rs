@@ -1,0 +1,238 @@
+//! `xborder-receiver` against idle and slow clients (issue 25, item 6): with a header timeout
+//! of 600 ms, an idle timeout of 1.5 s and a cap of 8 connections, 26 stalled connections
+//! (silent, half a header, a header trickled a byte at a time) are each closed after the
+//! header timeout, no more than 8 are ever open, valid deliveries sent meanwhile are all
+//! answered 200, and a kept-alive connection is closed after the idle timeout, not before.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use xborder_simulator::signed_event;
+
+mod common;
+use common::*;
+
+const HEADER_MS: u64 = 600;
+const IDLE_MS: u64 = 1500;
+const CAP: usize = 8;
+
+/// How a stalled client behaves.
+#[derive(Clone, Copy, Debug)]
+enum Stall {
+    /// Connects and sends nothing.
+    Silent,
+    /// Sends half a request head, then nothing.
+    HalfHeader,
+    /// Sends a head one byte every 100 ms, never finishing it.
+    Trickle,
+}
+
+/// Opens a stalled connection; the thread returns how long the server kept it open (from the
+/// connect), or panics when the server never closed it within 20 s.
+fn stalled(addr: &str, how: Stall) -> JoinHandle<Duration> {
+    let addr = addr.to_owned();
+    let mut s = TcpStream::connect(&addr).unwrap();
+    let t = Instant::now();
+    std::thread::spawn(move || {
+        s.set_read_timeout(Some(Duration::from_millis(100)))
+            .unwrap();
+        let head = b"POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n";
+        if let Stall::HalfHeader = how {
+            s.write_all(head).unwrap();
+        }
+        let mut sent = 0;
+        let mut buf = [0u8; 512];
+        while t.elapsed() < Duration::from_secs(20) {
+            if let Stall::Trickle = how {
+                let byte = head[sent % head.len()..].get(..1).unwrap_or(b"x");
+                if s.write_all(byte).is_err() {
+                    return t.elapsed();
+                }
+                sent += 1;
+            }
+            match s.read(&mut buf) {
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                // Closed (FIN) or reset: the server let go.
+                Ok(0) | Err(_) => return t.elapsed(),
+                Ok(n) => panic!(
+                    "{how:?}: the server answered {:?}",
+                    String::from_utf8_lossy(&buf[..n])
+                ),
+            }
+        }
+        panic!("{how:?}: still open after 20 s");
+    })
+}
+
+/// One delivery on a kept-alive connection; returns the connection once the answer is read.
+fn keep_alive_delivery(addr: &str, id: &str) -> (TcpStream, u16, Instant) {
+    let (body, sig) = signed_event(SECRET, id, "order:created").unwrap();
+    let mut s = TcpStream::connect(addr).unwrap();
+    let head = format!(
+        "POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\nX-Webhook-Signature: {sig}\r\n\r\n",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    s.write_all(&body).unwrap();
+    // The answer: its head, then Content-Length bytes.
+    let mut got = Vec::new();
+    let mut buf = [0u8; 1024];
+    loop {
+        let n = s.read(&mut buf).unwrap();
+        assert!(n > 0, "closed before answering");
+        got.extend_from_slice(&buf[..n]);
+        let text = String::from_utf8_lossy(&got).into_owned();
+        if let Some((head, rest)) = text.split_once("\r\n\r\n") {
+            let len: usize = head
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length: ")
+                        .map(|v| v.trim().parse().unwrap())
+                })
+                .unwrap();
+            if rest.len() >= len {
+                let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+                return (s, status, Instant::now());
+            }
+        }
+    }
+}
+
+/// Blocks until the server closes `s`; how long after `since`.
+fn closed_after(mut s: TcpStream, since: Instant) -> Duration {
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut buf = [0u8; 64];
+    match s.read(&mut buf) {
+        Ok(0) | Err(_) => since.elapsed(),
+        Ok(n) => panic!("unexpected bytes {:?}", String::from_utf8_lossy(&buf[..n])),
+    }
+}
+
+fn stats(addr: &str) -> serde_json::Value {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.write_all(b"GET /stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    serde_json::from_str(text.split_once("\r\n\r\n").unwrap().1).unwrap()
+}
+
+#[test]
+fn stalled_connections_are_closed_and_deliveries_still_answered() {
+    let dir = scratch("connections");
+    let p = dir.join("rx.jsonl");
+    let (_rx, addr) = receiver(
+        &dir,
+        "rx",
+        &[
+            "--persist",
+            p.to_str().unwrap(),
+            "--header-timeout-ms",
+            &HEADER_MS.to_string(),
+            "--idle-timeout-ms",
+            &IDLE_MS.to_string(),
+            "--max-connections",
+            &CAP.to_string(),
+        ],
+    );
+
+    // More stalled connections than the cap, opened first: valid deliveries queue behind them.
+    let kinds = [
+        (Stall::Silent, 16),
+        (Stall::HalfHeader, 8),
+        (Stall::Trickle, 2),
+    ];
+    let mut bad = Vec::new();
+    for (how, n) in kinds {
+        for _ in 0..n {
+            bad.push((how, stalled(&addr, how)));
+        }
+    }
+    let t0 = Instant::now();
+    let good: Vec<JoinHandle<(u16, String, Duration)>> = (0..20)
+        .map(|i| {
+            let a = addr.clone();
+            std::thread::spawn(move || {
+                let (body, sig) =
+                    signed_event(SECRET, &format!("evt_conn_{i:03}"), "order:created").unwrap();
+                let t = Instant::now();
+                let (status, _, text) = http(&a, "POST", &body, Some(&sig));
+                (status, text, t.elapsed())
+            })
+        })
+        .collect();
+
+    let mut answered = 0;
+    let mut slowest = Duration::ZERO;
+    for g in good {
+        let (status, text, took) = g.join().unwrap();
+        assert_eq!((status, text.as_str()), (200, r#"{"result":"processed"}"#));
+        answered += 1;
+        slowest = slowest.max(took);
+    }
+    let mut lifetimes = Vec::new();
+    for (how, h) in bad {
+        let lived = h.join().unwrap();
+        // Never before the header timeout (counted from the accept, which comes after the
+        // connect); and not long after: the cap's queue drains in rounds of one header timeout.
+        assert!(
+            lived >= Duration::from_millis(HEADER_MS),
+            "{how:?} closed after {lived:?}"
+        );
+        assert!(lived < Duration::from_secs(10), "{how:?} lived {lived:?}");
+        lifetimes.push(lived);
+    }
+    let storm = t0.elapsed();
+
+    // A kept-alive connection: closed after the idle timeout following its answer, not at the
+    // header timeout.
+    let (conn, status, answered_at) = keep_alive_delivery(&addr, "evt_conn_keepalive");
+    assert_eq!(status, 200);
+    let idle = closed_after(conn, answered_at);
+    assert!(
+        idle >= Duration::from_millis(IDLE_MS) && idle < Duration::from_millis(IDLE_MS + 1500),
+        "kept-alive connection closed {idle:?} after its answer"
+    );
+
+    let st = stats(&addr);
+    let n = |k: &str| st[k].as_u64().unwrap();
+    assert!(n("connections_open_max") <= CAP as u64, "{st}");
+    assert!(n("closed_header_timeout") >= 26, "{st}");
+    assert_eq!(n("closed_idle_timeout"), 1, "{st}");
+    assert_eq!(n("processed"), 21, "{st}");
+    assert_eq!(persisted_ids(&p).len(), 21);
+    let (min, max) = (
+        lifetimes.iter().min().unwrap(),
+        lifetimes.iter().max().unwrap(),
+    );
+    println!(
+        "connections: {} stalled (16 silent, 8 half a header, 2 trickled) against a cap of {CAP}: \
+         all closed by the header timeout ({HEADER_MS} ms) {:.2}-{:.2} s after connecting, at most \
+         {} open at once; {answered} of 20 deliveries sent meanwhile answered 200 (slowest \
+         {:.2} s, storm over in {:.2} s); a kept-alive connection closed {:.2} s after its answer \
+         (idle timeout {IDLE_MS} ms); closed: {} header, {} idle",
+        lifetimes.len(),
+        min.as_secs_f64(),
+        max.as_secs_f64(),
+        n("connections_open_max"),
+        slowest.as_secs_f64(),
+        storm.as_secs_f64(),
+        idle.as_secs_f64(),
+        n("closed_header_timeout"),
+        n("closed_idle_timeout"),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
