@@ -6,7 +6,8 @@
 // swift/test.sh assembles the package (Sources/Xborder/Xborder.swift and Sources/XborderFFI/
 // XborderFFI.h from bindings-uniffi/dist/swift, the tests' shared sources) and runs `swift build`
 // and `swift test` in the Debian trixie root. On Linux the library is found through pkg-config
-// (`xborder_ffi.pc`, on PKG_CONFIG_PATH), which SwiftPM reads itself: no unsafeFlags. On Apple
+// (`xborder_ffi.pc`, which `test.sh --assemble-only DIR` writes in DIR/pkgconfig, on
+// PKG_CONFIG_PATH), which SwiftPM reads itself: no unsafeFlags. On Apple
 // platforms the same targets take an XCFramework as a binary target instead (see MOBILE.md).
 import PackageDescription
 

@@ -5,8 +5,10 @@
 // beneficiary issues carry what to fix and the rules document's label, documents are taken as
 // the response text and an unreadable one is reported (an issue, or XborderError.Document from
 // requiredFields).
-// Issue 12: in Python a string secret was read as one secret per character. test.sh puts the
-// swift.md snippet, wrapped as `func readmeSnippet()`, at the README-SNIPPET line. HMAC is computed
+// Issue 12: in Python a string secret was read as one secret per character. Every ```swift block
+// of swift.md runs too: readme.sh writes them as functions (Readme.swift, compiled beside this
+// file), each must not throw and must print the lines it shows under `// prints:`. test.sh compiles
+// this file as main.swift; SwiftPM's XborderTests takes it up to the ENTRY line. HMAC is computed
 // here by a small SHA-256 of our own (Foundation on Linux has no CommonCrypto).
 import Foundation
 
@@ -353,6 +355,7 @@ func outcomeOrCode(_ block: () throws -> ClaimOutcome) -> String {
 
 func claimsTests() throws {
     // The built-in store, a Swift store and a task over an async store agree, step by step.
+    var allKinds = Set<String>()
     for seed in 0..<4 {
         let lease: UInt64 = 50
         let window: UInt64? = seed % 2 == 1 ? 80 : nil
@@ -378,8 +381,17 @@ func claimsTests() throws {
         }
         check("claims: built-in, Swift store and async task agree (seed \(seed))", disagreements == 0)
         check("claims: the sequence covers the outcomes (seed \(seed))",
-              kinds.isSuperset(of: ["claimed", "in_progress", "completed", "stale", "INVALID_STEP"]), "\(kinds)")
+              kinds.isSuperset(of: ["claimed", "completed", "duplicate", "INVALID_STEP"]), "\(kinds)")
+        allKinds.formUnion(kinds)
     }
+    // v3: a complete with no entry records the id as done, so fewer ids stay held; over the seeds
+    // every outcome still comes up.
+    check("claims: the seeds cover every outcome",
+          allKinds.isSuperset(of: ["claimed", "in_progress", "completed", "duplicate", "stale", "INVALID_STEP"]), "\(allKinds)")
+    let v3 = Claims()
+    check("claims: complete with no entry is completed (v3)",
+          try v3.step(step: "complete", id: "evt_9", token: "r1", atMs: 0) == .completed)
+    check("claims: and the id is then done", try v3.step(step: "claim", id: "evt_9", token: "r2", atMs: 1) == .duplicate)
     let c = Claims()
     check("claims: claimed", try c.step(step: "claim", id: "evt_1", token: "r1", atMs: 0) == .claimed)
     check("claims: in progress", "\(try c.step(step: "claim", id: "evt_1", token: "r2", atMs: 10))" == "in_progress")
@@ -457,6 +469,33 @@ func claimsTests() throws {
     check("task: a late answer after failed is refused", codeOf { _ = try t.swapped(applied: true) } == "STORE_UNAVAILABLE")
 }
 
+// Why `got` does not hold the `want` lines in this order (other lines may come between), or nil.
+func missingLines(_ want: [String], _ got: [String]) -> String? {
+    var k = 0
+    for line in want {
+        while k < got.count && got[k] != line { k += 1 }
+        if k == got.count { return "did not print \(line.debugDescription) (after the lines before it); it printed \(got)" }
+        k += 1
+    }
+    return nil
+}
+
+// Every ```swift block of swift.md (Readme.swift, written by readme.sh): none throws, each prints
+// the lines under its `// prints:`.
+func readmeTests() throws {
+    check("\(readmeFile): has its blocks", readmeBlocks.count >= 6, "\(readmeBlocks.count)")
+    for block in readmeBlocks {
+        let name = "\(readmeFile) block at line \(block.line)"
+        do {
+            let out = try blocking { try await readmeRun(block.run) }
+            check("\(name): says what it prints", !block.prints.isEmpty)
+            if let why = missingLines(block.prints, out) { check(name, false, why) } else { check(name, true) }
+        } catch {
+            check(name, false, "threw \(error)")
+        }
+    }
+}
+
 func main() throws {
     check("own HMAC matches the signer", hmacHex(Array(SECRET.utf8), BODY) == (try sign(secret: SECRET, body: BODY)))
     var keys = Set((1..<SECRET.count).map { String(SECRET.prefix($0)) })
@@ -476,9 +515,18 @@ func main() throws {
     check("UTF-8 and Latin-1 keys differ", utf8 != latin1)
     check("non-ASCII secret signs as UTF-8", (try sign(secret: secret, body: BODY)) == utf8)
     check("non-ASCII secret refuses Latin-1", codeOf { try verify(secret: secret, body: BODY, signature: latin1) } == "SIGNATURE_MISMATCH")
-    for padded in [" " + SECRET, SECRET + "\n"] {
-        check("padded secret is another key", codeOf { try verify(secret: padded, body: BODY, signature: good) } == "SIGNATURE_MISMATCH")
+    // Contract v3: a secret with whitespace at either end is refused wherever it is given.
+    for padded in [" " + SECRET, SECRET + "\n", "\t" + SECRET + "\r\n"] {
+        let shown = padded.debugDescription
+        check("padded secret \(shown): verify", codeOf { try verify(secret: padded, body: BODY, signature: good) } == "MALFORMED_SECRET")
+        check("padded secret \(shown): sign", codeOf { _ = try sign(secret: padded, body: BODY) } == "MALFORMED_SECRET")
+        check("padded secret \(shown): Receiver", codeOf { _ = try Receiver(secret: padded) } == "MALFORMED_SECRET")
+        check("padded secret \(shown): in a rotation list", codeOf { _ = try Receiver.withSecrets(secrets: [SECRET, padded]) } == "MALFORMED_SECRET")
+        check("padded secret \(shown): verifyWithSecrets",
+              codeOf { try verifyWithSecrets(secrets: [padded, SECRET], body: BODY, signature: good) } == "MALFORMED_SECRET")
     }
+    check("whitespace inside a secret is part of the key",
+          codeOf { try verify(secret: "whsec test", body: BODY, signature: hmacHex(Array("whsec test".utf8), BODY)) } == nil)
     check("empty secret", codeOf { _ = try Receiver(secret: "") } == "EMPTY_SECRET")
     check("empty list", codeOf { _ = try Receiver.withSecrets(secrets: []) } == "EMPTY_SECRET")
     let old = hmacHex(Array("whsec_old".utf8), BODY)
@@ -496,11 +544,11 @@ func main() throws {
     try walkerTests()
     try beneficiaryTests()
     try claimsTests()
-    do { try readmeSnippet(); passed += 1 } catch { failed += 1; print("FAIL the swift.md snippet threw \(error)") }
+    try readmeTests()
     print("swift api: \(passed) passed, \(failed) failed")
 }
 
-// README-SNIPPET
+// ENTRY
 
 do { try main() } catch { failed += 1; print("FAIL threw \(error)") }
 exit(failed > 0 ? 1 : 0)

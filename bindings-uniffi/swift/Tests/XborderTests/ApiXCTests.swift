@@ -1,6 +1,6 @@
-// bindings-uniffi/tests/swift/ApiTests.swift (copied beside this file by swift/test.sh, without
-// its top-level entry lines, with the swift.md snippet as readmeSnippet()) as one XCTest case:
-// its checks count into `passed` and `failed`.
+// bindings-uniffi/tests/swift/ApiTests.swift (copied beside this file by swift/test.sh, up to its
+// ENTRY line, with Readme.swift: every ```swift block of swift.md, run by its readmeTests()) as
+// one XCTest case: its checks count into `passed` and `failed`.
 import XCTest
 
 final class ApiXCTests: XCTestCase {
