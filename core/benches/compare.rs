@@ -305,7 +305,7 @@ fn decoding(c: &mut Criterion) {
 }
 
 fn receiving(c: &mut Criterion) {
-    let mut rx = Receiver::new(&[SECRET], 2 * REMEMBERED).unwrap();
+    let rx = Receiver::new(&[SECRET], 2 * REMEMBERED).unwrap();
     let mut seen = HashSet::new();
     for id in ids(REMEMBERED) {
         rx.commit(&id).unwrap();

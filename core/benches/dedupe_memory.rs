@@ -28,7 +28,7 @@ fn main() {
     let id = |i: usize| format!("evt_01JCG7Z4R8M2K9{i:010}");
     let id_len = id(0).len();
 
-    let mut w = MemoryWindow::new(n);
+    let w = MemoryWindow::new(n);
     let start = Instant::now();
     for i in 0..n {
         w.commit(&id(i)).unwrap();

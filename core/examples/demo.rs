@@ -28,7 +28,7 @@ fn envelope(id: &str, event: &str, entity_type: &str, amount: &str) -> Vec<u8> {
 
 fn main() {
     println!("== Webhooks: a signed batch through the receiver (window of 10,000 committed ids)");
-    let mut rx = Receiver::new(&[SECRET], 10_000).expect("a non-empty secret");
+    let rx = Receiver::new(&[SECRET], 10_000).expect("a non-empty secret");
     let paid = envelope("evt_100", "order:funds_received", "order", "250.00");
     let paid_sig = sign(SECRET.as_bytes(), &paid).expect("secret");
     let tampered = envelope("evt_100", "order:funds_received", "order", "950.00");

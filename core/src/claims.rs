@@ -1,4 +1,4 @@
-//! Claims on event ids, shared by the instances of one consumer (FORMAT.md `delivery.claims`).
+//! Claims on event ids, shared by the instances of one consumer.
 //!
 //! The provider retries a delivery that was not answered 2xx, and it retries on a slow 2xx too,
 //! so a delivery and its retry often arrive at two instances at once. Before processing, an
@@ -15,12 +15,12 @@
 //! one load or one compare-and-set at a time, and never blocks).
 //!
 //! ```
-//! use xborder_core::claims::{ClaimRules, Claims, Outcome};
+//! use xborder_core::claims::{ClaimRules, Claims, Outcome, Step};
 //! let claims = Claims::in_memory(ClaimRules::new(30_000), 10_000);
-//! assert_eq!(claims.step("claim", "evt_1", "req_a", 0).unwrap(), Outcome::Claimed);
-//! assert_eq!(claims.step("claim", "evt_1", "req_b", 10).unwrap(), Outcome::InProgress);
-//! assert_eq!(claims.step("complete", "evt_1", "req_a", 20).unwrap(), Outcome::Completed);
-//! assert_eq!(claims.step("claim", "evt_1", "req_c", 900).unwrap(), Outcome::Duplicate);
+//! assert_eq!(claims.step(Step::Claim, "evt_1", "req_a", 0).unwrap(), Outcome::Claimed);
+//! assert_eq!(claims.step(Step::Claim, "evt_1", "req_b", 10).unwrap(), Outcome::InProgress);
+//! assert_eq!(claims.step(Step::Complete, "evt_1", "req_a", 20).unwrap(), Outcome::Completed);
+//! assert_eq!(claims.step(Step::Claim, "evt_1", "req_c", 900).unwrap(), Outcome::Duplicate);
 //! ```
 
 use std::collections::HashMap;
@@ -84,7 +84,7 @@ impl Step {
         Step::ALL.iter().copied().find(|s| s.as_str() == text)
     }
 
-    /// Its FORMAT.md text.
+    /// Its text, the same in every xborder runtime.
     ///
     /// ```
     /// assert_eq!(xborder_core::claims::Step::Complete.as_str(), "complete");
@@ -98,7 +98,73 @@ impl Step {
     }
 }
 
-/// The answer to one step (FORMAT.md's texts, [`Outcome::as_str`]).
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Step {
+    type Err = ClaimError;
+
+    /// [`Step::parse`], with `INVALID_STEP` (field `do`) for a text that is not a step.
+    ///
+    /// ```
+    /// use xborder_core::claims::Step;
+    /// assert_eq!("claim".parse::<Step>().unwrap(), Step::Claim);
+    /// assert_eq!("Claim".parse::<Step>().unwrap_err().code(), "INVALID_STEP");
+    /// ```
+    fn from_str(text: &str) -> Result<Step, ClaimError> {
+        Step::parse(text).ok_or(ClaimError::InvalidStep { field: "do" })
+    }
+}
+
+/// What [`Claims::step`], [`ClaimTask::new`] (and the `xborder-redis` crate's `step`) take as the
+/// step: a [`Step`] (what Rust code passes), or its text (`"claim"`, `"complete"`, `"release"`,
+/// as a host reads it from configuration or JSON, and as these methods took before `Step`),
+/// refused with `INVALID_STEP` (field `do`) when it names no step.
+///
+/// ```
+/// use xborder_core::claims::{IntoStep, Step};
+/// assert_eq!(Step::Release.into_step().unwrap(), Step::Release);
+/// assert_eq!("complete".into_step().unwrap(), Step::Complete);
+/// assert_eq!(String::from("finish").into_step().unwrap_err().field(), Some("do"));
+/// ```
+pub trait IntoStep {
+    /// The step, or `INVALID_STEP` (field `do`).
+    ///
+    /// ```
+    /// use xborder_core::claims::IntoStep;
+    /// assert_eq!("release".into_step().unwrap().as_str(), "release");
+    /// ```
+    fn into_step(self) -> Result<Step, ClaimError>;
+}
+
+impl IntoStep for Step {
+    fn into_step(self) -> Result<Step, ClaimError> {
+        Ok(self)
+    }
+}
+
+impl IntoStep for &str {
+    fn into_step(self) -> Result<Step, ClaimError> {
+        self.parse()
+    }
+}
+
+impl IntoStep for &String {
+    fn into_step(self) -> Result<Step, ClaimError> {
+        self.parse()
+    }
+}
+
+impl IntoStep for String {
+    fn into_step(self) -> Result<Step, ClaimError> {
+        self.parse()
+    }
+}
+
+/// The answer to one step (its text: [`Outcome::as_str`]).
 ///
 /// ```
 /// use xborder_core::claims::Outcome;
@@ -140,7 +206,7 @@ impl Outcome {
         Outcome::Stale,
     ];
 
-    /// The outcome of a FORMAT.md text, `None` for any other text.
+    /// The outcome of its text ([`Outcome::as_str`]), `None` for any other text.
     ///
     /// ```
     /// use xborder_core::claims::Outcome;
@@ -151,7 +217,7 @@ impl Outcome {
         Outcome::ALL.iter().copied().find(|o| o.as_str() == text)
     }
 
-    /// Its FORMAT.md text.
+    /// Its text, the same in every xborder runtime.
     ///
     /// ```
     /// assert_eq!(xborder_core::claims::Outcome::Stale.as_str(), "stale");
@@ -212,7 +278,13 @@ pub struct Reply {
 }
 
 impl Reply {
-    pub(crate) const OK: Reply = Reply {
+    /// 200, no `Retry-After`: what `process` (once persisted), `ignore` and `duplicate` answer.
+    ///
+    /// ```
+    /// use xborder_core::claims::Reply;
+    /// assert_eq!((Reply::OK.status, Reply::OK.retry_after_s), (200, None));
+    /// ```
+    pub const OK: Reply = Reply {
         status: 200,
         retry_after_s: None,
     };
@@ -255,8 +327,14 @@ impl Reply {
 pub fn reply_to_code(code: &str) -> Reply {
     match code {
         "STORE_UNAVAILABLE" => ClaimError::Store(StoreError::new(code)).reply(),
-        "MISSING_SIGNATURE" | "MALFORMED_SIGNATURE" | "SIGNATURE_MISMATCH" | "MALFORMED_JSON"
-        | "NESTING_TOO_DEEP" | "MISSING_FIELD" | "INVALID_FIELD" | "ENTITY_MISMATCH" => Reply {
+        "MISSING_SIGNATURE"
+        | "MALFORMED_SIGNATURE"
+        | "SIGNATURE_MISMATCH"
+        | "MALFORMED_JSON"
+        | "NESTING_TOO_DEEP"
+        | "MISSING_FIELD"
+        | "INVALID_FIELD"
+        | "ENTITY_MISMATCH" => Reply {
             status: 400,
             retry_after_s: None,
         },
@@ -506,7 +584,7 @@ impl ClaimRules {
         }
     }
 
-    /// Done ids remembered until the store forgets them (FORMAT.md's `delivery.claims` without
+    /// Done ids remembered until the store forgets them (the claims contract's rules without
     /// `windowMs`): a store that never forgets grows with every id, so this is for a store
     /// that bounds itself (by capacity) or for tests.
     ///
@@ -670,7 +748,7 @@ impl ClaimRules {
 ///
 /// ```
 /// use std::{collections::HashMap, sync::Mutex};
-/// use xborder_core::claims::{ClaimRules, ClaimStore, Claims, Entry, Outcome};
+/// use xborder_core::claims::{ClaimRules, ClaimStore, Claims, Entry, Outcome, Step};
 /// use xborder_core::delivery::StoreError;
 /// #[derive(Default)]
 /// struct Texts(Mutex<HashMap<String, String>>); // what a Redis adapter does, in memory
@@ -687,16 +765,37 @@ impl ClaimRules {
 ///     }
 /// }
 /// let c = Claims::with_store(ClaimRules::new(1_000), Texts::default());
-/// assert_eq!(c.step("claim", "evt_1", "r1", 0).unwrap(), Outcome::Claimed);
-/// assert_eq!(c.step("claim", "evt_1", "r2", 1).unwrap(), Outcome::InProgress);
+/// assert_eq!(c.step(Step::Claim, "evt_1", "r1", 0).unwrap(), Outcome::Claimed);
+/// assert_eq!(c.step(Step::Claim, "evt_1", "r2", 1).unwrap(), Outcome::InProgress);
 /// ```
 pub trait ClaimStore {
-    /// The entry of `id`, `None` when it has none.
+    /// The entry of `id`, `None` when it has none. A failure ends the step with
+    /// `STORE_UNAVAILABLE` (503: the provider retries).
+    ///
+    /// ```
+    /// use xborder_core::claims::{ClaimRules, ClaimStore, Claims, Entry, MemoryClaims, Step};
+    /// let store = MemoryClaims::new(10);
+    /// assert_eq!(store.load("evt_1").unwrap(), None);
+    /// let claims = Claims::with_store(ClaimRules::new(30_000), &store);
+    /// claims.step(Step::Claim, "evt_1", "req_a", 5).unwrap();
+    /// assert_eq!(store.load("evt_1").unwrap(), Some(Entry::held("req_a", 5)));
+    /// ```
     fn load(&self, id: &str) -> Result<Option<Entry>, StoreError>;
 
     /// Atomically: when the entry of `id` is `expected` (`None`: no entry), makes it `new`
     /// (`None`: remove it), which the store may drop on its own after `ttl_ms`, and answers
     /// `true`; otherwise changes nothing and answers `false`.
+    ///
+    /// ```
+    /// use xborder_core::claims::{ClaimStore, Entry, MemoryClaims};
+    /// let store = MemoryClaims::new(10);
+    /// let held = Entry::held("req_a", 0);
+    /// assert!(store.compare_and_set("evt_1", None, Some(&held), Some(60_000)).unwrap());
+    /// // Another request saw no entry too: its write is refused, it loads again.
+    /// assert!(!store.compare_and_set("evt_1", None, Some(&Entry::held("req_b", 1)), Some(60_000)).unwrap());
+    /// assert!(store.compare_and_set("evt_1", Some(&held), Some(&Entry::done(9)), None).unwrap());
+    /// assert_eq!(store.load("evt_1").unwrap(), Some(Entry::done(9)));
+    /// ```
     fn compare_and_set(
         &self,
         id: &str,
@@ -803,23 +902,25 @@ pub struct ClaimTask {
 }
 
 impl ClaimTask {
-    /// A step (`claim`, `complete` or `release`) by `token` on `id` at `at` (host
-    /// milliseconds, at most [`MAX_TIME_MS`]). `INVALID_STEP` names `do`, `id` or `token` when
-    /// one is wrong.
+    /// A step ([`Step::Claim`], [`Step::Complete`] or [`Step::Release`], or its text: see
+    /// [`IntoStep`]) by `token` on `id` at `at` (host milliseconds, at most [`MAX_TIME_MS`]).
+    /// `INVALID_STEP` names `do`, `id` or `token` when one is wrong.
     ///
     /// ```
-    /// use xborder_core::claims::{ClaimRules, ClaimTask};
-    /// let e = ClaimTask::new(ClaimRules::new(10), "claim", "", "r1", 0).unwrap_err();
+    /// use xborder_core::claims::{ClaimRules, ClaimTask, Step};
+    /// let e = ClaimTask::new(ClaimRules::new(10), Step::Claim, "", "r1", 0).unwrap_err();
     /// assert_eq!(e.field(), Some("id"));
+    /// let e = ClaimTask::new(ClaimRules::new(10), "finish", "evt_1", "r1", 0).unwrap_err();
+    /// assert_eq!(e.field(), Some("do"));
     /// ```
     pub fn new(
         rules: ClaimRules,
-        step: &str,
+        step: impl IntoStep,
         id: &str,
         token: &str,
         at: u64,
     ) -> Result<ClaimTask, ClaimError> {
-        let step = Step::parse(step).ok_or(ClaimError::InvalidStep { field: "do" })?;
+        let step = step.into_step()?;
         if id.is_empty() {
             return Err(ClaimError::InvalidStep { field: "id" });
         }
@@ -956,12 +1057,18 @@ impl ClaimTask {
 
 /// Claims against a store: the synchronous way to run steps.
 ///
+/// Every method takes `&self`, and `Claims` is `Send + Sync` when its store is (the built-in
+/// [`MemoryClaims`] is): share one between the handlers of an async server in an `Arc`. With
+/// [`MemoryClaims`] a step never waits on IO, so call it directly from an async handler; with
+/// a store that does IO, drive a [`ClaimTask`] against the store's async client instead (the
+/// `xborder-redis` crate does this for Redis).
+///
 /// ```
-/// use xborder_core::claims::{ClaimRules, Claims, Outcome};
+/// use xborder_core::claims::{ClaimRules, Claims, Outcome, Step};
 /// let c = Claims::in_memory(ClaimRules::new(30_000), 100);
-/// assert_eq!(c.step("claim", "evt_1", "r1", 0).unwrap(), Outcome::Claimed);
-/// assert_eq!(c.step("release", "evt_1", "r1", 5).unwrap(), Outcome::Released);
-/// assert_eq!(c.step("claim", "evt_1", "r2", 6).unwrap(), Outcome::Claimed);
+/// assert_eq!(c.step(Step::Claim, "evt_1", "r1", 0).unwrap(), Outcome::Claimed);
+/// assert_eq!(c.step(Step::Release, "evt_1", "r1", 5).unwrap(), Outcome::Released);
+/// assert_eq!(c.step(Step::Claim, "evt_1", "r2", 6).unwrap(), Outcome::Claimed);
 /// ```
 #[derive(Debug)]
 pub struct Claims<S = MemoryClaims> {
@@ -1015,18 +1122,24 @@ impl<S: ClaimStore> Claims<S> {
         &self.store
     }
 
-    /// One step (`claim`, `complete`, `release`) by `token` on `id` at `at` (host
-    /// milliseconds).
+    /// One step ([`Step`], or its text `claim`, `complete`, `release`: see [`IntoStep`]) by
+    /// `token` on `id` at `at` (host milliseconds).
     ///
     /// ```
-    /// use xborder_core::claims::{ClaimRules, Claims};
+    /// use xborder_core::claims::{ClaimRules, Claims, Step};
     /// let c = Claims::in_memory(ClaimRules::new(10), 1);
-    /// assert_eq!(c.step("claim", "e", "r1", 0).unwrap(), "claimed");
-    /// assert_eq!(c.step("complete", "e", "r2", 1).unwrap(), "stale"); // r1 holds it
-    /// assert_eq!(c.step("complete", "e", "r1", 2).unwrap(), "completed");
-    /// assert_eq!(c.step("claim", "e", "r3", 3).unwrap(), "duplicate");
+    /// assert_eq!(c.step(Step::Claim, "e", "r1", 0).unwrap(), "claimed");
+    /// assert_eq!(c.step(Step::Complete, "e", "r2", 1).unwrap(), "stale"); // r1 holds it
+    /// assert_eq!(c.step(Step::Complete, "e", "r1", 2).unwrap(), "completed");
+    /// assert_eq!(c.step("claim", "e", "r3", 3).unwrap(), "duplicate"); // the text works too
     /// ```
-    pub fn step(&self, step: &str, id: &str, token: &str, at: u64) -> Result<Outcome, ClaimError> {
+    pub fn step(
+        &self,
+        step: impl IntoStep,
+        id: &str,
+        token: &str,
+        at: u64,
+    ) -> Result<Outcome, ClaimError> {
         ClaimTask::new(self.rules, step, id, token, at)?.run(&self.store)
     }
 }
@@ -1044,6 +1157,9 @@ struct Memory {
 /// Claims in process memory: the built-in store, for one instance (several instances share a
 /// store of the host's, over [`ClaimStore`]).
 ///
+/// `Send + Sync`: its maps are behind a [`Mutex`] held for one load or one compare-and-set (a
+/// poisoned lock is taken over, never a panic).
+///
 /// Bounded: at most `capacity` done ids (oldest forgotten first), and done ids older than the
 /// window are dropped as time passes; claims in progress at most `max(capacity, 1024)`
 /// (expired ones are swept when that is reached; if none has expired, a new claim is refused
@@ -1053,15 +1169,15 @@ struct Memory {
 /// delivery at a million ids). Each step is O(1).
 ///
 /// ```
-/// use xborder_core::claims::{ClaimRules, Claims, Outcome};
+/// use xborder_core::claims::{ClaimRules, Claims, Outcome, Step};
 /// let c = Claims::in_memory(ClaimRules::new(10), 2);
 /// for id in ["a", "b", "c"] {
-///     c.step("claim", id, "r", 0).unwrap();
-///     c.step("complete", id, "r", 0).unwrap();
+///     c.step(Step::Claim, id, "r", 0).unwrap();
+///     c.step(Step::Complete, id, "r", 0).unwrap();
 /// }
 /// assert_eq!(c.store().len(), 2);
-/// assert_eq!(c.step("claim", "a", "r2", 1).unwrap(), Outcome::Claimed); // forgotten
-/// assert_eq!(c.step("claim", "c", "r2", 1).unwrap(), Outcome::Duplicate);
+/// assert_eq!(c.step(Step::Claim, "a", "r2", 1).unwrap(), Outcome::Claimed); // forgotten
+/// assert_eq!(c.step(Step::Claim, "c", "r2", 1).unwrap(), Outcome::Duplicate);
 /// ```
 pub struct MemoryClaims {
     inner: Mutex<Memory>,
@@ -1131,12 +1247,12 @@ impl MemoryClaims {
     /// Bytes held for done ids now (ring and set), for budgets and benchmarks.
     ///
     /// ```
-    /// use xborder_core::claims::{ClaimRules, Claims};
+    /// use xborder_core::claims::{ClaimRules, Claims, Step};
     /// let c = Claims::in_memory(ClaimRules::new(10), 1000);
     /// for i in 0..1000 {
     ///     let id = format!("evt_{i}");
-    ///     c.step("claim", &id, "r", 0).unwrap();
-    ///     c.step("complete", &id, "r", 0).unwrap();
+    ///     c.step(Step::Claim, &id, "r", 0).unwrap();
+    ///     c.step(Step::Complete, &id, "r", 0).unwrap();
     /// }
     /// assert!(c.store().approx_bytes() / 1000 <= 64);
     /// ```
@@ -1219,10 +1335,12 @@ mod tests {
     fn run(c: &Claims<impl ClaimStore>, steps: &[(&str, &str, u64, &str)]) -> Vec<String> {
         steps
             .iter()
-            .map(|(step, id, at, token)| match c.step(step, id, token, *at) {
-                Ok(o) => o.as_str().to_owned(),
-                Err(e) => e.code().to_owned(),
-            })
+            .map(
+                |(step, id, at, token)| match c.step(*step, id, token, *at) {
+                    Ok(o) => o.as_str().to_owned(),
+                    Err(e) => e.code().to_owned(),
+                },
+            )
             .collect()
     }
 

@@ -1,9 +1,85 @@
-//! Every code xborder reports, in one list: FORMAT.md's and xborder's own.
+//! Every code xborder reports, in one list, with what it means.
 //!
 //! Each error type still answers its own `code()`; this module is the list those answers come
 //! from, so that a binding, a `.d.ts` union or a doc can be checked against it (a test here
 //! fails when an error type gains a code the list lacks, or the list names one nothing
-//! reports).
+//! reports, or when the tables below miss one). The codes are the same in every xborder runtime.
+//!
+//! ## Errors ([`ERRORS`])
+//!
+//! For a delivery, "status" is what [`Decision::reply`](crate::delivery::Decision::reply) (and
+//! [`claims::reply_to_code`](crate::claims::reply_to_code)) answer the provider with.
+//!
+//! | code | from | means | status |
+//! |---|---|---|---|
+//! | `MISSING_SIGNATURE` | signature | the `X-Webhook-Signature` header is absent or empty | 400 |
+//! | `MALFORMED_SIGNATURE` | signature | the header is not 64 hexadecimal digits (ASCII whitespace around it is trimmed), or two different values were sent | 400 |
+//! | `SIGNATURE_MISMATCH` | signature | no secret's HMAC-SHA256 of the raw body equals the header (compared in constant time) | 400 |
+//! | `EMPTY_SECRET` | signature | a secret given to a signer or receiver is empty (or no secret was given) | 500 |
+//! | `MALFORMED_SECRET` | signature | a secret begins or ends with ASCII whitespace (a pasted line end): refused where it is given | 500 |
+//! | `BODY_TOO_LARGE` | envelope | the body is longer than [`Limits::max_body_bytes`](crate::envelope::Limits) (1 MiB by default) | 413 |
+//! | `NESTING_TOO_DEEP` | envelope | arrays and objects nest deeper than [`Limits::max_depth`](crate::envelope::Limits) (64 by default) | 400 |
+//! | `MALFORMED_JSON` | envelope, documents | not UTF-8, not JSON, not an object, or an envelope field given twice | 400 |
+//! | `MISSING_FIELD` | envelope | `id`, `event`, `entity`, `entity.id` or `entity.type` is absent or `null` (`field` names it) | 400 |
+//! | `INVALID_FIELD` | envelope | a field has the wrong type, is an empty string, or `event` is not `<entity>:<action>` | 400 |
+//! | `ENTITY_MISMATCH` | envelope | a known event's family (before the colon) differs from `entity.type` | 400 |
+//! | `STORE_UNAVAILABLE` | delivery, claims | a dedupe or claims store failed, holds text that is not an entry, or kept changing | 503, `Retry-After: 1` |
+//! | `INVALID_STEP` | claims | a step that is not `claim`, `complete` or `release` (`field` `do`), or an empty `id` or `token` | 500 |
+//! | `VALIDATION_FAILED` | registration | event names a webhook cannot be registered for (planned, unknown, malformed): `rejected` lists them | |
+//! | `WEBHOOK_LIMIT_REACHED` | registration | the account has its [`MAX_WEBHOOKS`](crate::events::MAX_WEBHOOKS) webhooks already | |
+//! | `INVALID_URL` | registration | the webhook URL is not an absolute `http://` or `https://` URL with a host | |
+//! | `INVALID_EVENT_NAME` | catalog | a name added to the catalog is not `<entity>:<action>` | |
+//! | `INVALID_PAGE` | pagination | `page` is not an integer from 0 to 2^53 − 1 | |
+//! | `INVALID_PAGE_SIZE` | pagination | `pageSize` is not an integer from 1 to 2^53 − 1 | |
+//! | `INVALID_SORT_ORDER` | pagination | `sortOrder` is not `ASC` or `DESC` (any case) | |
+//! | `INVALID_SORT_BY` | pagination | `sortBy` is not a non-empty string | |
+//! | `INVALID_SEARCH` | pagination | `search` is not a string | |
+//! | `INVALID_FILTER` | pagination | a filter with an empty key, a key that is a list parameter, or a value that is not a string, integer, boolean or `null` (`field` names it) | |
+//! | `UNKNOWN_PARAMETER` | pagination | a list parameter this API does not have (`field` names it) | |
+//! | `MALFORMED_RESPONSE` | pagination | a list response is none of the provider's list envelopes | |
+//! | `OUT_OF_RANGE` | pagination | the page arithmetic passes 2^53 − 1 | |
+//! | `INVALID_ROUTING_NUMBER` | beneficiary | not 9 digits with a valid ABA check digit (also an issue code) | |
+//! | `RULES_UNREADABLE` | beneficiary | the rules document was given and does not have its shape | |
+//! | `BANKS_UNREADABLE` | beneficiary | the bank list was given and does not have its shape | |
+//! | `INTERNAL_ERROR` | bindings | a bug of xborder (a panic) reached a binding | |
+//! | `NOT_INITIALIZED` | bindings | the npm package was called before its module loaded | |
+//! | `FREED` | bindings | an object was used after `free()` | |
+//!
+//! ## Beneficiary issues ([`ISSUES`])
+//!
+//! Each issue of a [`Validation`](crate::beneficiary::Validation) has a path, one of these
+//! codes, an English message saying what to fix, and the rules document's label of the field.
+//!
+//! | code | means |
+//! |---|---|
+//! | `REQUIRED` | a required field (fixed rules, or the rules document's) is absent, `null`, or blank |
+//! | `INVALID_VALUE` | the wrong type, or a value outside the allowed ones (`ownerType`, `paymentType`, a country that is not ISO 3166-1 alpha-2) |
+//! | `INVALID_ROUTING_NUMBER` | `paymentInfo.routingNumber` (US) is not a valid ABA routing number |
+//! | `UNKNOWN_BANK` | `paymentInfo.bankId` is not in the country's bank list |
+//! | `RULES_MISMATCH` | the rules document is for another country or owner type than the draft |
+//! | `BANKS_MISMATCH` | the bank list is for another country than the draft |
+//! | `UNSUPPORTED_PAYMENT_TYPE` | the rules document lists payment types and the draft's is not one |
+//! | `RULES_UNREADABLE` | the rules document was given and cannot be read: none of its rules applied (path `""`) |
+//! | `BANKS_UNREADABLE` | the bank list was given and cannot be read: no bank checked (path `""`) |
+//! | `INVALID_IBAN` | an `accountNumber` starting with two letters: not a registry country, wrong length or layout, or mod 97 fails |
+//! | `INVALID_CLABE` | an 18-digit `accountNumber` to `MX`: its check digit (weights 3, 7, 1) fails |
+//! | `INVALID_CBU` | a 22-digit `accountNumber` to `AR`: a block's check digit fails |
+//! | `INVALID_CUIT` | `bankDocumentNumber` to `AR`: not 11 digits, a wrong type prefix, or mod 11 fails |
+//! | `INVALID_BIC` | `bic`: not 8 or 11 characters of bank, ISO country, location, branch |
+//! | `INVALID_IFSC` | `ifscCode` to `IN`: not 4 letters, `0`, 6 letters or digits |
+//! | `INVALID_SORT_CODE` | `sortCode` to `GB`: not 6 digits |
+//! | `INVALID_BSB` | `bsbNumber` to `AU`: not 6 digits |
+//! | `INVALID_BRANCH_CODE` | `branchCode` to `CA`: not 8 digits |
+//!
+//! ## Page drift ([`DRIFTS`])
+//!
+//! | code | means |
+//! |---|---|
+//! | `TOTAL_CHANGED` | `total` differs from the previous page's |
+//! | `REPEATED_RECORDS` | records of an earlier page came again (passed on once) |
+//! | `HAS_NEXT_CONFLICT` | the page's `hasNext` contradicts its `total`; the walker follows `hasNext` |
+//! | `POSSIBLY_SKIPPED` | the total shrank, or the walk saw fewer unique records than `total` |
+//! | `STALLED` | two pages in a row brought nothing new: the walk ends |
 //!
 //! ```
 //! use xborder_core::codes;
@@ -29,8 +105,20 @@
 pub trait Coded: std::error::Error {
     /// The stable SCREAMING_SNAKE code (one of [`ERRORS`], or of [`ISSUES`] for an account
     /// detail).
+    ///
+    /// ```
+    /// use xborder_core::{codes::Coded, signature::SignatureError};
+    /// let e: &dyn Coded = &SignatureError::MalformedSecret;
+    /// assert_eq!(e.code(), "MALFORMED_SECRET");
+    /// ```
     fn code(&self) -> &'static str;
     /// The field, parameter or step input concerned, where the error names one.
+    ///
+    /// ```
+    /// use xborder_core::{codes::Coded, envelope::EnvelopeError};
+    /// let e: &dyn Coded = &EnvelopeError::MissingField("id");
+    /// assert_eq!((e.code(), e.field()), ("MISSING_FIELD", Some("id")));
+    /// ```
     fn field(&self) -> Option<&str> {
         None
     }
@@ -163,6 +251,21 @@ pub const DRIFTS: &[&str] = &[
 mod tests {
     use std::collections::BTreeSet;
 
+    /// The module's tables name every code of the lists, once each, and nothing else.
+    #[test]
+    fn the_doc_tables_cover_every_code() {
+        let doc: Vec<&str> = include_str!("codes.rs")
+            .lines()
+            .filter_map(|l| l.strip_prefix("//! | `"))
+            .filter_map(|l| l.split('`').next())
+            .collect();
+        let mut listed: Vec<&str> = ERRORS.iter().chain(ISSUES).chain(DRIFTS).copied().collect();
+        let mut doc_sorted = doc.clone();
+        listed.sort_unstable();
+        doc_sorted.sort_unstable();
+        assert_eq!(doc_sorted, listed);
+    }
+
     use super::*;
     use crate::beneficiary::{Document, IssueCode, RoutingNumberError};
     use crate::claims::ClaimError;
@@ -210,7 +313,11 @@ mod tests {
             assert_eq!(reply_to_code(e.code()).status, want, "{}", e.code());
         }
         for e in every_envelope_error() {
-            let want = if e.code() == "BODY_TOO_LARGE" { 413 } else { 400 };
+            let want = if e.code() == "BODY_TOO_LARGE" {
+                413
+            } else {
+                400
+            };
             assert_eq!(reply_to_code(e.code()).status, want, "{}", e.code());
         }
         let store = reply_to_code("STORE_UNAVAILABLE");

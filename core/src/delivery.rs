@@ -8,6 +8,7 @@
 
 use std::fmt;
 use std::hash::Hasher;
+use std::sync::{Mutex, MutexGuard};
 
 use sha2::{Digest, Sha256};
 
@@ -16,7 +17,7 @@ use crate::events::{Catalog, EventKind};
 use crate::signature::{SignatureError, Verifier};
 use crate::window::{Packed, Window};
 
-/// Delivery attempts per event before the service dead-letters it (payments-api.md, Limits).
+/// Delivery attempts per event before the service dead-letters it (the provider's documented limit).
 pub const MAX_DELIVERY_ATTEMPTS: u32 = 5;
 
 /// How many committed ids a [`MemoryWindow`] remembers unless told otherwise.
@@ -65,27 +66,84 @@ impl fmt::Display for StoreError {
 impl std::error::Error for StoreError {}
 
 /// Where committed event ids are remembered. [`MemoryWindow`] is the in-process one; a consumer
-/// running several instances implements this over Redis (`SET key NX EX ttl`) or a database
-/// table with a unique key.
+/// running several instances implements this over a shared store, or (better, with an async
+/// store) dedupes with [`claims`](crate::claims) instead.
+///
+/// Both methods take `&self`: a store shared by concurrent requests keeps its own lock (as
+/// [`MemoryWindow`] does) or hands each call to a connection pool. A [`Receiver`] is
+/// `Send + Sync` when its store is.
+///
+/// **From async code.** The trait is synchronous, and [`Receiver::receive`] calls
+/// [`is_committed`](DedupeStore::is_committed) in the caller's thread. The built-in
+/// [`MemoryWindow`] never waits on IO (each call is O(1) under a lock held for that call only),
+/// so call the receiver directly from an async handler. A store that does IO (a database, Redis)
+/// would block the executor's thread: build the receiver with a window of 0 and dedupe with
+/// claims over an async store instead ([`claims::ClaimTask`](crate::claims::ClaimTask), which the
+/// `xborder-redis` crate drives over Redis), or, if the store must stay synchronous, run
+/// `receive` and `commit` inside `tokio::task::spawn_blocking`.
 ///
 /// ```
-/// use std::collections::HashSet;
-/// use xborder_core::delivery::{DedupeStore, StoreError};
+/// use std::{collections::HashSet, sync::Mutex};
+/// use xborder_core::delivery::{DedupeStore, Receiver, StoreError};
 /// #[derive(Default)]
-/// struct Table(HashSet<String>);
+/// struct Table(Mutex<HashSet<String>>); // a database table with a unique key, in memory
 /// impl DedupeStore for Table {
-///     fn is_committed(&self, id: &str) -> Result<bool, StoreError> { Ok(self.0.contains(id)) }
-///     fn commit(&mut self, id: &str) -> Result<(), StoreError> { self.0.insert(id.to_owned()); Ok(()) }
+///     fn is_committed(&self, id: &str) -> Result<bool, StoreError> {
+///         let set = self.0.lock().map_err(|_| StoreError::new("poisoned"))?;
+///         Ok(set.contains(id))
+///     }
+///     fn commit(&self, id: &str) -> Result<(), StoreError> {
+///         let mut set = self.0.lock().map_err(|_| StoreError::new("poisoned"))?;
+///         set.insert(id.to_owned());
+///         Ok(())
+///     }
 /// }
-/// let mut t = Table::default();
-/// t.commit("evt_1").unwrap();
-/// assert!(t.is_committed("evt_1").unwrap());
+/// let rx = Receiver::with_store(&["whsec_k"], Table::default()).unwrap();
+/// rx.commit("evt_1").unwrap();
+/// assert!(rx.store().is_committed("evt_1").unwrap());
 /// ```
 pub trait DedupeStore {
-    /// Whether `id` was committed (and is still remembered).
+    /// Whether `id` was committed (and is still remembered). A failure makes the delivery a
+    /// `reject` with `STORE_UNAVAILABLE` (503: the provider retries).
+    ///
+    /// ```
+    /// use xborder_core::delivery::{DedupeStore, MemoryWindow};
+    /// let w = MemoryWindow::new(10);
+    /// assert!(!w.is_committed("evt_1").unwrap());
+    /// w.commit("evt_1").unwrap();
+    /// assert!(w.is_committed("evt_1").unwrap());
+    /// ```
     fn is_committed(&self, id: &str) -> Result<bool, StoreError>;
-    /// Records `id` as processed. Called by the host after it persisted the event.
-    fn commit(&mut self, id: &str) -> Result<(), StoreError>;
+
+    /// Records `id` as processed. Called by the host (through [`Receiver::commit`]) after it
+    /// persisted the event; committing an id again changes nothing.
+    ///
+    /// ```
+    /// use xborder_core::delivery::{DedupeStore, MemoryWindow};
+    /// let w = MemoryWindow::new(10);
+    /// w.commit("evt_1").unwrap();
+    /// w.commit("evt_1").unwrap();
+    /// assert_eq!(w.len(), 1);
+    /// ```
+    fn commit(&self, id: &str) -> Result<(), StoreError>;
+}
+
+impl<S: DedupeStore + ?Sized> DedupeStore for &S {
+    fn is_committed(&self, id: &str) -> Result<bool, StoreError> {
+        (**self).is_committed(id)
+    }
+    fn commit(&self, id: &str) -> Result<(), StoreError> {
+        (**self).commit(id)
+    }
+}
+
+impl<S: DedupeStore + ?Sized> DedupeStore for std::sync::Arc<S> {
+    fn is_committed(&self, id: &str) -> Result<bool, StoreError> {
+        (**self).is_committed(id)
+    }
+    fn commit(&self, id: &str) -> Result<(), StoreError> {
+        (**self).commit(id)
+    }
 }
 
 /// A 128-bit digest of an id: what the windows and the walker keep instead of the id's text.
@@ -123,9 +181,14 @@ impl Hasher for DigestHasher {
 /// matter. Check and commit are O(1). (The claims' built-in store keeps its done ids the same
 /// way.)
 ///
+/// `Send + Sync`: the window is behind a [`Mutex`] held for one check or one commit, so one
+/// window (and the [`Receiver`] over it) serves concurrent requests. A panic elsewhere while
+/// the lock was held cannot leave it half-written (each commit is one insert), so a poisoned
+/// lock is taken over, never a panic.
+///
 /// ```
 /// use xborder_core::delivery::{DedupeStore, MemoryWindow};
-/// let mut w = MemoryWindow::new(2);
+/// let w = MemoryWindow::new(2);
 /// for id in ["a", "b", "c"] { w.commit(id).unwrap(); }
 /// assert!(!w.is_committed("a").unwrap()); // forgotten: the window holds 2
 /// assert!(w.is_committed("c").unwrap());
@@ -133,7 +196,7 @@ impl Hasher for DigestHasher {
 /// ```
 #[derive(Default)]
 pub struct MemoryWindow {
-    window: Window,
+    window: Mutex<Window>,
 }
 
 impl fmt::Debug for MemoryWindow {
@@ -156,8 +219,15 @@ impl MemoryWindow {
     /// ```
     pub fn new(capacity: usize) -> Self {
         MemoryWindow {
-            window: Window::new(capacity),
+            window: Mutex::new(Window::new(capacity)),
         }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Window> {
+        // A panic while the lock is held cannot leave the window half-written in a way that
+        // breaks it (each commit is one insert and one eviction), so a poisoned lock is taken
+        // over.
+        self.window.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The most ids it remembers.
@@ -166,7 +236,7 @@ impl MemoryWindow {
     /// assert_eq!(xborder_core::delivery::MemoryWindow::new(0).capacity(), 0);
     /// ```
     pub fn capacity(&self) -> usize {
-        self.window.capacity()
+        self.lock().capacity()
     }
 
     /// How many ids it remembers now.
@@ -175,7 +245,7 @@ impl MemoryWindow {
     /// assert_eq!(xborder_core::delivery::MemoryWindow::new(3).len(), 0);
     /// ```
     pub fn len(&self) -> usize {
-        self.window.len()
+        self.lock().len()
     }
 
     /// Whether it remembers no id.
@@ -184,33 +254,34 @@ impl MemoryWindow {
     /// assert!(xborder_core::delivery::MemoryWindow::new(3).is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
-        self.window.len() == 0
+        self.lock().len() == 0
     }
 
     /// Bytes held for the ids now (ring and table), for budgets and benchmarks.
     ///
     /// ```
     /// use xborder_core::delivery::{DedupeStore, MemoryWindow};
-    /// let mut w = MemoryWindow::new(1000);
+    /// let w = MemoryWindow::new(1000);
     /// for i in 0..1000 { w.commit(&format!("evt_{i}")).unwrap(); }
     /// assert!(w.approx_bytes() / 1000 <= 64);
     /// ```
     pub fn approx_bytes(&self) -> usize {
-        self.window.approx_bytes()
+        self.lock().approx_bytes()
     }
 }
 
 impl DedupeStore for MemoryWindow {
     fn is_committed(&self, id: &str) -> Result<bool, StoreError> {
-        Ok(self.window.get(Packed::new(id, 0)).is_some())
+        Ok(self.lock().get(Packed::new(id, 0)).is_some())
     }
 
-    fn commit(&mut self, id: &str) -> Result<(), StoreError> {
+    fn commit(&self, id: &str) -> Result<(), StoreError> {
         let probe = Packed::new(id, 0);
+        let mut window = self.lock();
         // Committing an id again keeps its place: the window forgets by first commit.
-        if self.window.get(probe).is_none() {
-            self.window.insert(probe, 0);
-            self.window.evict(0, None);
+        if window.get(probe).is_none() {
+            window.insert(probe, 0);
+            window.evict(0, None);
         }
         Ok(())
     }
@@ -313,7 +384,7 @@ impl Action {
         Action::Reject,
     ];
 
-    /// `process`, `ignore`, `duplicate` or `reject` (FORMAT.md's names).
+    /// `process`, `ignore`, `duplicate` or `reject` (the same texts in every runtime).
     ///
     /// ```
     /// assert_eq!(xborder_core::delivery::Action::Reject.as_str(), "reject");
@@ -339,7 +410,7 @@ impl fmt::Display for Action {
 /// ```
 /// use xborder_core::delivery::{Decision, Receiver};
 /// use xborder_core::signature::sign;
-/// let mut rx = Receiver::new(&["whsec_k"], 100).unwrap();
+/// let rx = Receiver::new(&["whsec_k"], 100).unwrap();
 /// let body = br#"{"id":"evt_1","event":"order:created","entity":{"id":"o","type":"order"}}"#;
 /// let sig = sign(b"whsec_k", body).unwrap();
 /// let Decision::Process(env) = rx.receive(body, Some(&sig)) else { panic!() };
@@ -363,7 +434,7 @@ pub enum Decision {
 
 impl Decision {
     /// The [`Action`] of this decision: the one way to read its kind without matching (its
-    /// text, FORMAT.md's `process` / `ignore` / `duplicate` / `reject`, is
+    /// text, `process` / `ignore` / `duplicate` / `reject`, is
     /// [`Action::as_str`], and an `Action` compares equal to that text).
     ///
     /// ```
@@ -440,9 +511,23 @@ impl Decision {
 
 /// Verifies, decodes, classifies and dedupes deliveries.
 ///
+/// Every method takes `&self`, and a `Receiver` is `Send + Sync` when its store is (the
+/// built-in [`MemoryWindow`] is): build one at start-up and share it between the handlers of an
+/// async server in an `Arc` (or axum's `State`), with no lock of yours. A commit holds the
+/// window's own lock for that one insert, never across your persist.
+///
 /// ```
+/// use std::sync::Arc;
 /// use xborder_core::delivery::Receiver;
-/// let rx = Receiver::new(&["k1", "k2"], 1_000).unwrap();
+/// let rx = Arc::new(Receiver::new(&["k1", "k2"], 1_000).unwrap());
+/// let handles: Vec<_> = (0..4)
+///     .map(|i| {
+///         let rx = Arc::clone(&rx);
+///         std::thread::spawn(move || rx.commit(&format!("evt_{i}")))
+///     })
+///     .collect();
+/// for h in handles { h.join().unwrap().unwrap(); }
+/// assert_eq!(rx.store().len(), 4);
 /// assert!(format!("{rx:?}").contains("redacted"));
 /// ```
 pub struct Receiver<S: DedupeStore = MemoryWindow> {
@@ -526,6 +611,19 @@ impl<S: DedupeStore> Receiver<S> {
         &self.catalog
     }
 
+    /// The decoding [`Limits`] in use: a server sets its own body limit to
+    /// `limits().max_body_bytes` (axum's `DefaultBodyLimit::max`), so that one limit holds.
+    ///
+    /// ```
+    /// use xborder_core::{delivery::Receiver, envelope::Limits};
+    /// let rx = Receiver::new(&["k"], 5).unwrap();
+    /// assert_eq!(rx.limits().max_body_bytes, 1 << 20);
+    /// assert_eq!(rx.with_limits(Limits::new(8, 64)).limits().max_body_bytes, 8);
+    /// ```
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
     /// The dedupe store.
     ///
     /// ```
@@ -594,14 +692,15 @@ impl<S: DedupeStore> Receiver<S> {
     }
 
     /// Records `id` as processed. Call it after the event is persisted, before answering 2xx.
+    /// Takes `&self`: concurrent handlers commit through one shared receiver.
     ///
     /// ```
     /// use xborder_core::delivery::{Receiver, DedupeStore};
-    /// let mut rx = Receiver::new(&["k"], 5).unwrap();
+    /// let rx = Receiver::new(&["k"], 5).unwrap();
     /// rx.commit("evt_1").unwrap();
     /// assert!(rx.store().is_committed("evt_1").unwrap());
     /// ```
-    pub fn commit(&mut self, id: &str) -> Result<(), StoreError> {
+    pub fn commit(&self, id: &str) -> Result<(), StoreError> {
         self.store.commit(id)
     }
 }
@@ -743,7 +842,7 @@ mod tests {
 
     #[test]
     fn crash_before_commit_is_processed_again() {
-        let mut rx = Receiver::new(&["k"], 10).unwrap();
+        let rx = Receiver::new(&["k"], 10).unwrap();
         let b = body("evt_1", "order:created");
         let s = sign(b"k", &b).unwrap();
         assert_eq!(rx.receive(&b, Some(&s)).action(), "process"); // crashed before persisting
@@ -756,7 +855,7 @@ mod tests {
     #[test]
     fn provider_retries_until_persisted_or_dead_lettered() {
         for failures in 0..=6u32 {
-            let mut rx = Receiver::new(&["k"], 10).unwrap();
+            let rx = Receiver::new(&["k"], 10).unwrap();
             let b = body("evt_r", "sender:created");
             let s = sign(b"k", &b).unwrap();
             let mut attempts = DeliveryAttempts::new();
@@ -799,7 +898,7 @@ mod tests {
         fn is_committed(&self, _: &str) -> Result<bool, StoreError> {
             Err(StoreError::new("down"))
         }
-        fn commit(&mut self, _: &str) -> Result<(), StoreError> {
+        fn commit(&self, _: &str) -> Result<(), StoreError> {
             Err(StoreError::new("down"))
         }
     }
@@ -813,8 +912,27 @@ mod tests {
     }
 
     #[test]
+    fn a_poisoned_window_is_taken_over_not_a_panic() {
+        let rx = std::sync::Arc::new(Receiver::new(&["k"], 10).unwrap());
+        rx.commit("evt_0").unwrap();
+        let held = std::sync::Arc::clone(&rx);
+        let poisoned = std::thread::spawn(move || {
+            let _guard = held.store().window.lock();
+            panic!("a panic while the window's lock is held");
+        })
+        .join();
+        assert!(poisoned.is_err() && rx.store().window.is_poisoned());
+        let b = body("evt_1", "order:created");
+        let s = sign(b"k", &b).unwrap();
+        assert_eq!(rx.receive(&b, Some(&s)).action(), "process");
+        rx.commit("evt_1").unwrap();
+        assert_eq!(rx.receive(&b, Some(&s)).action(), "duplicate");
+        assert_eq!(rx.store().len(), 2);
+    }
+
+    #[test]
     fn window_memory_per_id_is_bounded() {
-        let mut w = MemoryWindow::new(100_000);
+        let w = MemoryWindow::new(100_000);
         for i in 0..100_000 {
             w.commit(&format!("evt_{i:040}")).unwrap();
         }
@@ -831,7 +949,7 @@ mod tests {
         /// uncommitted id is never one.
         #[test]
         fn window_matches_model(cap in 0usize..8, ops in proptest::collection::vec((0u8..12, proptest::bool::ANY), 0..200)) {
-            let mut w = MemoryWindow::new(cap);
+            let w = MemoryWindow::new(cap);
             let mut model: VecDeque<String> = VecDeque::new();
             for (id, commit) in ops {
                 let id = format!("evt_{id}");

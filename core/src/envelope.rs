@@ -48,7 +48,7 @@ pub enum EnvelopeError {
 }
 
 impl EnvelopeError {
-    /// The stable code of FORMAT.md.
+    /// The stable code (see [`crate::codes`]).
     ///
     /// ```
     /// assert_eq!(xborder_core::envelope::EnvelopeError::MalformedJson.code(), "MALFORMED_JSON");

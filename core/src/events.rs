@@ -1,12 +1,12 @@
 //! Event names: the catalog, classification, registration pre-check and subscription matching.
 //!
-//! Names have the form `<entity>:<action>` (payments-api.md, Events). The catalog holds the live
+//! Names have the form `<entity>:<action>` (the provider's API reference, Events). The catalog holds the live
 //! names, the listed wildcards and the planned (reserved) names as static data; a [`Catalog`] can
 //! be extended at runtime when the provider ships names before xborder does.
 
 use std::fmt;
 
-/// The 33 live event names of payments-api.md, in the order of its tables.
+/// The 33 live event names of the provider's API reference, in the order of its tables.
 pub const LIVE_EVENTS: &[&str] = &[
     "order:created",
     "order:awaiting_funds",
@@ -279,7 +279,7 @@ impl fmt::Display for CatalogError {
 impl std::error::Error for CatalogError {}
 
 impl Catalog {
-    /// The catalog of payments-api.md, with nothing added.
+    /// The catalog of the provider's API reference, with nothing added.
     ///
     /// ```
     /// assert!(xborder_core::events::Catalog::builtin().is_live("order:success"));

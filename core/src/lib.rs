@@ -12,6 +12,8 @@ pub mod events;
 mod json;
 pub mod pagination;
 mod scan;
+#[cfg(feature = "serde")]
+mod ser;
 pub mod signature;
 mod window;
 

@@ -106,7 +106,7 @@ impl PaginationError {
 
 impl fmt::Display for PaginationError {
     /// The code, then what to fix; a key is quoted with `escape_default` (no `{:?}`: it would
-    /// link Unicode tables into the WASM module, see ARCHITECTURE.md).
+    /// link Unicode tables into the WASM module, so the WASM module stays small).
     ///
     /// ```
     /// use xborder_core::pagination::PaginationError;
@@ -391,6 +391,13 @@ impl ListParams {
     }
 
     /// Sets the number of records per page (checked by [`validate`](Self::validate)).
+    ///
+    /// ```
+    /// use xborder_core::pagination::ListParams;
+    /// let p = ListParams::default().page_size(50);
+    /// assert_eq!(p.to_query(), "page=0&pageSize=50&sortBy=createdAt&sortOrder=DESC");
+    /// assert_eq!(ListParams::default().page_size(0).validate().unwrap_err().code(), "INVALID_PAGE_SIZE");
+    /// ```
     #[must_use]
     pub fn page_size(mut self, page_size: u64) -> Self {
         self.page_size = page_size;
@@ -398,6 +405,12 @@ impl ListParams {
     }
 
     /// Sets the field to sort by and the direction.
+    ///
+    /// ```
+    /// use xborder_core::pagination::{ListParams, SortOrder};
+    /// let p = ListParams::default().sort("amount", SortOrder::Asc);
+    /// assert_eq!(p.to_query(), "page=0&pageSize=10&sortBy=amount&sortOrder=ASC");
+    /// ```
     #[must_use]
     pub fn sort(mut self, sort_by: impl Into<String>, order: SortOrder) -> Self {
         self.sort_by = sort_by.into();
@@ -406,6 +419,12 @@ impl ListParams {
     }
 
     /// Sets the free-text search (an empty one is left out of the query).
+    ///
+    /// ```
+    /// use xborder_core::pagination::ListParams;
+    /// assert!(ListParams::default().search("Ana").to_query().ends_with("&search=Ana"));
+    /// assert!(!ListParams::default().search("").to_query().contains("search"));
+    /// ```
     #[must_use]
     pub fn search(mut self, text: impl Into<String>) -> Self {
         self.search = Some(text.into());

@@ -37,7 +37,7 @@ pub enum SignatureError {
 }
 
 impl SignatureError {
-    /// The stable code of FORMAT.md.
+    /// The stable code (see [`crate::codes`]).
     ///
     /// ```
     /// assert_eq!(xborder_core::signature::SignatureError::EmptySecret.code(), "EMPTY_SECRET");
@@ -72,7 +72,7 @@ impl fmt::Display for SignatureError {
 
 impl std::error::Error for SignatureError {}
 
-/// ASCII whitespace as FORMAT.md's `MALFORMED_SECRET` counts it (no vertical tab).
+/// ASCII whitespace as `MALFORMED_SECRET` counts it (no vertical tab).
 fn is_secret_space(b: &u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\x0c' | b'\r')
 }

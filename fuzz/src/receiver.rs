@@ -136,7 +136,7 @@ pub fn receiver_scenario(scenario: &Scenario) {
         &[KEY_A]
     };
     let window = usize::from(scenario.window % 5);
-    let mut rx = Receiver::new(keys, window).expect("non-empty keys");
+    let rx = Receiver::new(keys, window).expect("non-empty keys");
     let mut model = Model {
         cap: window,
         ring: VecDeque::new(),

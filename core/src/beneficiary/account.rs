@@ -1,5 +1,5 @@
 //! Account details checked as banks check them: IBAN, BIC, CLABE, CBU, CUIT, IFSC, sort code,
-//! BSB and Canadian branch code (FORMAT.md's "Account details").
+//! BSB and Canadian branch code.
 //!
 //! Every check reads the value as a form sends it: ASCII spaces and hyphens are removed and
 //! letters are read without regard to case (`de89 3704-0044…` is read as `DE893704…`).
@@ -211,7 +211,7 @@ pub(super) fn iban_shaped(value: &str) -> bool {
 }
 
 impl AccountDetail {
-    /// Every kind, in FORMAT.md's order.
+    /// Every kind, in the order of the crate's account-details table.
     ///
     /// ```
     /// assert_eq!(xborder_core::beneficiary::AccountDetail::ALL.len(), 9);

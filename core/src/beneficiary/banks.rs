@@ -99,7 +99,7 @@ impl BankList {
     /// Reads a bank-list response as a binding receives it: the country it was asked for, when
     /// the caller gave one, and the response. A list given without its country is a list for no
     /// country: validation reports it (`BANKS_MISMATCH` at `country`) and does not apply it.
-    /// The one rule every binding follows (FORMAT.md's `banks: {country, response}`).
+    /// The one rule every binding follows (a bank list is given with the country it was asked for: `banks: {country, response}`).
     ///
     /// ```
     /// use serde_json::json;

@@ -1,4 +1,4 @@
-//! Documents that cannot be read: reported, never read as nothing (FORMAT.md's "Documents").
+//! Documents that cannot be read: reported, never read as nothing.
 
 use std::fmt;
 

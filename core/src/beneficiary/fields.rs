@@ -11,7 +11,7 @@ use super::{FieldRule, ValidationRules};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum FieldSource {
-    /// The fixed rules of payments-api.md.
+    /// The fixed rules of the provider's API (the same for every country).
     Fixed,
     /// The server's rules document.
     Rules,

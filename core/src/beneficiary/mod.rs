@@ -1,6 +1,6 @@
 //! Beneficiary drafts checked before `POST /v1/beneficiaries`: every problem, at its field.
 //!
-//! The fixed rules of payments-api.md hold with or without a rules document: `bank_account` to
+//! The fixed rules of the provider's API hold with or without a rules document: `bank_account` to
 //! `US` needs `paymentInfo.routingNumber` (a valid ABA number); `bank_account` elsewhere needs
 //! `paymentInfo.bankId`, one of that country's bank ids when a bank list is given. The server's
 //! validation-rules document adds required fields (presence only). A rules document or bank list
@@ -63,7 +63,7 @@ pub use routing::{check_routing_number, RoutingNumberError};
 pub use rules::{FieldRule, PaymentTypeRules, ValidationRules};
 pub use validate::{validate, BeneficiaryValidator, Validation};
 
-/// The kind of problem found at a path. Codes are FORMAT.md's.
+/// The kind of problem found at a path (each code's meaning: [`crate::codes`]).
 ///
 /// ```
 /// use xborder_core::beneficiary::IssueCode;
@@ -111,7 +111,7 @@ pub enum IssueCode {
 }
 
 impl IssueCode {
-    /// Every issue code, in FORMAT.md's order (the bindings' enums are checked against it).
+    /// Every issue code, in the order of [`crate::codes::ISSUES`] (the bindings' enums are checked against it).
     ///
     /// ```
     /// use xborder_core::beneficiary::IssueCode;

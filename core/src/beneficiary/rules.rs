@@ -176,7 +176,7 @@ impl ValidationRules {
     }
 
     /// The rules of a payment type, each resolved under `paymentInfo`: an entry named
-    /// `paymentInfo` itself stands for its sub-fields (FORMAT.md), every other entry for itself.
+    /// `paymentInfo` itself stands for its sub-fields, every other entry for itself.
     /// The one reading of that rule, for validation, the form's fields and labels.
     pub(super) fn under_payment_info<'a>(
         &'a self,

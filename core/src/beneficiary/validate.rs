@@ -394,7 +394,7 @@ fn check(draft: &Value, rules: Doc<'_, ValidationRules>, banks: Doc<'_, BankList
         }
     }
 
-    // The fixed rules of payments-api.md.
+    // The fixed rules of the provider's API.
     if let Some(country) = country {
         let banks = banks.filter(|b| {
             let same = b.country == country;
@@ -433,7 +433,7 @@ fn check(draft: &Value, rules: Doc<'_, ValidationRules>, banks: Doc<'_, BankList
     out
 }
 
-/// FORMAT.md's "Account details": which fields of `paymentInfo` are checked as which detail.
+/// The account-details table (the crate's front page): which fields of `paymentInfo` are checked as which detail.
 fn account_details(
     out: &mut Validation,
     pi: &Map<String, Value>,

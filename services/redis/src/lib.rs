@@ -1,47 +1,14 @@
-//! # xborder-redis
-//!
-//! Claims of [`xborder_core::claims`] kept in Redis, so that every instance of one consumer
-//! shares them: a delivery and its retry arriving at two instances at once are processed once.
-//!
-//! The rules are core's ([`ClaimTask`] decides); this crate only moves entry texts: a load is a
-//! `GET`, a compare-and-set is core's [`REDIS_COMPARE_AND_SET`] script, the same one the Node
-//! and Python adapters run. The host injects its connection (a `redis` crate
-//! [`ConnectionManager`] or multiplexed connection) and its clock (`at_ms`).
-//!
-//! ```no_run
-//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-//! use xborder_core::claims::{ClaimRules, Outcome};
-//! use xborder_redis::RedisClaims;
-//! let client = redis::Client::open("redis://127.0.0.1:6379/")?;
-//! let conn = redis::aio::ConnectionManager::new(client).await?;
-//! let claims = RedisClaims::new(conn, ClaimRules::new(30_000).with_window(7 * 86_400_000), "xb:claims:");
-//! let now = 1_700_000_000_000;
-//! if claims.step("claim", "evt_1", "req_42", now).await? == Outcome::Claimed {
-//!     // persist the event, then:
-//!     claims.step("complete", "evt_1", "req_42", now + 15).await?;
-//! }
-//! # Ok(()) }
-//! ```
-//!
-//! ## What Redis does not promise
-//! - **Clock skew.** Each instance passes its own clock. An entry carries the time of the
-//!   instance that wrote it; another instance compares it with its own clock. With a skew of
-//!   `s` ms, a claim looks expired `s` ms early (or late) to the other instance: a lease much
-//!   longer than the skew (seconds against milliseconds, with NTP) keeps a takeover from
-//!   happening while the first holder still works. A done id is a duplicate for the window
-//!   give or take `s`.
-//! - **A Redis restart** without persistence (`appendonly no`, no snapshot) forgets every
-//!   entry: claims in progress are lost (their holders' `complete` then answers `stale`, and a
-//!   retry arriving meanwhile is processed again) and done ids are forgotten (a redelivery of
-//!   an event already persisted is processed a second time). Nothing is lost: the cost is
-//!   duplicates, which the host's persistence must tolerate (an upsert by event id). With
-//!   `appendonly yes` and `appendfsync everysec`, at most the last second of entries is lost.
-//! - **Unreachable Redis**: every step fails with `STORE_UNAVAILABLE`; answer non-2xx and the
-//!   provider retries (5 attempts in all).
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 
 #[cfg(feature = "testing")]
 pub mod testing;
+
+/// The `redis` crate this one is built against (0.32: `>= 0.32, < 0.33`). Build connections
+/// with this path (`xborder_redis::redis::Client`) and no second `redis` dependency of yours can
+/// disagree with it; a `redis` of another minor version in your `Cargo.toml` is a different
+/// crate to Rust, and its connections do not implement this one's `ConnectionLike` (E0277).
+pub use redis;
 
 use redis::aio::ConnectionLike;
 pub use redis::aio::ConnectionManager;
@@ -49,12 +16,19 @@ use redis::{AsyncCommands, Script};
 use xborder_core::claims::{
     ClaimError, ClaimRules, ClaimTask, Entry, Need, Outcome, REDIS_COMPARE_AND_SET,
 };
+pub use xborder_core::claims::{IntoStep, Step};
 use xborder_core::delivery::StoreError;
 
 /// Claims in Redis, under keys `<prefix><event id>`.
 ///
 /// Cloning is cheap when the connection is (a [`ConnectionManager`] or a multiplexed
-/// connection is a handle): every request of an instance can hold its own clone.
+/// connection is a handle): every request of an instance can hold its own clone, or share one
+/// (`RedisClaims` is `Send + Sync` when the connection is, and `step` takes `&self`).
+///
+/// ```
+/// fn assert_send_sync<T: Send + Sync + Clone>() {}
+/// assert_send_sync::<xborder_redis::RedisClaims>();
+/// ```
 #[derive(Clone)]
 pub struct RedisClaims<C = ConnectionManager> {
     conn: C,
@@ -77,7 +51,19 @@ fn unavailable(e: redis::RedisError) -> ClaimError {
 }
 
 impl<C: ConnectionLike + Clone + Send + Sync> RedisClaims<C> {
-    /// Claims over `conn`, with `rules`, keys prefixed with `prefix`.
+    /// Claims over `conn`, with `rules`, keys prefixed with `prefix`. Nothing is sent to
+    /// Redis until the first step.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> redis::RedisResult<()> {
+    /// use xborder_core::claims::ClaimRules;
+    /// use xborder_redis::{redis, ConnectionManager, RedisClaims};
+    /// let client = redis::Client::open("redis://127.0.0.1:6379/")?;
+    /// let conn = ConnectionManager::new(client).await?;
+    /// let claims = RedisClaims::new(conn, ClaimRules::new(30_000), "xb:claims:");
+    /// assert_eq!(claims.rules().lease_ms(), 30_000);
+    /// # Ok(()) }
+    /// ```
     pub fn new(conn: C, rules: ClaimRules, prefix: impl Into<String>) -> Self {
         RedisClaims {
             conn,
@@ -88,15 +74,44 @@ impl<C: ConnectionLike + Clone + Send + Sync> RedisClaims<C> {
     }
 
     /// The rules in use.
+    ///
+    /// ```no_run
+    /// # async fn demo(conn: xborder_redis::ConnectionManager) {
+    /// use xborder_core::claims::ClaimRules;
+    /// let claims = xborder_redis::RedisClaims::new(conn, ClaimRules::new(500), "xb:");
+    /// assert_eq!(claims.rules().window_ms(), ClaimRules::new(500).window_ms());
+    /// # }
+    /// ```
     pub fn rules(&self) -> ClaimRules {
         self.rules
     }
 
-    /// One step (`claim`, `complete`, `release`) by `token` on event `id` at `at_ms` (the
-    /// host's clock, milliseconds): core's rules, Redis's atomicity.
+    /// One step by `token` on event `id` at `at_ms` (the host's clock, milliseconds): core's
+    /// rules, Redis's atomicity. `step` is a [`Step`] ([`Step::Claim`], [`Step::Complete`],
+    /// [`Step::Release`]); its text (`"claim"`, ...) is still accepted, as before `Step` (any
+    /// [`IntoStep`]), and a text that names no step is `INVALID_STEP` (field `do`), with nothing
+    /// sent to Redis.
+    ///
+    /// Errors: `INVALID_STEP` (an empty `id` or `token`, or no step), `STORE_UNAVAILABLE` (Redis
+    /// unreachable or answering an error, an entry that is not one of core's texts, an entry
+    /// that kept changing); [`ClaimError::reply`] says what to answer the provider.
+    ///
+    /// ```no_run
+    /// # async fn demo(claims: xborder_redis::RedisClaims) -> Result<(), xborder_core::claims::ClaimError> {
+    /// use xborder_core::claims::Outcome;
+    /// use xborder_redis::Step;
+    /// let now = 1_700_000_000_000;
+    /// if claims.step(Step::Claim, "evt_1", "req_42", now).await? == Outcome::Claimed {
+    ///     // persist the event, then:
+    ///     claims.step(Step::Complete, "evt_1", "req_42", now + 15).await?;
+    /// }
+    /// let e = claims.step("finish", "evt_1", "req_42", now).await.unwrap_err();
+    /// assert_eq!((e.code(), e.field()), ("INVALID_STEP", Some("do")));
+    /// # Ok(()) }
+    /// ```
     pub async fn step(
         &self,
-        step: &str,
+        step: impl IntoStep,
         id: &str,
         token: &str,
         at_ms: u64,

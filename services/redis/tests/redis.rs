@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use xborder_core::claims::{ClaimRules, Outcome};
 use xborder_redis::testing::TestServer;
-use xborder_redis::{ConnectionManager, RedisClaims};
+use xborder_redis::{ConnectionManager, RedisClaims, Step};
 
 async fn server() -> TestServer {
     TestServer::start().unwrap_or_else(|e| panic!("{e}"))
@@ -127,7 +127,7 @@ async fn one_claim_wins_among_concurrent_requests_on_separate_connections() {
             let id = format!("evt_{round}");
             tasks.push(tokio::spawn(async move {
                 claims
-                    .step("claim", &id, &format!("r{i}"), 1_000)
+                    .step(Step::Claim, &id, &format!("r{i}"), 1_000)
                     .await
                     .unwrap()
             }));
@@ -155,7 +155,7 @@ async fn entries_expire_in_redis_with_their_ttl_and_foreign_text_is_store_unavai
     let mut conn = connect(&s).await;
     let claims = RedisClaims::new(conn.clone(), ClaimRules::new(50).with_window(100), "e:");
     assert_eq!(
-        claims.step("claim", "a", "r1", 0).await.unwrap(),
+        claims.step(Step::Claim, "a", "r1", 0).await.unwrap(),
         Outcome::Claimed
     );
     let ttl: i64 = redis::cmd("PTTL")
@@ -168,7 +168,7 @@ async fn entries_expire_in_redis_with_their_ttl_and_foreign_text_is_store_unavai
         "a claim lives two leases in redis: {ttl}"
     );
     assert_eq!(
-        claims.step("complete", "a", "r1", 1).await.unwrap(),
+        claims.step(Step::Complete, "a", "r1", 1).await.unwrap(),
         Outcome::Completed
     );
     let ttl: i64 = redis::cmd("PTTL")
@@ -186,11 +186,50 @@ async fn entries_expire_in_redis_with_their_ttl_and_foreign_text_is_store_unavai
         .query_async(&mut conn)
         .await
         .unwrap();
-    let e = claims.step("claim", "b", "r1", 0).await.unwrap_err();
+    let e = claims.step(Step::Claim, "b", "r1", 0).await.unwrap_err();
     assert_eq!(e.code(), "STORE_UNAVAILABLE");
     drop(s);
-    let e = claims.step("claim", "c", "r1", 0).await.unwrap_err();
+    let e = claims.step(Step::Claim, "c", "r1", 0).await.unwrap_err();
     assert_eq!(e.code(), "STORE_UNAVAILABLE", "a stopped server");
+}
+
+/// A step's text is still accepted (the vectors above pass theirs); one that names no step is
+/// refused before anything reaches Redis.
+#[tokio::test]
+async fn step_texts_are_accepted_and_a_wrong_one_sends_nothing() {
+    let s = server().await;
+    let mut conn = connect(&s).await;
+    let claims = RedisClaims::new(conn.clone(), ClaimRules::new(1_000), "s:");
+    let e = claims.step("Claim", "x", "r1", 0).await.unwrap_err();
+    assert_eq!((e.code(), e.field()), ("INVALID_STEP", Some("do")));
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg("s:*")
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    assert!(keys.is_empty(), "{keys:?}");
+    assert_eq!(
+        claims.step("claim", "x", "r1", 0).await.unwrap(),
+        Outcome::Claimed
+    );
+    assert_eq!(
+        claims
+            .step(String::from("release"), "x", "r1", 1)
+            .await
+            .unwrap(),
+        Outcome::Released
+    );
+    // The re-exported crate is the one the connections come from.
+    let client = xborder_redis::redis::Client::open(s.url()).unwrap();
+    let other = RedisClaims::new(
+        ConnectionManager::new(client).await.unwrap(),
+        ClaimRules::new(1_000),
+        "s:",
+    );
+    assert_eq!(
+        other.step(Step::Claim, "x", "r2", 2).await.unwrap(),
+        Outcome::Claimed
+    );
 }
 
 /// The Node and Python adapters read `compare-and-set.lua`: it is core's script, byte for byte.
