@@ -1,7 +1,7 @@
 //! The receiver: verifies, decodes, classifies and dedupes deliveries.
 
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use xborder_core::{delivery, envelope};
 
@@ -90,22 +90,12 @@ impl From<&delivery::Decision> for Decision {
 /// ids in memory. Safe to share between threads.
 #[derive(uniffi::Object)]
 pub struct Receiver {
-    inner: Mutex<delivery::Receiver>,
+    inner: delivery::Receiver,
 }
 
 impl fmt::Debug for Receiver {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Receiver { secrets: <redacted> }")
-    }
-}
-
-impl Receiver {
-    fn lock(&self) -> std::sync::MutexGuard<'_, delivery::Receiver> {
-        // A panic while holding the lock cannot leave the receiver half-updated in a way that
-        // matters (a commit either recorded the id or not), so a poisoned lock is reused.
-        self.inner
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -144,20 +134,19 @@ impl Receiver {
         if let Some(catalog) = catalog {
             rx = rx.with_catalog(catalog.snapshot());
         }
-        Ok(Receiver {
-            inner: Mutex::new(rx),
-        })
+        // Core's receiver takes `&self` everywhere and is `Send + Sync`: shared as it is.
+        Ok(Receiver { inner: rx })
     }
 
     /// Decides one delivery: the raw body bytes exactly as received and the
     /// `X-Webhook-Signature` header (`null` when absent). Remembers nothing: only `commit` does.
     pub fn receive(&self, body: Vec<u8>, signature: Option<String>) -> Decision {
-        Decision::from(&self.lock().receive(&body, signature.as_deref()))
+        Decision::from(&self.inner.receive(&body, signature.as_deref()))
     }
 
     /// Records `id` as processed: call it after the event is persisted, before answering 2xx.
     pub fn commit(&self, id: String) -> Result<(), XborderError> {
-        Ok(self.lock().commit(&id)?)
+        Ok(self.inner.commit(&id)?)
     }
 }
 

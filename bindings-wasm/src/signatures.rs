@@ -190,7 +190,7 @@ impl WasmReceiver {
     }
 
     /// Records an event id as processed (call it once the event is persisted).
-    pub fn commit(&mut self, id: &str) -> Result<(), JsValue> {
+    pub fn commit(&self, id: &str) -> Result<(), JsValue> {
         self.inner.commit(id).map_err(|e| coded(&e))
     }
 }
