@@ -1,36 +1,30 @@
-"""Makes the hardened generated module a Python package and a wheel (build step after harden.py).
+"""Checks the speed module against the generated module and writes the wheel (a build step of
+bindings-uniffi/build.sh, which has laid out DIST_PYTHON_DIR/xborder/, the hand-written package
+of bindings-uniffi/python/xborder/, and DIST_PYTHON_DIR/_xborder_ffi/: uniffi's generated module,
+as uniffi wrote it, and the host library).
 
     python3 package.py DIST_PYTHON_DIR
 
-DIST_PYTHON_DIR holds `xborder.py` (uniffi's module, already rewritten by harden.py) and the
-host library. This script
-
-1. adds the native-value conveniences to `xborder.py` (conversion only, no rule):
-   - every parameter named `*_json` (drafts, rules documents, bank lists, list parameters, page
-     responses) takes a dict or a list as well as JSON text: `_xb_json_arg` checks it is plain
-     JSON data (str keys, finite numbers; anything else is a TypeError naming the parameter,
-     never a silent `str()`) and `json.dumps` it;
-   - the server documents (`rules_json`, `banks_json`) take the response as a client holds it:
-     its text (str), its body (bytes, bytearray, memoryview: decoded as UTF-8; bytes that are not
-     UTF-8 reach core as a text it cannot read, so core reports RULES_UNREADABLE /
-     BANKS_UNREADABLE: `_xb_document_arg` says why) or its parsed JSON (dict, list);
-   - the code in `extras.py` (readable `repr`s, `Envelope.data`, `WalkStep.records`, ...) is
-     appended to the module;
-2. writes the wheel `xborder-<version>-py3-none-<platform>.whl` into DIST_PYTHON_DIR/wheel/: a
-   package `xborder/` holding that module as `__init__.py`, the library beside it, the type
-   stubs `__init__.pyi` (from `xborder.pyi`) and `py.typed`. The wheel is cached by the hash of
-   its inputs in $XBORDER_CACHE/python-wheels/, so an unchanged build reuses it byte for byte.
+1. ``xborder/_speed.py`` (the labelled speed measure: leaner call and buffer helpers, installed
+   by attribute assignment at import) must fit: written for Cargo.lock's uniffi version, and the
+   generated helpers it replaces are the ones it knows (``_speed.check``). Otherwise the build
+   fails here, with what changed. Nothing rewrites the generated text.
+2. The wheel ``xborder-<version>-py3-none-<platform>.whl`` into DIST_PYTHON_DIR/wheel/: the
+   package as laid out, its METADATA (the README, dist-readme/python.md; the extra ``redis``).
+   It is cached by the hash of its inputs in $XBORDER_CACHE/python-wheels/, so an unchanged
+   build reuses it byte for byte.
 
 Why a wheel written here rather than maturin or setuptools: maturin's uniffi mode runs
-uniffi-bindgen itself and packs the module it generates, so the hardened and extended module
-would not be the one that ships (and the cdylib would be built a second time); setuptools
-would need a build dependency from PyPI in every build and a `bdist_wheel` override to mark a
-ctypes package as platform-specific but interpreter-independent (`py3-none-<platform>`). A
-wheel is a zip with three metadata files (PEP 427); writing it here needs nothing but the
-standard library, works offline and is reproducible (fixed timestamps, sorted entries).
+uniffi-bindgen itself and lays out the package its own way (and would build the cdylib a second
+time); setuptools would need a build dependency from PyPI in every build and a ``bdist_wheel``
+override to mark a ctypes package as platform-specific but interpreter-independent
+(``py3-none-<platform>``). A wheel is a zip with three metadata files (PEP 427); writing it here
+needs nothing but the standard library, works offline and is reproducible (fixed timestamps,
+sorted entries).
 """
 import base64
 import hashlib
+import importlib.util
 import os
 import re
 import shutil
@@ -41,129 +35,7 @@ import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-MARK = "# --- xborder: native values, added by bindings-uniffi/python/package.py"
-
-JSON_HELPER = '''
-
-''' + MARK + ''' ------------------------
-import json as _xb_json_mod
-import math as _xb_math
-
-
-def _xb_plain(value, param):
-    """Checks that value is plain JSON data (iteratively: any depth); the TypeError names the
-    parameter and the path."""
-    todo = [(value, "$")]
-    while todo:
-        value, where = todo.pop()
-        if value is None or isinstance(value, (str, bool, int)):
-            continue
-        if isinstance(value, float):
-            if not _xb_math.isfinite(value):
-                raise ValueError("`%s`: %s is %r, which JSON cannot represent" % (param, where, value))
-            continue
-        if isinstance(value, dict):
-            for k, v in value.items():
-                if not isinstance(k, str):
-                    raise TypeError("`%s`: the keys of %s must be str, not %s (JSON would silently "
-                                    "turn %r into a string)" % (param, where, type(k).__name__, k))
-                todo.append((v, "%s.%s" % (where, k)))
-            continue
-        if isinstance(value, (list, tuple)):
-            todo.extend((v, "%s[%d]" % (where, i)) for i, v in enumerate(value))
-            continue
-        raise TypeError("`%s`: %s is of type %s, which is not JSON data (dict, list, str, int, "
-                        "float, bool, None)" % (param, where, type(value).__name__))
-
-
-def _xb_json_arg(value, param):
-    """A JSON-text parameter also takes a dict or a list (made JSON text here); a str is the
-    JSON text itself; anything else goes on to the check, which raises TypeError. The server
-    documents (`rules_json`, `banks_json`) take more: `_xb_document_arg`."""
-    if param in _XB_DOCUMENTS:
-        return _xb_document_arg(value, param)
-    if isinstance(value, (dict, list, tuple)):
-        return _xb_dumps(value, param)
-    return value
-
-
-def _xb_dumps(value, param, ensure_ascii=False):
-    _xb_plain(value, param)
-    try:
-        return _xb_json_mod.dumps(value, ensure_ascii=ensure_ascii, allow_nan=False)
-    except RecursionError:
-        raise ValueError("`%s`: nested deeper than json.dumps can write; pass the JSON "
-                         "text" % param) from None
-
-
-# The rules document and the bank list, as the server sent them: core reads the response text
-# (`ValidationRules::from_json`, `BankList::from_json`) and reports one it cannot read as the
-# issue RULES_UNREADABLE / BANKS_UNREADABLE (`required_fields`: the error XborderError.Document).
-_XB_DOCUMENTS = frozenset(("rules_json", "banks_json"))
-# The text handed to core for a document whose text is not Unicode: bytes that are not UTF-8, a
-# str holding lone surrogates (bytes decoded with "surrogateescape"). Such a document is not JSON
-# text (RFC 8259 8.1: JSON exchanged is UTF-8), and uniffi cannot carry it: a str crosses as its
-# UTF-8 bytes, and Rust takes them unchecked as a String. Decoding it with errors="replace"
-# would silently make it readable (a bad byte inside a JSON string becomes U+FFFD and the rest
-# parses); raising here, or building the issue here, would decide in the binding. So core gets
-# a text it reads the same way it reads those bytes themselves (`from_json(&[u8])`: not JSON,
-# Unreadable::NotJson) and says so with its own code and message: U+FFFD alone, the character
-# that stands for what could not be decoded, which is no JSON text (a JSON text is one value).
-_XB_NOT_UNICODE = "\\ufffd"
-
-
-def _xb_document_arg(value, param):
-    """A document as the caller holds it: None (not given), the response text (str, handed to
-    core unchanged), the response body (bytes, bytearray, memoryview: its UTF-8 text) or the
-    parsed response (dict, list: its JSON text). Any other kind is a TypeError naming `param`."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        text = value
-    elif isinstance(value, (bytes, bytearray, memoryview)):
-        raw = value.tobytes() if isinstance(value, memoryview) else value
-        try:
-            return raw.decode("utf-8")  # valid UTF-8: no lone surrogate can come out
-        except UnicodeDecodeError:
-            return _XB_NOT_UNICODE
-    elif isinstance(value, (dict, list, tuple)):
-        text = _xb_dumps(value, param)
-        if not text.isascii():
-            try:
-                text.encode("utf-8")
-            except UnicodeEncodeError:  # a lone surrogate in a str of the data: JSON escapes
-                return _xb_dumps(value, param, ensure_ascii=True)  # core reads them, or not
-        return text
-    else:
-        raise TypeError("`%s` must be the server's response: its text (str), its body (bytes, "
-                        "bytearray, memoryview), its parsed JSON (dict, list), or None when not "
-                        "given; not %s" % (param, type(value).__name__))
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            return _XB_NOT_UNICODE
-    return text
-# --- end of native values ----------------------------------------------------------------------
-'''
-
-
-def add_conveniences(text):
-    if MARK in text:
-        return text
-    # Every check of a JSON-text argument converts a dict or list first.
-    text, n = re.subn(
-        r"^( +)_xb_check\((_UniffiFfiConverter(?:Optional)?String), (\w+_json), \"(\3)\"\)$",
-        r'\1\3 = _xb_json_arg(\3, "\3")\n\1_xb_check(\2, \3, "\3")', text, flags=re.M)
-    if n < 6:
-        raise SystemExit("package.py: %d JSON-text argument checks found (want >= 6): run "
-                         "harden.py first, or the generated module changed" % n)
-    anchor = text.find("\nclass ")
-    text = text[:anchor] + JSON_HELPER + text[anchor:]
-    with open(os.path.join(HERE, "extras.py"), encoding="utf-8") as f:
-        text += "\n\n" + f.read()
-    compile(text, "xborder.py", "exec")
-    return text
+README = os.path.join(os.path.dirname(HERE), "dist-readme", "python.md")
 
 
 def version():
@@ -175,12 +47,13 @@ def version():
 
 
 def metadata(ver):
-    with open(os.path.join(HERE, "README.md"), encoding="utf-8") as f:
+    with open(README, encoding="utf-8") as f:
         readme = f.read()
     return ("Metadata-Version: 2.1\nName: xborder\nVersion: %s\n"
             "Summary: Cross-border payments API core: webhook verification and receipt, "
             "beneficiary validation, pagination, claims (Rust, through uniffi)\n"
             "License: MIT OR Apache-2.0\nRequires-Python: >=3.8\n"
+            "Provides-Extra: redis\nRequires-Dist: redis>=5; extra == \"redis\"\n"
             "Description-Content-Type: text/markdown\n\n%s" % (ver, readme))
 
 
@@ -218,24 +91,37 @@ def tag(lib_path):
     return "py3-none-%s" % plat
 
 
+def package_files(pkg):
+    """Path in the wheel -> bytes, for every file of the package folder (no caches)."""
+    files = {}
+    for folder, dirs, names in os.walk(pkg):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for n in sorted(names):
+            if n.endswith((".pyc", ".pyo")):
+                continue
+            path = os.path.join(folder, n)
+            rel = os.path.relpath(path, os.path.dirname(pkg)).replace(os.sep, "/")
+            with open(path, "rb") as f:
+                files[rel] = f.read()
+    return files
+
+
 def build_wheel(dist, out_dir):
-    """The wheel of dist (xborder.py, the library), in out_dir; cached by its inputs' hash."""
-    libs = [n for n in os.listdir(dist) if n.startswith("libxborder_ffi.")]
+    """The wheel of dist/xborder (the package) and dist/_xborder_ffi (the generated module and
+    the library), in out_dir; cached by its inputs' hash."""
+    lib_dir = os.path.join(dist, "_xborder_ffi")
+    libs = [n for n in os.listdir(lib_dir) if n.startswith("libxborder_ffi.")]
     if len(libs) != 1:
-        raise SystemExit("package.py: want one libxborder_ffi.* in %s, found %s" % (dist, libs))
+        raise SystemExit("package.py: want one libxborder_ffi.* in %s, found %s" % (lib_dir, libs))
     ver = version()
-    wheel_tag = tag(os.path.join(dist, libs[0]))
-    files = {  # path in the wheel -> bytes
-        "xborder/__init__.py": open(os.path.join(dist, "xborder.py"), "rb").read(),
-        "xborder/" + libs[0]: open(os.path.join(dist, libs[0]), "rb").read(),
-        "xborder/__init__.pyi": open(os.path.join(HERE, "xborder.pyi"), "rb").read(),
-        "xborder/py.typed": b"",
-    }
+    wheel_tag = tag(os.path.join(lib_dir, libs[0]))
+    files = package_files(os.path.join(dist, "xborder"))
+    files.update(package_files(lib_dir))
     info = "xborder-%s.dist-info/" % ver
     files[info + "METADATA"] = metadata(ver).encode("utf-8")
     files[info + "WHEEL"] = ("Wheel-Version: 1.0\nGenerator: xborder package.py\n"
                              "Root-Is-Purelib: false\nTag: %s\n" % wheel_tag).encode()
-    files[info + "top_level.txt"] = b"xborder\n"
+    files[info + "top_level.txt"] = b"_xborder_ffi\nxborder\n"
     h = hashlib.sha256()
     for name in sorted(files):
         h.update(name.encode() + b"\0" + hashlib.sha256(files[name]).digest())
@@ -270,18 +156,42 @@ def build_wheel(dist, out_dir):
     return os.path.join(out_dir, name)
 
 
+def uniffi_version():
+    with open(os.path.join(ROOT, "Cargo.lock"), encoding="utf-8") as f:
+        m = re.search(r'^name = "uniffi"\nversion = "([^"]+)"', f.read(), re.M)
+    if not m:
+        raise SystemExit("package.py: no uniffi package in Cargo.lock")
+    return m.group(1)
+
+
+def check_speed(generated):
+    """The speed module (xborder/_speed.py) fits the generated module: the uniffi version it
+    was written for is Cargo.lock's, and the helpers it replaces are the ones it knows."""
+    spec = importlib.util.spec_from_file_location("_xb_speed", os.path.join(HERE, "xborder", "_speed.py"))
+    speed = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(speed)
+    problems = []
+    if speed.UNIFFI_VERSION != uniffi_version():
+        problems.append("it was written for uniffi %s, Cargo.lock has %s"
+                        % (speed.UNIFFI_VERSION, uniffi_version()))
+    with open(generated, encoding="utf-8") as f:
+        problems += speed.check(f.read())
+    if problems:
+        raise SystemExit("package.py: bindings-uniffi/python/xborder/_speed.py does not fit the "
+                         "generated module; check it against the new uniffi, then update it (or "
+                         "drop it, measuring the Python rows of tests/bench/BENCHMARKS.md):\n  "
+                         + "\n  ".join(problems))
+    print("package.py: _speed.py fits the generated module (uniffi %s)" % speed.UNIFFI_VERSION)
+
+
 def main():
     if len(sys.argv) != 2:
         raise SystemExit("usage: python3 package.py DIST_PYTHON_DIR")
     dist = sys.argv[1]
-    path = os.path.join(dist, "xborder.py")
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    if "_xb_require_list" not in text:
-        raise SystemExit("package.py: %s is not hardened: run harden.py first" % path)
-    text = add_conveniences(text)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+    generated = os.path.join(dist, "_xborder_ffi", "xborder.py")
+    if not os.path.isfile(generated):
+        raise SystemExit("package.py: no generated module at %s" % generated)
+    check_speed(generated)
     build_wheel(dist, os.path.join(dist, "wheel"))
 
 

@@ -10,7 +10,7 @@ sharing Redis. The same flow and flags as the Rust and Node ones (``services/rec
 1. the RAW body and ``X-Webhook-Signature`` go to ``Receiver.receive`` (window 0: the claims
    dedupe): reject -> 400 ``{error, field}``; ignore -> 200;
 2. a live event (``process``) is claimed with a token of this request, in Redis
-   (``xborder_redis.RedisClaimStore``) or in memory: in_progress -> 503 with Retry-After;
+   (``xborder.redis.RedisClaimStore``, in the wheel) or in memory: in_progress -> 503 with Retry-After;
    duplicate -> 200; the store unreachable -> 503;
 3. persist: the event's record in DIR, written under a temporary name and linked into place
    (``os.link`` fails if it exists: the unique key
@@ -62,7 +62,7 @@ class App:
         if o.redis:
             import redis  # redis-py
 
-            from xborder_redis import RedisClaimStore
+            from xborder.redis import RedisClaimStore
 
             client = redis.Redis.from_url(o.redis, socket_timeout=2, socket_connect_timeout=2)
             self.claims = xborder.Claims.with_store(
@@ -89,10 +89,12 @@ class App:
             self.counter += 1
             return f"{self.o.instance}-{self.boot}-{self.counter}"
 
-    def persist(self, env, token):
+    def persist(self, env, token, claimed_at):
         def line(again):
+            # claimed_at_ms and lease_ms: for `check` to tell processing after a lease expiry
+            # from an unexplained one (as the Rust and Node receivers write them).
             d = dict(id=env.id, event=env.event, instance=self.o.instance, token=token,
-                     at_ms=now_ms())
+                     at_ms=now_ms(), claimed_at_ms=claimed_at, lease_ms=self.o.lease_ms)
             if again:
                 d["again"] = True
             return json.dumps(d) + "\n"
@@ -134,10 +136,11 @@ class App:
         decision = self.receiver.receive(body, signature)
         if decision.action == xborder.Action.REJECT:
             self.count("rejected")
-            return 400, dict(error=decision.error_code, field=decision.error_field), {}
+            reply = decision.reply  # core's status: 400 the request's, 413 too large, 500 ours
+            return reply.status, dict(error=decision.error_code, field=decision.error_field), {}
         if decision.action != xborder.Action.PROCESS:
             self.count("ignored")
-            return 200, dict(result=str(decision.action)), {}
+            return decision.reply.status, dict(result=str(decision.action)), {}
         env = decision.envelope
         token = self.token()
 
@@ -150,16 +153,17 @@ class App:
             headers = {} if how.retry_after_s is None else {"Retry-After": str(how.retry_after_s)}
             return how.status, body, headers
 
+        claimed_at = now_ms()
         try:
-            outcome = step("claim")
+            outcome = self.claims.step("claim", env.id, token, claimed_at)
         except xborder.XborderError as e:
             self.count("store_errors")
-            return send(xborder.claim_error_reply(e.error_code()), dict(error=e.error_code()))
+            return send(xborder.claim_error_reply(e.code), dict(error=e.code))
         if outcome != xborder.ClaimOutcome.CLAIMED:
             self.count("in_progress" if outcome == xborder.ClaimOutcome.IN_PROGRESS else "duplicate")
             return send(self.claims.reply("claim", outcome), dict(result=str(outcome)))
         try:
-            self.persist(env, token)
+            self.persist(env, token, claimed_at)
         except OSError as e:
             self.count("persist_failed")
             print(f"receiver-python: persist {env.id}: {e}", file=sys.stderr)

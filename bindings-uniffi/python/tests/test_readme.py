@@ -1,8 +1,10 @@
 """Runs the README snippets as written, each in its own interpreter, from a scratch folder.
 
-    python test_readme.py bindings-uniffi/python/README.md bindings-uniffi/dist-readme/python.md
+    python test_readme.py bindings-uniffi/dist-readme/python.md
+    python test_readme.py --extract README.md DIR   (each python block as DIR/readme_<line>.py)
 
-The package README (the first path): every ```python block, and its ```sh install block (run
+The package README (the first path): every ```python block but the app one (served by
+test_fastapi.py), and its ```sh install block (run
 with bash in a scratch folder where `bindings-uniffi` links to this checkout's; the virtualenv it
 makes must then import the installed package). The other paths (the dist READMEs,
 whose first code block is the one run, as for Kotlin and Swift): their first ```python block.
@@ -14,14 +16,22 @@ import sys
 import tempfile
 
 
-def blocks(path, lang="python"):
-    out, cur, line_no = [], None, 0
+APP_MARK = "<!-- fastapi-app"  # the next python block is an app uvicorn serves (test_fastapi.py)
+
+
+def blocks(path, lang="python", apps=False):
+    """The ```lang blocks of a README as (first line, code): the app blocks (after APP_MARK)
+    only when apps is True, the others only when it is False (None: all)."""
+    out, cur, line_no, app, is_app = [], None, 0, False, False
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
-            if cur is None and line.rstrip("\n") == "```" + lang:
-                cur, line_no = [], n + 1
+            if cur is None and line.startswith(APP_MARK):
+                app = True
+            elif cur is None and line.rstrip("\n") == "```" + lang:
+                cur, line_no, is_app, app = [], n + 1, app, False
             elif cur is not None and line.startswith("```"):
-                out.append((line_no, "".join(cur)))
+                if apps is None or apps == is_app:
+                    out.append((line_no, "".join(cur)))
                 cur = None
             elif cur is not None:
                 cur.append(line)
@@ -30,7 +40,22 @@ def blocks(path, lang="python"):
     return out
 
 
+def extract(path, out_dir, apps=None):
+    """Writes each python block of path to out_dir/readme_<line>.py (for mypy --strict)."""
+    os.makedirs(out_dir, exist_ok=True)
+    names = []
+    for line_no, code in blocks(path, apps=apps):
+        name = os.path.join(out_dir, "readme_%d.py" % line_no)
+        with open(name, "w", encoding="utf-8") as f:
+            f.write(code)
+        names.append(name)
+    return names
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--extract":
+        print("\n".join(extract(sys.argv[2], sys.argv[3])))
+        return 0
     if len(sys.argv) < 2:
         raise SystemExit("usage: python test_readme.py PACKAGE_README [DIST_README ...]")
     failed = ran = 0

@@ -4,7 +4,9 @@ batches (the order flips every round); the figure is the median time per call an
 median of the per-round ratios, as the Node and Kotlin benches do.
 
 Run by tests/bench/run.sh: python3 bench.py DIST_PYTHON FIXTURES OUT.json
-(DIST_PYTHON: bindings-uniffi/dist/python, the generated module with its library beside it).
+(DIST_PYTHON: bindings-uniffi/dist/python, holding the package xborder/ as the wheel has it).
+XBORDER_PYTHON_SPEED=0 imports the package without its speed module (xborder/_speed.py), to
+measure what it saves.
 """
 import ctypes
 import hashlib
@@ -19,6 +21,7 @@ import time
 dist, fixtures, out = sys.argv[1:4]
 sys.path.insert(0, dist)
 import xborder  # noqa: E402
+from _xborder_ffi import xborder as generated  # noqa: E402  (the ctypes floor below)
 
 ROUNDS = int(os.environ.get("XBORDER_BENCH_ROUNDS", "15"))
 BATCH_MS = float(os.environ.get("XBORDER_BENCH_BATCH_MS", "20"))
@@ -113,9 +116,9 @@ for size in ("1k7", "20k"):
 # (make a Rust buffer from bytes, free it), with none of uniffi's Python code; a call that takes
 # a text and answers a record needs three (the argument's buffer, the call, the answer's free).
 live = {"order:funds_received", "order:created", "order:success"}
-lib, status = xborder._UniffiLib, xborder._UniffiRustCallStatus()
+lib, status = generated._UniffiLib, generated._UniffiRustCallStatus()
 name = b"order:funds_received"
-fb = xborder._UniffiForeignBytes(len(name), ctypes.cast(ctypes.c_char_p(name), ctypes.POINTER(ctypes.c_char)))
+fb = generated._UniffiForeignBytes(len(name), ctypes.cast(ctypes.c_char_p(name), ctypes.POINTER(ctypes.c_char)))
 
 
 def two_bare_calls():

@@ -15,7 +15,7 @@ xb_uniffi "$DIST/python/wheel/INPUTS"
 xb_vector_dirs
 
 if [ "${XBORDER_PYTHON_FROM:-wheel}" = dist ]; then
-  echo "python: $(${XBORDER_PYTHON:-python3} --version 2>&1), module $DIST/python/xborder.py"
+  echo "python: $(${XBORDER_PYTHON:-python3} --version 2>&1), package $DIST/python/xborder"
   PYTHONPATH=$DIST/python${PYTHONPATH:+:$PYTHONPATH} exec "${XBORDER_PYTHON:-python3}" "$HERE/runner.py"
 fi
 py=$(bash "$ROOT/bindings-uniffi/python/install.sh" | tail -1)

@@ -1,5 +1,6 @@
-"""Conformance runner for the Python binding (the `xborder` package: uniffi's generated module,
-hardened; run.sh runs it against the installed wheel, or against bindings-uniffi/dist/python).
+"""Conformance runner for the Python binding: the `xborder` package users import (the hand-written
+layer over uniffi's generated module), through its public API only; run.sh runs it against the
+installed wheel, or against bindings-uniffi/dist/python.
 
 Feeds every vector of every folder in XBORDER_VECTOR_DIRS to the module's public API and
 compares per tests/runners/CONTRACT.md.
@@ -84,7 +85,7 @@ def envelope_out(env):
 def op_decode(inp):
     try:
         return envelope_out(x.decode_envelope(body_bytes(inp)))
-    except x.XborderError.Envelope as e:
+    except x.EnvelopeError as e:
         out = err(e)
         if e.field is not None:
             out["field"] = e.field
@@ -128,7 +129,7 @@ def op_validate(inp):
 def op_query(inp):
     try:
         return {"ok": True, "query": x.list_query(dumps(inp))}
-    except x.XborderError.Pagination as e:
+    except x.PaginationError as e:
         out = err(e)
         if e.field is not None:
             out["field"] = e.field
@@ -210,7 +211,7 @@ def claim_results(claims, steps):
         try:
             out.append(str(claims.step(s["do"], s["id"], s["token"], s["at"])))
         except x.XborderError as e:
-            out.append(e.error_code())
+            out.append(e.code)
     return out
 
 

@@ -1,0 +1,47 @@
+"""xborder: the cross-border payments API core (Rust) for Python. Verify and receive webhook
+deliveries, claim event ids across instances, validate beneficiary forms, build list queries and
+walk every page. Every rule is the Rust core's; this package converts Python values to it and
+back, and checks every parameter's kind (a ``TypeError`` or ``ValueError`` naming it).
+
+Modules by concern: ``xborder.webhooks`` (signatures, the envelope, ``Receiver``,
+``handle_delivery``), ``xborder.claims``, ``xborder.events``, ``xborder.beneficiaries``,
+``xborder.pagination``, ``xborder.errors``, ``xborder.redis`` (redis-py, ``xborder[redis]``).
+Everything but ``xborder.redis`` is re-exported here.
+"""
+
+from .beneficiaries import (BeneficiaryValidation, BeneficiaryValidator, FieldSource, Issue,
+                            IssueCode, RequiredField, required_fields, validate_beneficiary)
+from .claims import (DEFAULT_LEASE_MS, AsyncClaims, AsyncClaimStore, ClaimCompareAndSet,
+                     ClaimDone, ClaimLoad, ClaimNeed, ClaimOutcome, ClaimReply, Claims,
+                     ClaimStore, ClaimTask, claim_error_reply, claim_step_async)
+from .errors import (CatalogError, ClaimError, DocumentError, EnvelopeError, JsonError,
+                     PaginationError, RegistrationError, SignatureError, StoreError, XborderError)
+from .events import (Catalog, EventClassification, EventKind, RegistrationCheck, RejectedEvent,
+                     check_registration, classify_event, create_webhook_body, event_matches)
+from .pagination import (Drift, PageInfo, PageRequest, PageWalker, WalkStep, list_query,
+                         page_info)
+from .webhooks import (SIGNATURE_HEADER, Action, Decision, DecodeLimits, DeliveryReply, Envelope,
+                       Receiver, decode_envelope, default_decode_limits, handle_delivery,
+                       handle_delivery_async, sign, verify, verify_with_secrets)
+
+__all__ = [
+    # webhooks
+    "sign", "verify", "verify_with_secrets", "decode_envelope", "default_decode_limits",
+    "DecodeLimits", "Envelope", "Action", "Decision", "Receiver", "handle_delivery",
+    "handle_delivery_async", "DeliveryReply", "SIGNATURE_HEADER",
+    # claims
+    "Claims", "AsyncClaims", "ClaimStore", "AsyncClaimStore", "ClaimOutcome", "ClaimReply",
+    "claim_error_reply", "ClaimTask", "ClaimNeed", "ClaimLoad", "ClaimCompareAndSet", "ClaimDone",
+    "claim_step_async", "DEFAULT_LEASE_MS",
+    # events
+    "classify_event", "check_registration", "create_webhook_body", "event_matches", "Catalog",
+    "EventKind", "EventClassification", "RegistrationCheck", "RejectedEvent",
+    # beneficiaries
+    "validate_beneficiary", "required_fields", "BeneficiaryValidator", "BeneficiaryValidation",
+    "Issue", "IssueCode", "RequiredField", "FieldSource",
+    # pagination
+    "list_query", "page_info", "PageWalker", "PageRequest", "PageInfo", "WalkStep", "Drift",
+    # errors
+    "XborderError", "RegistrationError", "SignatureError", "EnvelopeError", "StoreError",
+    "CatalogError", "ClaimError", "JsonError", "DocumentError", "PaginationError",
+]

@@ -1,0 +1,114 @@
+"""Claims kept in Redis, over redis-py (``pip install 'xborder[redis]'``): ``RedisClaimStore``
+for a ``redis.Redis`` client (``Claims.with_store``), ``AsyncRedisClaimStore`` for a
+``redis.asyncio.Redis`` one (``AsyncClaims``). Entry texts only: a load is a GET, a
+compare-and-set is the project's one script (``compare-and-set.lua``, shipped in this package;
+the Rust and Node adapters run the same). Both take redis-py's own answers (``bytes`` or ``str``
+values, whatever ``decode_responses`` is; integer replies 1 and 0).
+
+    import redis
+    claims = xborder.Claims.with_store(RedisClaimStore(redis.Redis()))
+
+Keys are ``prefix + id``; a finished id's key expires after the claims' window (7 days by
+default, core's), a claimed one's after the lease, so Redis never grows for ever.
+"""
+
+from typing import TYPE_CHECKING, Any, List, Optional
+
+from . import _kinds
+
+if TYPE_CHECKING:
+    import redis
+    import redis.asyncio
+
+DEFAULT_PREFIX = "xb:claims:"
+
+
+def _script_text() -> str:
+    try:
+        from importlib.resources import files
+    except ImportError:  # Python 3.8
+        from importlib.resources import read_text
+        return read_text(__package__ or "xborder", "compare-and-set.lua", encoding="utf-8")
+    return files(__package__ or "xborder").joinpath("compare-and-set.lua").read_text(encoding="utf-8")
+
+
+COMPARE_AND_SET: str = _script_text()
+"""The compare-and-set script (KEYS[1]; ARGV: expected, new, ttl_ms; "" for None)."""
+
+
+def _text(value: object) -> Optional[str]:
+    """A GET's answer as text: redis-py gives bytes (or str with decode_responses=True)."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).decode("utf-8")
+    raise TypeError("redis GET answered %s, not bytes, str or None" % type(value).__name__)
+
+
+def _applied(value: object) -> bool:
+    """The script's answer: the integer 1 (applied) or 0 (not)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return value == 1
+    if isinstance(value, (bytes, str)) and value in (b"0", b"1", "0", "1"):
+        return value in (b"1", "1")
+    raise TypeError("the compare-and-set script answered %r, not 1 or 0" % (value,))
+
+
+# Redis refuses an expiry past a signed 64-bit count of ms from now ("invalid expire time"); a
+# TTL longer than 2**53 ms (285,000 years: the window a caller gives for "for ever") is kept
+# without one.
+_FOREVER_MS = 1 << 53
+
+
+def _args(expected: Optional[str], new: Optional[str], ttl_ms: Optional[int]) -> List[str]:
+    ttl = "" if ttl_ms is None or ttl_ms >= _FOREVER_MS else str(ttl_ms)
+    return [expected or "", new or "", ttl]
+
+
+class RedisClaimStore:
+    """A ``ClaimStore`` over a sync ``redis.Redis`` client. A Redis error reaches the caller of
+    ``Claims.step`` as ``StoreError`` (``STORE_UNAVAILABLE``), the Redis error as its cause."""
+
+    def __init__(self, client: "redis.Redis", prefix: str = DEFAULT_PREFIX) -> None:
+        if not callable(getattr(client, "register_script", None)) or not callable(
+                getattr(client, "get", None)):
+            raise TypeError("client must be a redis.Redis client, got %s" % type(client).__name__)
+        self.prefix = _kinds.string(prefix, "prefix")
+        self.client = client
+        self._script: Any = client.register_script(COMPARE_AND_SET)
+
+    def load(self, id: str) -> Optional[str]:
+        return _text(self.client.get(self.prefix + id))
+
+    def compare_and_set(self, id: str, expected: Optional[str], new: Optional[str],
+                        ttl_ms: Optional[int]) -> bool:
+        return _applied(self._script(keys=[self.prefix + id], args=_args(expected, new, ttl_ms)))
+
+    def __repr__(self) -> str:
+        return "RedisClaimStore(prefix=%r)" % self.prefix
+
+
+class AsyncRedisClaimStore:
+    """An ``AsyncClaimStore`` over a ``redis.asyncio.Redis`` client (for ``AsyncClaims``)."""
+
+    def __init__(self, client: "redis.asyncio.Redis", prefix: str = DEFAULT_PREFIX) -> None:
+        if not callable(getattr(client, "register_script", None)) or not callable(
+                getattr(client, "get", None)):
+            raise TypeError("client must be a redis.asyncio.Redis client, got %s"
+                            % type(client).__name__)
+        self.prefix = _kinds.string(prefix, "prefix")
+        self.client = client
+        self._script: Any = client.register_script(COMPARE_AND_SET)
+
+    async def load(self, id: str) -> Optional[str]:
+        return _text(await self.client.get(self.prefix + id))
+
+    async def compare_and_set(self, id: str, expected: Optional[str], new: Optional[str],
+                              ttl_ms: Optional[int]) -> bool:
+        return _applied(await self._script(keys=[self.prefix + id],
+                                           args=_args(expected, new, ttl_ms)))
+
+    def __repr__(self) -> str:
+        return "AsyncRedisClaimStore(prefix=%r)" % self.prefix
