@@ -4,12 +4,13 @@
 # bindings beside it in bindings-uniffi/dist/:
 #
 #   dist/lib/libxborder_ffi.so                         the host library
-#   dist/kotlin/dev/xborder/xborder.kt                 package dev.xborder (JNA)
+#   dist/kotlin/dev/xborder/ffi/xborder.kt             uniffi's Kotlin as generated, package dev.xborder.ffi (JNA)
+#   dist/kotlin/dev/xborder/{*.kt,internal/}           the hand-written API users import (bindings-uniffi/jvm/src/main/kotlin)
 #   dist/swift/{Xborder.swift,XborderFFI.h,module.modulemap}
-#   dist/python/{xborder.py,libxborder_ffi.so}         the module beside its library, hardened
-#                                                      by python/harden.py, with the native-value
-#                                                      conveniences of python/package.py
-#   dist/python/wheel/xborder-*.whl                    the pip-installable package (package.py)
+#   dist/python/xborder/                               the package users import (python/xborder/,
+#                                                      hand-written)
+#   dist/python/_xborder_ffi/{xborder.py,libxborder_ffi.so}  the generated module, as uniffi writes it
+#   dist/python/wheel/xborder-*.whl                    the pip-installable package (python/package.py)
 #
 # Usage: bash bindings-uniffi/build.sh        (incremental: cargo rebuilds only what changed)
 # Needs only the Rust toolchain; the runners under tests/runners/ set up their own tools.
@@ -62,28 +63,29 @@ GEN=$(mktemp -d)
 trap 'rm -rf "$GEN"' EXIT
 say "uniffi-bindgen generate --library $LIB -l kotlin -l swift -l python"
 "$BINDGEN" generate --no-format --library "$LIB" -l kotlin -l swift -l python -o "$GEN" >/dev/null
-for f in dev/xborder/xborder.kt Xborder.swift XborderFFI.h XborderFFI.modulemap xborder.py; do
+for f in dev/xborder/ffi/xborder.kt Xborder.swift XborderFFI.h XborderFFI.modulemap xborder.py; do
   [ -f "$GEN/$f" ] || die "uniffi-bindgen did not write $f"
 done
 
 say "assembling $DIST"
 rm -rf "$DIST.new"
-mkdir -p "$DIST.new/lib" "$DIST.new/kotlin/dev/xborder" "$DIST.new/swift" "$DIST.new/python"
+mkdir -p "$DIST.new/lib" "$DIST.new/kotlin/dev/xborder/ffi" "$DIST.new/swift" "$DIST.new/python"
 cp "$LIB" "$DIST.new/lib/"
-cp "$GEN/dev/xborder/xborder.kt" "$DIST.new/kotlin/dev/xborder/"
-# One call status per thread and call depth instead of a JNA Structure per call (kotlin/lean.py
-# says why: they were most of a Kotlin call's cost).
-"${XBORDER_PYTHON:-python3}" "$HERE/kotlin/lean.py" "$DIST.new/kotlin/dev/xborder/xborder.kt"
+# Kotlin: the generated file untouched, beside the hand-written API over it (the same sources the
+# JVM jar compiles; dev/xborder/redis needs Jedis and ships in the jar only).
+cp "$GEN/dev/xborder/ffi/xborder.kt" "$DIST.new/kotlin/dev/xborder/ffi/"
+cp -R "$HERE/jvm/src/main/kotlin/dev/xborder/internal" "$HERE/jvm/src/main/kotlin/dev/xborder/"*.kt \
+  "$DIST.new/kotlin/dev/xborder/"
 cp "$GEN/Xborder.swift" "$GEN/XborderFFI.h" "$DIST.new/swift/"
 cp "$GEN/XborderFFI.modulemap" "$DIST.new/swift/module.modulemap"
-cp "$GEN/xborder.py" "$LIB" "$DIST.new/python/"
-# Python's coercions (a str is a sequence of strings, a bool an int): guards with the parameter
-# named, added to the generated module (bindings-uniffi/python/harden.py says which and why).
-"${XBORDER_PYTHON:-python3}" "$HERE/python/harden.py" "$DIST.new/python/xborder.py"
-# uniffi's call and buffer helpers, replaced by leaner ones of the same behaviour (python/runtime.py
-# says why: they were most of a call's 25 µs).
-"${XBORDER_PYTHON:-python3}" "$HERE/python/lean.py" "$DIST.new/python/xborder.py"
-# Dicts and lists for JSON texts, readable reprs; then the wheel (cached by its inputs' hash).
+# Python: the hand-written package (python/xborder/) and, beside it, the generated module,
+# untouched, with its library (python/_xborder_ffi/); package.py checks the labelled speed module
+# (xborder/_speed.py) against the generated module (the build fails if it no longer fits) and
+# writes the wheel.
+tar -C "$HERE/python" --exclude=__pycache__ -cf - xborder _xborder_ffi | tar -C "$DIST.new/python" -xf -
+cp "$GEN/xborder.py" "$LIB" "$DIST.new/python/_xborder_ffi/"
+# xborder.redis's compare-and-set: the project's one script (services/redis/), shipped in the package.
+cp "$ROOT/services/redis/compare-and-set.lua" "$DIST.new/python/xborder/"
 "${XBORDER_PYTHON:-python3}" "$HERE/python/package.py" "$DIST.new/python"
 cp "$HERE/dist-readme/README.md" "$DIST.new/README.md"
 for lang in kotlin swift python; do cp "$HERE/dist-readme/$lang.md" "$DIST.new/$lang/README.md"; done

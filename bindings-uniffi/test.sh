@@ -4,11 +4,16 @@
 # never split; a Python str is never a list).
 #   python  bindings-uniffi/python/tests/run.sh       (the wheel installed in a fresh venv: test_api.py,
 #                                                      the stubs, every README snippet)
-#   kotlin  bindings-uniffi/tests/kotlin/ApiTest.kt   (kotlinc, run on the JDK with JNA)
-#   swift   bindings-uniffi/tests/swift/ApiTests.swift (swiftc in the trixie root)
+#   kotlin  bindings-uniffi/tests/kotlin/ApiTest.kt   (kotlinc: the hand-written API over the generated
+#                                                      code, kotlin/sources.sh; run on the JDK with JNA)
+#   swift   bindings-uniffi/tests/swift/ApiTests.swift (swiftc in the trixie root; with every ```swift
+#                                                      block of dist-readme/swift.md, tests/swift/readme.sh)
 #   jvm     bindings-uniffi/jvm/test.sh                (Maven: the jar with the library inside, JUnit 5
-#                                                      tests from Java and the conformance runner)
-#   swiftpm bindings-uniffi/swift/test.sh              (SwiftPM: swift build and swift test in the root)
+#                                                      tests from Java, Redis, the HttpServer recipe, the
+#                                                      conformance runner; javap on the jar's surface)
+#   swiftpm bindings-uniffi/swift/test.sh              (SwiftPM in the root: the package --assemble-only
+#                                                      writes, its .pc, swift build and swift test, and
+#                                                      an app that depends on it by path)
 # Usage: bash bindings-uniffi/test.sh [python|kotlin|swift|jvm|swiftpm ...]   (all when none is named)
 # Uses bindings-uniffi/dist (built here when missing; conformance.sh builds it once per run).
 set -uo pipefail
@@ -18,7 +23,7 @@ cd "$ROOT"
 # shellcheck source=../tests/runners/lib.sh
 . "$ROOT/tests/runners/lib.sh"
 DIST=$HERE/dist
-[ -f "$DIST/python/xborder.py" ] && [ -f "$DIST/kotlin/dev/xborder/xborder.kt" ] && [ -f "$DIST/swift/Xborder.swift" ] ||
+[ -f "$DIST/python/_xborder_ffi/xborder.py" ] && [ -f "$DIST/kotlin/dev/xborder/ffi/xborder.kt" ] && [ -f "$DIST/swift/Xborder.swift" ] ||
   bash "$HERE/build.sh" || exit 1
 [ $# -gt 0 ] && PARTS=("$@") || PARTS=(python kotlin swift jvm swiftpm)
 
@@ -39,14 +44,16 @@ python_api() {
 
 kotlin_api() {
   xb_tools kotlin '-x "${XBORDER_KOTLINC:-}"'
-  local jar work=${CARGO_TARGET_DIR:-$ROOT/target}/kotlin-api
+  local jar work=${CARGO_TARGET_DIR:-$ROOT/target}/kotlin-api sources
   mkdir -p "$work"
+  # The generated file and the hand-written API over it (kotlin/sources.sh), as a user compiles them.
+  mapfile -t sources < <(bash "$HERE/kotlin/sources.sh") && [ ${#sources[@]} -gt 1 ] || return 1
   # The kotlin.md snippet as a function: its imports first, the rest inside readmeSnippet().
   { snippet kotlin "$HERE/dist-readme/kotlin.md" | grep '^import '
     echo 'fun readmeSnippet() {'
     snippet kotlin "$HERE/dist-readme/kotlin.md" | grep -v '^import '
     echo '}'; } > "$work/Readme.kt"
-  jar=$(bash "$ROOT/tests/runners/kotlin/compile.sh" api-kotlin "$DIST/kotlin/dev/xborder/xborder.kt" \
+  jar=$(bash "$ROOT/tests/runners/kotlin/compile.sh" api-kotlin "${sources[@]}" \
     "$HERE/tests/kotlin/ApiTest.kt" "$work/Readme.kt" | tail -1) || return 1
   java -Djna.library.path="$DIST/lib" -cp "$jar:$XBORDER_KOTLIN_CLASSPATH" ApiTestKt
 }
@@ -57,19 +64,16 @@ swift_api() {
   mkdir -p "$work"
   cp "$DIST/swift/Xborder.swift" "$DIST/swift/XborderFFI.h" "$DIST/swift/module.modulemap" \
     "$DIST/lib/libxborder_ffi.so" "$work/"
-  # Top-level code is allowed only in main.swift; the swift.md snippet goes in as a function.
-  { sed -n '1,/^\/\/ README-SNIPPET$/p' "$HERE/tests/swift/ApiTests.swift"
-    echo 'func readmeSnippet() throws {'
-    snippet swift "$HERE/dist-readme/swift.md" | grep -v '^import '
-    echo '}'
-    sed '1,/^\/\/ README-SNIPPET$/d' "$HERE/tests/swift/ApiTests.swift"; } > "$work/main.swift"
+  cp "$HERE/tests/swift/ApiTests.swift" "$work/main.swift"
+  # Every ```swift block of swift.md as a function (readme.sh), run by ApiTests' readmeTests().
+  bash "$HERE/tests/swift/readme.sh" bindings-uniffi/dist-readme/swift.md > "$work/Readme.swift" || return 1
   hash=$(cat "$XBORDER_SWIFT_ROOT/.xborder-ready" "$work/Xborder.swift" "$work/XborderFFI.h" \
-    "$work/module.modulemap" "$work/main.swift" | sha256sum | cut -c1-16)
+    "$work/module.modulemap" "$work/Readme.swift" "$work/main.swift" | sha256sum | cut -c1-16)
   bin=api-$hash
   if [ ! -x "$work/$bin" ]; then
     find "$work" -maxdepth 1 -name 'api-*' -delete
     bash "$ROOT/tests/tools/swift-run.sh" "$work" -- \
-      swiftc -I . -L . -lxborder_ffi Xborder.swift main.swift -o "$bin.tmp" || return 1
+      swiftc -I . -L . -lxborder_ffi Xborder.swift Readme.swift main.swift -o "$bin.tmp" || return 1
     mv "$work/$bin.tmp" "$work/$bin"
   fi
   bash "$ROOT/tests/tools/swift-run.sh" "$work" -- env LD_LIBRARY_PATH=. "./$bin"

@@ -1,4 +1,4 @@
-// A small scenario through the Kotlin binding: a receiver takes a signed batch of deliveries
+// A small scenario through the Kotlin API (package dev.xborder, over the generated binding): a receiver takes a signed batch of deliveries
 // (valid, tampered, duplicate, crash before commit, unknown event) and beneficiary drafts are
 // validated against the server's rules and bank list. Run: bash bindings-uniffi/demo.sh
 import dev.xborder.*
@@ -20,15 +20,15 @@ fun main(args: Array<String>) {
     val unknown = envelope("evt_3", "order:teleported", "order", "{}").toByteArray()
     val tampered = created.copyOf().also { it[it.size - 5] = '9'.code.toByte() }
     val batch = listOf(
-        Delivery("valid order:created", created, sign(SECRET, created)),
-        Delivery("tampered body (signature of the original)", tampered, sign(SECRET, created)),
-        Delivery("redelivery of evt_1 (duplicate)", created, sign(SECRET, created)),
-        Delivery("order:success, consumer crashes before commit", success, sign(SECRET, success), crashBeforeCommit = true),
-        Delivery("redelivery of evt_2 after the crash", success, sign(SECRET, success)),
-        Delivery("unknown event order:teleported", unknown, sign(SECRET, unknown)),
+        Delivery("valid order:created", created, Webhooks.sign(SECRET, created)),
+        Delivery("tampered body (signature of the original)", tampered, Webhooks.sign(SECRET, created)),
+        Delivery("redelivery of evt_1 (duplicate)", created, Webhooks.sign(SECRET, created)),
+        Delivery("order:success, consumer crashes before commit", success, Webhooks.sign(SECRET, success), crashBeforeCommit = true),
+        Delivery("redelivery of evt_2 after the crash", success, Webhooks.sign(SECRET, success)),
+        Delivery("unknown event order:teleported", unknown, Webhooks.sign(SECRET, unknown)),
         Delivery("no signature header", created, null),
     )
-    Receiver(SECRET, 10_000UL).use { rx ->
+    Receiver(SECRET, 10_000L).use { rx ->
         for (d in batch) {
             val decision = rx.receive(d.body, d.signature)
             val http = if (decision.acknowledges) "2xx" else "non-2xx (retried)"
@@ -44,8 +44,8 @@ fun main(args: Array<String>) {
         }
     }
     try {
-        Receiver("", 10UL)
-    } catch (e: XborderException.Signature) {
+        Receiver("", 10L)
+    } catch (e: XborderException) {
         println("  a receiver keyed with an empty secret throws ${e.code}")
     }
 
@@ -58,13 +58,13 @@ fun main(args: Array<String>) {
     )
     for ((label, draft, extra) in drafts) {
         val (rules, banks) = extra
-        val v = validateBeneficiary(draft, rules, banks?.first, banks?.second)
+        val v = Beneficiaries.validate(draft, rules, banks?.first, banks?.second)
         println("  $label: ${if (v.valid) "valid" else "${v.issues.size} issue(s)"}")
         for (issue in v.issues) println(String.format("      %-28s %s", issue.path.ifEmpty { "(root)" }, issue.code))
     }
     println()
     println("== the form for a CO bank account asks for:")
-    for (f in requiredFields(text("rules-co-individual.json"), "bank_account", "CO")) {
+    for (f in Beneficiaries.requiredFields(text("rules-co-individual.json"), "bank_account", "CO")) {
         println(String.format("      %-28s %-6s %s", f.path, f.source, f.description))
     }
 }

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The JVM package: `mvn verify` on bindings-uniffi/jvm/pom.xml (kotlin-maven-plugin compiles the
-# generated Kotlin in bindings-uniffi/dist/kotlin with the Java facade; Surefire runs JUnit 5:
-# JavaApiTest and the conformance runner tests/runners/kotlin/Runner.kt), then a Java consumer
-# compiled against the jar and run with plain `java -cp`, no -Djna.library.path.
+# hand-written API of src/main/kotlin over the generated Kotlin in bindings-uniffi/dist/kotlin;
+# Surefire runs JUnit 5: JavaApiTest, RedisClaimStoreTest against a redis-server it starts,
+# HttpServerRecipeTest (the README's Java recipe) and the conformance runner
+# tests/runners/kotlin/Runner.kt; the sources and javadoc jars are made; Failsafe runs JarSurfaceIT,
+# javap on the jar's public surface), then a Java consumer compiled against the jar and run with
+# plain `java -cp`, no -Djna.library.path.
 # Maven's local repository is $XBORDER_CACHE/m2 (~/.cache/xborder/m2). The first run resolves
 # online (Maven prints each download); later runs are offline (`mvn -o`).
 # Usage: bash bindings-uniffi/jvm/test.sh   (needs bindings-uniffi/dist: bindings-uniffi/build.sh)
@@ -12,13 +15,16 @@ ROOT=$(cd "$HERE/../.." && pwd)
 DIST=$ROOT/bindings-uniffi/dist
 CACHE=${XBORDER_CACHE:-$HOME/.cache/xborder}
 M2=$CACHE/m2
-[ -f "$DIST/kotlin/dev/xborder/xborder.kt" ] && [ -f "$DIST/lib/libxborder_ffi.so" ] ||
+[ -f "$DIST/kotlin/dev/xborder/ffi/xborder.kt" ] && [ -f "$DIST/lib/libxborder_ffi.so" ] ||
   { echo "jvm: no $DIST (run bindings-uniffi/build.sh)" >&2; exit 1; }
 command -v mvn >/dev/null || { echo "jvm: mvn not found (Maven 3.8+ and a JDK 17)" >&2; exit 1; }
 # The conformance test reads XBORDER_VECTOR_DIRS (tests/runners/CONTRACT.md), as run.sh does.
 # shellcheck source=../../tests/runners/lib.sh
 . "$ROOT/tests/runners/lib.sh"
 xb_vector_dirs
+# The Redis test's server (tests/tools/setup.sh redis writes it to env.sh).
+export XBORDER_REDIS_SERVER=${XBORDER_REDIS_SERVER:-redis-server}
+command -v "$XBORDER_REDIS_SERVER" >/dev/null || { echo "jvm: no redis-server (bash tests/tools/setup.sh redis)" >&2; exit 1; }
 
 # Offline once the pom's dependencies and plugins are in $M2 (a marker per pom content).
 marker=$M2/.xborder-resolved-$(sha256sum "$HERE/pom.xml" | cut -c1-16)
@@ -31,7 +37,9 @@ else
 fi
 start=$SECONDS
 # Surefire prints the conformance closing line and each test class's counts.
-mvn "${mvn_args[@]}" verify
+# clean: classes of an older layout (the generated code was package dev.xborder) must not reach
+# the jar whose surface JarSurfaceIT reads.
+mvn "${mvn_args[@]}" clean verify
 jar=$HERE/target/xborder-jvm-0.1.0.jar
 [ -f "$jar" ] || { echo "jvm: no $jar after mvn verify" >&2; exit 1; }
 echo "jvm: mvn verify in $((SECONDS - start))s: $jar ($(du -h "$jar" | cut -f1))"

@@ -4,6 +4,7 @@ import wbgInit, * as raw from './web/xborder_wasm.js';
 import { XborderError } from './web/@GLUE@/errors.js';
 import { plainJson } from './web/@GLUE@/json.js';
 import { wrapApi } from './api/index.js';
+import { loader } from './api/loader.js';
 
 let loaded = false; // init() resolved: before, every call throws NOT_INITIALIZED
 const api = wrapApi(raw, { XborderError, plainJson }, { ready: () => loaded });
@@ -28,25 +29,7 @@ export const {
   pageInfo,
 } = api;
 
-let loading;
-
-/**
- * Loads the WebAssembly module (once; later calls return the same promise). `source` replaces
- * the default location of the .wasm: a URL, a Response, bytes or a compiled module. A load that
- * failed (a 404, the network, bytes that are not the module) is not kept: the next call tries
- * again (with its own `source`).
- */
-export function init(source) {
-  if (!loading) {
-    loading = wbgInit(source === undefined ? undefined : { module_or_path: source }).then(
-      () => {
-        loaded = true;
-      },
-      (e) => {
-        loading = undefined;
-        throw e;
-      },
-    );
-  }
-  return loading;
-}
+/** Loads the WebAssembly module: see js/api/loader.js (a failed load is tried again). */
+export const init = loader(wbgInit, () => {
+  loaded = true;
+});

@@ -1,6 +1,6 @@
 package dev.xborder.bench;
 
-import dev.xborder.XborderKt;
+import dev.xborder.Events;
 import java.util.HashSet;
 import java.util.Set;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -8,7 +8,7 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * One foreign call with almost no work ({@code classifyEvent}): what crossing JNA and uniffi's
+ * One foreign call with almost no work ({@code Events.classify}): what crossing JNA and uniffi's
  * buffers costs, beside the {@code HashSet} lookup an integrator would write.
  */
 @State(Scope.Thread)
@@ -17,7 +17,7 @@ public class ClassifyBench {
 
     @Benchmark
     public Object classify_xborder() {
-        return XborderKt.classifyEvent("order:funds_received");
+        return Events.classify("order:funds_received");
     }
 
     @Benchmark

@@ -5,9 +5,7 @@ import com.google.gson.JsonParser;
 import dev.xborder.Action;
 import dev.xborder.DecodeLimits;
 import dev.xborder.Receiver;
-import dev.xborder.XborderJava;
-import dev.xborder.XborderException;
-import dev.xborder.XborderKt;
+import dev.xborder.Webhooks;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -26,7 +24,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * xborder's JVM package against a hand-written receiver, per envelope size (the fixtures'
+ * xborder's JVM package (its public API, package dev.xborder) against a hand-written receiver, per envelope size (the fixtures'
  * 1.7 KB and 20 KB envelopes). Method names are {@code operation_variant}: tests/bench/report.py
  * groups them into rows (xborder over each other variant).
  *
@@ -54,18 +52,18 @@ public class XborderBench {
     private byte[] body;
     private String sig;
     private Receiver rx;
-    private final DecodeLimits limits = XborderKt.defaultDecodeLimits();
+    private final DecodeLimits limits = DecodeLimits.defaults();
     private Mac keyed;
     private final Set<String> seen = new HashSet<>();
 
     @Setup
-    public void setup() throws IOException, GeneralSecurityException, XborderException {
+    public void setup() throws IOException, GeneralSecurityException {
         Path dir = Path.of(fixtures);
         secret = Files.readString(dir.resolve("secret.txt"));
         key = secret.getBytes(StandardCharsets.UTF_8);
         body = Files.readAllBytes(dir.resolve("envelope-" + size + ".json"));
         sig = Files.readString(dir.resolve("envelope-" + size + ".sig"));
-        rx = XborderJava.receiver(secret, 20_000L, null, null);
+        rx = new Receiver(secret, 20_000L, null, null);
         for (int i = 0; i < 10_000; i++) {
             String id = "evt_" + String.format("%026d", i);
             rx.commit(id);
@@ -74,7 +72,7 @@ public class XborderBench {
         keyed = Mac.getInstance("HmacSHA256");
         keyed.init(new SecretKeySpec(key, "HmacSHA256"));
         // Every variant must agree on the fixture before it is timed.
-        XborderKt.verify(secret, body, sig);
+        Webhooks.verify(secret, body, sig);
         if (!javax() || rx.receive(body, sig).getAction() != Action.PROCESS || naive()) {
             throw new IllegalStateException("the fixture does not verify in every variant");
         }
@@ -100,8 +98,8 @@ public class XborderBench {
     }
 
     @Benchmark
-    public void verify_xborder() throws XborderException {
-        XborderKt.verify(secret, body, sig);
+    public void verify_xborder() {
+        Webhooks.verify(secret, body, sig);
     }
 
     @Benchmark
@@ -115,8 +113,8 @@ public class XborderBench {
     }
 
     @Benchmark
-    public Object decode_xborder() throws XborderException {
-        return XborderKt.decodeEnvelope(body, limits);
+    public Object decode_xborder() {
+        return Webhooks.decodeEnvelope(body, limits);
     }
 
     @Benchmark

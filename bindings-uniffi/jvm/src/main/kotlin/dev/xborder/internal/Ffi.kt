@@ -1,0 +1,204 @@
+// The one place where the hand-written API (package dev.xborder) meets uniffi's generated code
+// (package dev.xborder.ffi, as uniffi writes it): numbers checked and converted, records and
+// enums copied, and every generated exception turned into dev.xborder.XborderException.
+// Conversion only: every answer is core's. Kotlin `internal`: not part of the API.
+package dev.xborder.internal
+
+import dev.xborder.Action
+import dev.xborder.BeneficiaryValidation
+import dev.xborder.ClaimNeed
+import dev.xborder.ClaimOutcome
+import dev.xborder.ClaimReply
+import dev.xborder.ClaimStore
+import dev.xborder.DecodeLimits
+import dev.xborder.Decision
+import dev.xborder.Drift
+import dev.xborder.Envelope
+import dev.xborder.EventClassification
+import dev.xborder.EventKind
+import dev.xborder.FieldSource
+import dev.xborder.Issue
+import dev.xborder.IssueCode
+import dev.xborder.PageInfo
+import dev.xborder.PageRequest
+import dev.xborder.RegistrationCheck
+import dev.xborder.RejectedEvent
+import dev.xborder.RequiredField
+import dev.xborder.WalkStep
+import dev.xborder.XborderException
+import dev.xborder.ffi.XborderException as FfiException
+
+// Numbers: Java's long and int in, uniffi's ULong/UInt out; never reinterpreted. -----------------
+
+internal fun u64(name: String, value: Long): ULong {
+    require(value >= 0) { "$name must be a number >= 0, got $value" }
+    return value.toULong()
+}
+
+internal fun u64(name: String, value: Long?): ULong? = value?.let { u64(name, it) }
+
+internal fun u32(name: String, value: Long): UInt {
+    require(value in 0..UInt.MAX_VALUE.toLong()) { "$name must be a number from 0 to ${UInt.MAX_VALUE}, got $value" }
+    return value.toUInt()
+}
+
+/** A count core answers, as a long: one beyond Long.MAX_VALUE throws, it never wraps. */
+internal fun long(name: String, value: ULong): Long {
+    if (value > Long.MAX_VALUE.toULong()) throw ArithmeticException("$name $value does not fit in a long")
+    return value.toLong()
+}
+
+internal fun long(name: String, value: ULong?): Long? = value?.let { long(name, it) }
+
+/** A time to live beyond Long.MAX_VALUE ms (292 million years) is Long.MAX_VALUE. */
+internal fun ttl(value: ULong?): Long? = value?.let { if (it > Long.MAX_VALUE.toULong()) Long.MAX_VALUE else it.toLong() }
+
+// Errors: every generated variant to the one unchecked exception. ---------------------------------
+
+internal fun exception(e: FfiException): XborderException = when (e) {
+    is FfiException.Registration -> XborderException(e.code, null, e.detail, e.rejected.map(::rejected))
+    is FfiException.Signature -> XborderException(e.code, null, e.detail)
+    is FfiException.Envelope -> XborderException(e.code, e.field, e.detail)
+    is FfiException.Store -> XborderException(e.code, null, e.detail)
+    is FfiException.Catalog -> XborderException(e.code, null, e.detail)
+    is FfiException.Claim -> XborderException(e.code, e.field, e.detail)
+    is FfiException.Json -> XborderException(e.code, null, e.detail)
+    is FfiException.Document -> XborderException(e.code, null, e.detail)
+    is FfiException.Pagination -> XborderException(e.code, e.field, e.detail)
+}
+
+/** Runs one generated call; its XborderException comes out as dev.xborder.XborderException. */
+internal inline fun <T> call(block: () -> T): T = try {
+    block()
+} catch (e: FfiException) {
+    throw exception(e)
+}
+
+// Enums: the same constants in the same order (JavaSurfaceTest checks each pair). -----------------
+
+internal fun action(v: dev.xborder.ffi.Action): Action = Action.valueOf(v.name)
+internal fun kind(v: dev.xborder.ffi.EventKind): EventKind = EventKind.valueOf(v.name)
+internal fun issueCode(v: dev.xborder.ffi.IssueCode): IssueCode = IssueCode.valueOf(v.name)
+internal fun fieldSource(v: dev.xborder.ffi.FieldSource): FieldSource = FieldSource.valueOf(v.name)
+internal fun outcome(v: dev.xborder.ffi.ClaimOutcome): ClaimOutcome = ClaimOutcome.valueOf(v.name)
+
+internal fun ffi(v: Action) = dev.xborder.ffi.Action.valueOf(v.name)
+internal fun ffi(v: EventKind) = dev.xborder.ffi.EventKind.valueOf(v.name)
+internal fun ffi(v: IssueCode) = dev.xborder.ffi.IssueCode.valueOf(v.name)
+internal fun ffi(v: FieldSource) = dev.xborder.ffi.FieldSource.valueOf(v.name)
+internal fun ffi(v: ClaimOutcome) = dev.xborder.ffi.ClaimOutcome.valueOf(v.name)
+
+// Records. -----------------------------------------------------------------------------------------
+
+internal fun ffi(v: DecodeLimits) = dev.xborder.ffi.DecodeLimits(v.maxBodyBytes.toULong(), v.maxDepth.toULong())
+internal fun limits(v: dev.xborder.ffi.DecodeLimits) =
+    DecodeLimits(long("maxBodyBytes", v.maxBodyBytes), long("maxDepth", v.maxDepth))
+
+internal fun envelope(v: dev.xborder.ffi.Envelope) =
+    Envelope(v.id, v.event, kind(v.kind), v.entityId, v.entityType, v.dataJson)
+
+internal fun decision(v: dev.xborder.ffi.Decision) =
+    Decision(action(v.action), v.acknowledges, v.errorCode, v.errorField, v.envelope?.let(::envelope), reply(v.reply))
+
+internal fun classification(v: dev.xborder.ffi.EventClassification) = EventClassification(kind(v.kind), v.entity, v.action)
+
+internal fun rejected(v: dev.xborder.ffi.RejectedEvent) = RejectedEvent(v.event, kind(v.reason))
+
+internal fun registration(v: dev.xborder.ffi.RegistrationCheck) =
+    RegistrationCheck(v.ok, v.code, v.rejected.map(::rejected), v.events)
+
+internal fun validation(v: dev.xborder.ffi.BeneficiaryValidation) =
+    BeneficiaryValidation(v.valid, v.issues.map { Issue(it.path, issueCode(it.code), it.message, it.label) })
+
+internal fun field(v: dev.xborder.ffi.RequiredField) = RequiredField(v.path, v.description, fieldSource(v.source))
+
+internal fun ffi(v: PageRequest) = dev.xborder.ffi.PageRequest(v.page?.toULong(), v.pageSize?.toULong())
+
+internal fun pageInfo(v: dev.xborder.ffi.PageInfo) = PageInfo(
+    long("total", v.total), long("page", v.page), long("pageSize", v.pageSize), long("totalPages", v.totalPages),
+    v.hasNext, v.hasNextConflict, v.hasPrevious, long("firstItem", v.firstItem), long("lastItem", v.lastItem),
+    long("nextPage", v.nextPage),
+)
+
+internal fun drift(v: dev.xborder.ffi.Drift) =
+    Drift(v.code, long("previousTotal", v.previousTotal), long("total", v.total), long("count", v.count), v.hasNext)
+
+internal fun walkStep(v: dev.xborder.ffi.WalkStep) = WalkStep(v.recordsJson, pageInfo(v.info), v.drifts.map(::drift))
+
+internal fun reply(v: dev.xborder.ffi.ClaimReply) = ClaimReply(v.status.toInt(), long("retryAfterS", v.retryAfterS))
+
+internal fun need(v: dev.xborder.ffi.ClaimNeed): ClaimNeed = when (v) {
+    is dev.xborder.ffi.ClaimNeed.Load -> ClaimNeed.Load(v.id)
+    is dev.xborder.ffi.ClaimNeed.CompareAndSet -> ClaimNeed.CompareAndSet(v.id, v.expected, v.new, ttl(v.ttlMs))
+    is dev.xborder.ffi.ClaimNeed.Done -> ClaimNeed.Done(outcome(v.outcome))
+}
+
+/** A store written against dev.xborder.ClaimStore, as the generated interface Rust calls. */
+internal class StoreAdapter(private val store: ClaimStore) : dev.xborder.ffi.ClaimStore {
+    override fun load(id: String): String? = store.load(id)
+    override fun compareAndSet(id: String, expected: String?, new: String?, ttlMs: ULong?): Boolean =
+        store.compareAndSet(id, expected, new, ttl(ttlMs))
+}
+
+// Catalog -> Receiver. ------------------------------------------------------------------------------
+
+/**
+ * The generated catalog behind each hand-written one, for Receiver, which copies it (Kotlin has
+ * no package-private member, and an `internal` one would be public to Java).
+ */
+internal object Catalogs {
+    private val map = java.util.Collections.synchronizedMap(java.util.WeakHashMap<dev.xborder.Catalog, dev.xborder.ffi.Catalog>())
+
+    fun register(outer: dev.xborder.Catalog, inner: dev.xborder.ffi.Catalog): dev.xborder.ffi.Catalog {
+        map[outer] = inner
+        return inner
+    }
+
+    fun of(outer: dev.xborder.Catalog?): dev.xborder.ffi.Catalog? = outer?.let { map[it] }
+}
+
+// Constructors with core's defaults: an argument not given (null) is left out of the generated
+// call, so its default is the generated one (core's, through uniffi's metadata), never ours.
+
+internal fun openReceiver(secret: String?, secrets: List<String>?, window: Long?, limits: DecodeLimits?, catalog: dev.xborder.Catalog?) = call {
+    val l = limits?.let(::ffi)
+    val c = Catalogs.of(catalog)
+    val w = u64("window", window)
+    when {
+        secrets != null && w != null -> dev.xborder.ffi.Receiver.withSecrets(secrets, w, l, c)
+        secrets != null -> dev.xborder.ffi.Receiver.withSecrets(secrets, limits = l, catalog = c)
+        w != null -> dev.xborder.ffi.Receiver(secret!!, w, l, c)
+        else -> dev.xborder.ffi.Receiver(secret!!, limits = l, catalog = c)
+    }
+}
+
+internal fun openClaims(store: ClaimStore?, leaseMs: Long?, windowMs: Long?, capacity: Long?): dev.xborder.ffi.Claims {
+    val lease = u64("leaseMs", leaseMs)
+    val window = u64("windowMs", windowMs)
+    val cap = u64("capacity", capacity)
+    return call { claims(store, lease, window, cap) }
+}
+
+private fun claims(store: ClaimStore?, lease: ULong?, window: ULong?, cap: ULong?): dev.xborder.ffi.Claims {
+    if (store != null) {
+        val adapter = StoreAdapter(store)
+        return if (lease != null) dev.xborder.ffi.Claims.withStore(adapter, lease, window)
+        else dev.xborder.ffi.Claims.withStore(adapter, windowMs = window)
+    }
+    return when {
+        lease != null && cap != null -> dev.xborder.ffi.Claims(lease, window, cap)
+        lease != null -> dev.xborder.ffi.Claims(lease, window)
+        cap != null -> dev.xborder.ffi.Claims(windowMs = window, capacity = cap)
+        else -> dev.xborder.ffi.Claims(windowMs = window)
+    }
+}
+
+internal fun openTask(step: String, id: String, token: String, atMs: Long, leaseMs: Long?, windowMs: Long?): dev.xborder.ffi.ClaimTask {
+    val at = u64("atMs", atMs)
+    val lease = u64("leaseMs", leaseMs)
+    val window = u64("windowMs", windowMs)
+    return call {
+        if (lease != null) dev.xborder.ffi.ClaimTask(step, id, token, at, lease, window)
+        else dev.xborder.ffi.ClaimTask(step, id, token, at, windowMs = window)
+    }
+}
