@@ -4,34 +4,25 @@
 #   . services/redis/server.sh
 #   start_fresh_redis "$WORK"     # a free port; sets RPORT and REDIS_PID, logs to $WORK/redis-PORT.log
 #   start_redis "$RPORT" "$WORK"  # again on the same port (a restart); sets REDIS_PID
+#   REDIS_AOF=1 before either: with the append-only file (appendfsync everysec) in $WORK
 #
-# The port is taken outside the kernel's ephemeral range: a client's port there, even one in
-# TIME_WAIT after a run of thousands of connections, makes redis-server's bind fail ("Address
-# already in use") while a connect test says the port is free. When redis-server exits anyway,
+# The port is taken outside the kernel's ephemeral range (services/ports.sh). When redis-server
+# exits anyway,
 # start_fresh_redis prints why and tries another port. The caller adds REDIS_PID to what it kills.
 # Needs REDIS_SERVER (the binary) and a `say` function.
 
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-# A loopback port nothing listens on, below the ephemeral range when there is room there.
-free_port() {
-  local lo=32768 hi=60999 p base span
-  if [ -r /proc/sys/net/ipv4/ip_local_port_range ]; then
-    read -r lo hi </proc/sys/net/ipv4/ip_local_port_range
-  fi
-  if [ "$lo" -gt 12000 ]; then base=10000; span=$((lo - 10000)); else base=$((hi + 1)); span=$((65535 - hi)); fi
-  [ "$span" -gt 0 ] || { base=20000; span=40000; }
-  for _ in $(seq 1 200); do
-    p=$((base + RANDOM % span))
-    if ! port_in_use "$p"; then echo "$p"; return 0; fi
-  done
-  return 1
-}
+# port_in_use and free_port (a port outside the ephemeral range).
+# shellcheck source=services/ports.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../ports.sh"
 
 REDIS_PID=
 start_redis() { # PORT LOGDIR: starts it and waits until it listens (5 s at most)
   local port=$1 log="$2/redis-$1.log"
-  "$REDIS_SERVER" --port "$port" --bind 127.0.0.1 --save "" --appendonly no >>"$log" 2>&1 &
+  local keep=(--appendonly no)
+  # REDIS_AOF=1: the append-only file in LOGDIR, fsynced every second (what a Redis fleet's
+  # claims should run with: a restart then forgets at most the last second's writes).
+  [ "${REDIS_AOF:-0}" = 1 ] && keep=(--appendonly yes --appendfsync everysec --dir "$2")
+  "$REDIS_SERVER" --port "$port" --bind 127.0.0.1 --save "" "${keep[@]}" >>"$log" 2>&1 &
   REDIS_PID=$!
   for _ in $(seq 1 100); do
     port_in_use "$port" && return 0

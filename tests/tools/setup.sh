@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent toolchain setup for the xborder binding tests.
 #
-# Usage: bash tests/tools/setup.sh [wasm|browser|kotlin|swift|python|redis|fuzz ...]
+# Usage: bash tests/tools/setup.sh [wasm|browser|kotlin|swift|python|redis|postgres|fuzz ...]
 #        (all parts when none is named)
 # npm tools and the Swift root go to ${XBORDER_CACHE:-$HOME/.cache/xborder}; cargo-installed tools
 # (wasm-bindgen-cli, cargo-fuzz) to ~/.cargo/bin, apt packages system-wide; afterwards
@@ -160,6 +160,23 @@ part_redis() {
   say "$(redis-server --version | cut -d' ' -f1-3)"
 }
 
+# PostgreSQL's server binaries (Debian's postgresql; the SQL claim stores' tests and the fault
+# test start their own cluster with services/postgres/server.sh). The package's own cluster is
+# not used: whatever it left running stays as it is.
+part_postgres() {
+  local bin
+  bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r | head -1)
+  if [ -z "$bin" ] || [ ! -x "$bin/initdb" ]; then
+    apt_install postgresql
+    bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r | head -1)
+  else
+    say "postgresql server binaries present"
+  fi
+  [ -n "$bin" ] && [ -x "$bin/initdb" ] && [ -x "$bin/pg_ctl" ] && [ -x "$bin/psql" ] ||
+    die "no initdb, pg_ctl and psql under /usr/lib/postgresql/*/bin after installing postgresql"
+  say "$("$bin/postgres" --version) in $bin"
+}
+
 part_fuzz() {
   if command -v cargo-fuzz >/dev/null; then
     say "cargo-fuzz present: $(cargo fuzz --version)"
@@ -199,15 +216,20 @@ write_env() {
     if command -v redis-server >/dev/null; then
       echo "export XBORDER_REDIS_SERVER='$(command -v redis-server)'"
     fi
+    local pg
+    pg=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r | head -1)
+    if [ -n "$pg" ] && [ -x "$pg/initdb" ]; then
+      echo "export XBORDER_PG_BIN='$pg'"
+    fi
     echo "unset -f xborder_path; export PATH"
   } > "$f.tmp"
   mv "$f.tmp" "$f"
 }
 
 parts=("$@")
-[ $# -gt 0 ] || parts=(wasm browser kotlin swift python redis fuzz)
+[ $# -gt 0 ] || parts=(wasm browser kotlin swift python redis postgres fuzz)
 for p in "${parts[@]}"; do
-  case $p in wasm|browser|kotlin|swift|python|redis|fuzz) ;; *) die "unknown part '$p'" ;; esac
+  case $p in wasm|browser|kotlin|swift|python|redis|postgres|fuzz) ;; *) die "unknown part '$p'" ;; esac
 done
 mkdir -p "$CACHE"
 for p in "${parts[@]}"; do
