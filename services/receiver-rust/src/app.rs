@@ -15,7 +15,8 @@ use hyper::{Method, Request, Response, StatusCode};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use serde::Serialize;
 use xborder_core::claims::{
-    self, ClaimError, ClaimRules, Claims, MemoryClaims, Outcome, Reply as ClaimReply, Step,
+    self, ClaimError, ClaimRules, Claims, IntoStep, MemoryClaims, Outcome, Reply as ClaimReply,
+    Step,
 };
 use xborder_core::delivery::{Decision, Receiver, StoreError};
 use xborder_core::envelope::{Envelope, Limits};
@@ -23,6 +24,7 @@ use xborder_core::signature::SIGNATURE_HEADER;
 use xborder_redis::RedisClaims;
 
 use crate::opts::Opts;
+use crate::sql;
 
 fn now_ms() -> u64 {
     SystemTime::now()
@@ -33,6 +35,10 @@ fn now_ms() -> u64 {
 enum Store {
     Memory(Claims<MemoryClaims>),
     Redis(RedisClaims),
+    /// Claims and events in PostgreSQL: the event's row commits with the completion.
+    Postgres(sql::Postgres),
+    /// Claims and events in an SQLite file, likewise.
+    Sqlite(sql::Sqlite),
     /// `SET key 1 NX` then persist: no lease, no release, no completion.
     Naive {
         conn: ConnectionManager,
@@ -229,12 +235,42 @@ impl App {
         } else {
             rules.without_window()
         };
-        let (store, store_text) = match &o.redis {
-            None => (
+        let (store, store_text) = match (&o.redis, &o.postgres, &o.sqlite) {
+            (_, Some(url), _) => {
+                let pool = sql::PgPool::new(
+                    url,
+                    o.pool_size,
+                    Duration::from_millis(o.store_timeout_ms.max(1)),
+                );
+                pool.migrate()
+                    .await
+                    .map_err(|e| format!("--postgres {url}: {e}"))?;
+                (
+                    Store::Postgres(sql::Postgres {
+                        claims: xborder_sql::PostgresClaims::new(rules),
+                        pool,
+                    }),
+                    format!(
+                        "claims and events in postgres {url} (one transaction each, pool {})",
+                        o.pool_size
+                    ),
+                )
+            }
+            (_, _, Some(path)) => (
+                Store::Sqlite(
+                    sql::Sqlite::open(path, rules)
+                        .map_err(|e| format!("--sqlite {}: {e}", path.display()))?,
+                ),
+                format!(
+                    "claims and events in sqlite {} (one transaction each)",
+                    path.display()
+                ),
+            ),
+            (None, _, _) => (
                 Store::Memory(Claims::in_memory(rules, o.capacity)),
                 format!("claims in memory, capacity {}", o.capacity),
             ),
-            Some(url) => {
+            (Some(url), _, _) => {
                 let client =
                     redis::Client::open(url.as_str()).map_err(|e| format!("--redis {url}: {e}"))?;
                 // Fail fast while Redis is away (answer 503, the provider retries) rather than
@@ -396,10 +432,79 @@ impl App {
                     Err(_) => Err(ClaimError::Store(StoreError::new("redis: timeout"))),
                 }
             }
+            Store::Postgres(p) => {
+                let step = step.into_step()?;
+                match tokio::time::timeout(self.store_timeout, p.step(step, id, token, at)).await {
+                    Ok(r) => r,
+                    Err(_) => Err(ClaimError::Store(StoreError::new("postgres: timeout"))),
+                }
+            }
+            Store::Sqlite(s) => s.step(step.into_step()?, id, token, at).await,
             Store::Naive { .. } => Err(ClaimError::Store(StoreError::new(
                 "the naive mode has no claims",
             ))),
         }
+    }
+
+    /// In PostgreSQL or SQLite: the event's row and `complete` in one transaction (`None` for
+    /// the other stores, which persist first and complete after).
+    async fn persist_and_complete(
+        &self,
+        env: &Envelope,
+        token: &str,
+        claimed_at: u64,
+    ) -> Option<Result<Outcome, String>> {
+        let row = |at_ms| sql::EventRow {
+            id: env.id(),
+            event: env.event(),
+            instance: &self.instance,
+            token,
+            claimed_at_ms: claimed_at,
+            lease_ms: self.rules.lease_ms(),
+            at_ms,
+        };
+        if !matches!(self.store, Store::Postgres(_) | Store::Sqlite(_)) {
+            return None;
+        }
+        if !self.persist_delay.is_zero() {
+            tokio::time::sleep(self.persist_delay).await;
+        }
+        let n = self.persists.fetch_add(1, Ordering::Relaxed) + 1;
+        if self.fail_every > 0 && n.is_multiple_of(self.fail_every) {
+            return Some(Err("injected failure (--fail-persist-every)".into()));
+        }
+        let at = now_ms();
+        let done = match &self.store {
+            Store::Postgres(p) => {
+                match tokio::time::timeout(self.store_timeout, p.persist_and_complete(&row(at)))
+                    .await
+                {
+                    Ok(r) => r,
+                    Err(_) => Err("postgres: timeout".to_owned()),
+                }
+            }
+            Store::Sqlite(s) => s.persist_and_complete(&row(at)).await,
+            _ => return None,
+        };
+        // The log line, after the commit (the table is what counts; the line may be lost to a
+        // kill between the two).
+        if let (Ok(Outcome::Completed), Some(file)) = (&done, self.file.clone()) {
+            let line = serde_json::to_vec(&Line {
+                id: env.id(),
+                event: env.event(),
+                instance: &self.instance,
+                token,
+                claimed_at_ms: claimed_at,
+                lease_ms: self.rules.lease_ms(),
+                at_ms: at,
+                again: false,
+            });
+            if let Ok(mut line) = line {
+                line.push(b'\n');
+                let _ = tokio::task::spawn_blocking(move || (&*file).write_all(&line)).await;
+            }
+        }
+        Some(done)
     }
 
     /// Appends the event's line: one `write(2)` on an `O_APPEND` file, then `fdatasync` when
@@ -563,6 +668,39 @@ impl App {
                 self.log_error(&format!("claim {}: {e}", env.id()));
                 return answered(e.reply(), &failed(e.code()));
             }
+        }
+        if let Some(done) = self.persist_and_complete(env, &token, claimed_at).await {
+            return match done {
+                Ok(o) => {
+                    if o == Outcome::Stale {
+                        // Rolled back: another request took the id over and persists it.
+                        inc(&self.stats.stale);
+                    } else {
+                        inc(&self.stats.processed);
+                    }
+                    match self.rules.reply(Step::Complete, o) {
+                        Some(how) => answered(how, &said(o.as_str())),
+                        None => error(StatusCode::INTERNAL_SERVER_ERROR, "NO_REPLY", None),
+                    }
+                }
+                Err(e) => {
+                    // Rolled back (or unknown, when the connection broke during the commit):
+                    // give the claim back so the retry processes it, or finds it done.
+                    inc(&self.stats.persist_failed);
+                    self.log_error(&format!("persist and complete {}: {e}", env.id()));
+                    let released = match self.step("release", env.id(), &token).await {
+                        Ok(o) => o,
+                        Err(e) => {
+                            self.log_error(&format!("release {}: {e}", env.id()));
+                            Outcome::Released
+                        }
+                    };
+                    match self.rules.reply(Step::Release, released) {
+                        Some(how) => answered(how, &failed("PERSIST_FAILED")),
+                        None => error(StatusCode::INTERNAL_SERVER_ERROR, "PERSIST_FAILED", None),
+                    }
+                }
+            };
         }
         if let Err(e) = self.persist(env, &token, claimed_at).await {
             inc(&self.stats.persist_failed);

@@ -20,6 +20,11 @@
 //! 4. **complete** the claim, then answer 200 (also when `complete` answers `stale` or the store
 //!    fails: the event is persisted and its record makes a retry harmless).
 //!
+//! With `--postgres URL` or `--sqlite PATH` ([`xborder_sql`]), steps 3 and 4 are one
+//! transaction: the event's row in `xborder_events` and the claim's completion commit together
+//! or not at all (`stale`: rolled back, the request that took the id over persists it), so a
+//! process killed at any point neither loses the event nor persists it twice.
+//!
 //! `--naive` replaces the claims with `SET key 1 NX` then persist, no lease: a process killed
 //! between the two loses the event (its redelivery is a "duplicate"), and a concurrent
 //! redelivery is answered 200 before the event is persisted. It exists to be compared with.
@@ -39,6 +44,7 @@ mod conn;
 #[path = "../../simulator/src/args.rs"]
 mod args;
 mod opts;
+mod sql;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -7,7 +7,8 @@ use crate::args;
 use xborder_core::claims::DEFAULT_LEASE_MS;
 
 pub(crate) const USAGE: &str = "\
-xborder-receiver: a webhook receiver over xborder-core (claims in Redis or in memory)
+xborder-receiver: a webhook receiver over xborder-core (claims in Redis, PostgreSQL, SQLite or
+in memory)
 
 usage: xborder-receiver --secret KEY [options]
 
@@ -17,6 +18,11 @@ usage: xborder-receiver --secret KEY [options]
                            several during a rotation
   --redis URL              claims in Redis (redis://host:port/), shared by instances;
                            without it, claims in this process's memory
+  --postgres URL           claims AND events in PostgreSQL (postgres://user@host:port/db), shared
+                           by instances: each event's row (table xborder_events) commits in one
+                           transaction with the claim's completion; the tables are created
+  --sqlite PATH            the same in an SQLite file (one instance, or processes of one host)
+  --pool N                 PostgreSQL connections per instance (default 16)
   --persist PATH           append each processed event to PATH (JSON lines, O_APPEND, one
                            write per line); without it, events are processed but not kept
   --records DIR            keep one record per event id in DIR (linked into place whole, the way a
@@ -56,6 +62,9 @@ pub(crate) struct Opts {
     pub(crate) listen: String,
     pub(crate) secrets: Vec<String>,
     pub(crate) redis: Option<String>,
+    pub(crate) postgres: Option<String>,
+    pub(crate) sqlite: Option<PathBuf>,
+    pub(crate) pool_size: usize,
     pub(crate) persist: Option<PathBuf>,
     pub(crate) records: Option<PathBuf>,
     pub(crate) fsync: bool,
@@ -79,6 +88,9 @@ impl Opts {
             listen: "127.0.0.1:8080".into(),
             secrets: Vec::new(),
             redis: None,
+            postgres: None,
+            sqlite: None,
+            pool_size: 16,
             persist: None,
             records: None,
             fsync: false,
@@ -100,6 +112,9 @@ impl Opts {
                 "listen" => o.listen = args::value(&k, v)?,
                 "secret" => o.secrets.push(args::value(&k, v)?),
                 "redis" => o.redis = Some(args::value(&k, v)?),
+                "postgres" => o.postgres = Some(args::value(&k, v)?),
+                "sqlite" => o.sqlite = Some(PathBuf::from(args::value(&k, v)?)),
+                "pool" => o.pool_size = args::number(&k, v)?,
                 "persist" => o.persist = Some(PathBuf::from(args::value(&k, v)?)),
                 "records" => o.records = Some(PathBuf::from(args::value(&k, v)?)),
                 "fsync" => o.fsync = true,
@@ -125,6 +140,13 @@ impl Opts {
         }
         if o.secrets.iter().all(String::is_empty) {
             return Err("give --secret (or XBORDER_SECRET)".into());
+        }
+        let stores = [o.redis.is_some(), o.postgres.is_some(), o.sqlite.is_some()];
+        if stores.iter().filter(|s| **s).count() > 1 {
+            return Err("give one of --redis, --postgres, --sqlite".into());
+        }
+        if o.pool_size == 0 {
+            return Err("--pool must be at least 1".into());
         }
         if o.naive && o.redis.is_none() {
             return Err("--naive needs --redis".into());
@@ -172,6 +194,27 @@ mod tests {
             (500, "rx1", true)
         );
         assert!(Opts::parse(&args("--secret a --naive")).is_err());
+        let o = Opts::parse(&args(
+            "--secret a --postgres postgres://x@127.0.0.1:1/db --pool 4",
+        ))
+        .unwrap();
+        assert_eq!(
+            (o.postgres.as_deref(), o.pool_size),
+            (Some("postgres://x@127.0.0.1:1/db"), 4)
+        );
+        let o = Opts::parse(&args("--secret a --sqlite /tmp/x.db")).unwrap();
+        assert_eq!(o.sqlite, Some(PathBuf::from("/tmp/x.db")));
+        for two in [
+            "--redis redis://h/ --postgres postgres://h/db",
+            "--sqlite a.db --postgres postgres://h/db",
+            "--redis redis://h/ --sqlite a.db",
+            "--sqlite a.db --pool 0",
+        ] {
+            assert!(
+                Opts::parse(&args(&format!("--secret a {two}"))).is_err(),
+                "{two}"
+            );
+        }
         assert!(Opts::parse(&args("--secret a --lease-ms x")).is_err());
         assert!(Opts::parse(&args("--secret a --whatever")).is_err());
         let o = Opts::parse(&args("--secret a")).unwrap();
