@@ -1,10 +1,11 @@
 // A webhook receiver service in Node (node:http) over the xborder npm package, the way a
-// consumer runs one: several instances behind a load balancer sharing Redis. The same flow and
-// flags as the Rust one (services/receiver-rust), so the fault test can mix them:
+// consumer runs one: several instances behind a load balancer sharing Redis or PostgreSQL (or one
+// instance on SQLite). The same flow and flags as the Rust one (services/receiver-rust), so the
+// fault test can mix them:
 //
 //   node services/receiver-node/server.mjs --listen 127.0.0.1:0 --secret KEY
-//     [--redis redis://127.0.0.1:6379/] [--persist FILE] [--records DIR] [--instance NAME]
-//     [--lease-ms 30000] [--window-ms 604800000]
+//     [--redis redis://127.0.0.1:6379/ | --postgres postgres://... | --sqlite PATH]
+//     [--persist FILE] [--records DIR] [--instance NAME] [--lease-ms 30000] [--window-ms 604800000]
 //
 // 1. the RAW body (never a parsed one) and `X-Webhook-Signature` go to `Receiver.receive`
 //    (window 0: the claims dedupe): reject → core's status (`decision.reply`: 400 for the
@@ -18,14 +19,23 @@
 //    consumer's table has; found already → processed again, nothing new kept), then one JSON
 //    line in FILE; a failure → release → 500 (the retry processes it);
 // 4. complete, then 200 (also when complete answers stale or the store fails: persisted).
+// With --postgres URL or --sqlite PATH (pg-store.mjs, sqlite-store.mjs: claims in the table
+// xborder_claims, migrated at start) steps 3 and 4 are one transaction of that database: the
+// event's row goes into the table xborder_events (services/sql/receiver-events.sql, shared with
+// the Rust and Python receivers) and the claim's complete commits with it. Completed → COMMIT,
+// then the line in FILE (and the record in DIR, if given), 200; stale (another request took the
+// claim over after the lease, and persists the event) → ROLLBACK, nothing of this request kept,
+// core's answer for a stale completion (200); any failure (the insert, the claim's store, the
+// commit) → ROLLBACK, release → core's answer for the release (500 PERSIST_FAILED).
+// Expired claim rows are purged at start and every 10 minutes (the clock less 60 s of skew).
 // The first line on stdout is the bound address; GET /healthz, GET /stats.
 import http from 'node:http';
-import { appendFileSync, linkSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Claims, Receiver, XborderError } from 'xborder-wasm';
 
-const USAGE = 'usage: server.mjs --listen HOST:PORT --secret KEY [--redis URL] [--persist FILE] ' +
-  '[--records DIR] [--instance NAME] [--lease-ms N] [--window-ms N]';
+const USAGE = 'usage: server.mjs --listen HOST:PORT --secret KEY [--redis URL | --postgres URL | --sqlite PATH] ' +
+  '[--persist FILE] [--records DIR] [--instance NAME] [--lease-ms N] [--window-ms N]';
 const opts = { listen: '127.0.0.1:0', secrets: [], leaseMs: 30000, windowMs: 7 * 86400000,
   instance: `rx-${process.pid}` };
 const args = process.argv.slice(2);
@@ -41,6 +51,8 @@ for (let i = 0; i < args.length; i += 1) {
     case 'listen': opts.listen = value(); break;
     case 'secret': opts.secrets.push(value()); break;
     case 'redis': opts.redis = value(); break;
+    case 'postgres': opts.postgres = value(); break;
+    case 'sqlite': opts.sqlite = value(); break;
     case 'persist': opts.persist = value(); break;
     case 'records': opts.records = value(); break;
     case 'instance': opts.instance = value(); break;
@@ -51,13 +63,118 @@ for (let i = 0; i < args.length; i += 1) {
 }
 function fail(why) { console.error(`receiver-node: ${why}\n${USAGE}`); process.exit(2); }
 if (opts.secrets.length === 0) fail('--secret is required');
+if ([opts.redis, opts.postgres, opts.sqlite].filter((v) => v !== undefined).length > 1) {
+  fail('one claims store: --redis, --postgres or --sqlite');
+}
 
 const receiver = new Receiver(opts.secrets.length === 1 ? opts.secrets[0] : opts.secrets, { window: 0 });
 // --window-ms 0: remembered until the store forgets it (the API's longest window; the API's own
 // default, for null, is 7 days), as the Rust receiver's 0 is.
 const rules = { leaseMs: opts.leaseMs, windowMs: opts.windowMs || Number.MAX_SAFE_INTEGER };
+// The events table the Rust, Node and Python receivers share (services/sql/receiver-events.sql):
+// one row per processing and no unique key on purpose, so the fault test sees a second one.
+const EVENTS_TABLE = readFileSync(new URL('../sql/receiver-events.sql', import.meta.url), 'utf8');
+const PURGE_EVERY_MS = 600000;
+const PURGE_SKEW_MS = 60000;
+/** Purges expired claim rows now and every 10 minutes (a failure is logged, never fatal). */
+function purgeNowAndThen(purge) {
+  const run = async () => {
+    try {
+      await purge(Math.max(0, Date.now() - PURGE_SKEW_MS));
+    } catch (e) {
+      console.error(`receiver-node: purge: ${e.message}`);
+    }
+  };
+  setInterval(run, PURGE_EVERY_MS).unref();
+  return run();
+}
+/** The event's row (a processing of it). */
+const eventRow = (envelope, token, claimedAt) => [envelope.id, envelope.event, opts.instance, token,
+  claimedAt, opts.leaseMs, Date.now()];
+const INSERT_EVENT = (p) => 'INSERT INTO xborder_events (id, event, instance, token, claimed_at_ms, lease_ms, at_ms) ' +
+  `VALUES (${p.join(', ')})`;
+
+async function openPostgres(url) {
+  const { default: pg } = await import('pg');
+  const { PgClaims } = await import('./pg-store.mjs');
+  // A connection waits 2 s at most: then the step fails (503 STORE_UNAVAILABLE, the provider retries).
+  const pool = new pg.Pool({ connectionString: url, max: 16, connectionTimeoutMillis: 2000 });
+  pool.on('error', () => {}); // an idle connection lost: the next query reconnects
+  // A connection lost while checked out (the server restarted mid-transaction) emits 'error' on
+  // its client: the query in flight fails on its own, and the process must not crash.
+  pool.on('connect', (client) => client.on('error', () => {}));
+  const pgClaims = new PgClaims(pool, rules);
+  await pgClaims.migrate();
+  // One instance at a time (see PgClaims.migrate).
+  await pool.query(`SELECT pg_advisory_xact_lock(hashtext('xborder_events'));\n${EVENTS_TABLE}`);
+  await purgeNowAndThen((now) => pgClaims.purge(now));
+  const insert = INSERT_EVENT(['$1', '$2', '$3', '$4', '$5', '$6', '$7']);
+  return {
+    name: `postgres ${url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')}`,
+    claims: pgClaims,
+    step: (what, id, token, at) => pgClaims.step(what, id, token, at),
+    async transaction(envelope, token, claimedAt) {
+      const client = await pool.connect();
+      let broken;
+      try {
+        await client.query('BEGIN');
+        await client.query(insert, eventRow(envelope, token, claimedAt));
+        const outcome = await pgClaims.completeIn(client, envelope.id, token, Date.now());
+        await client.query(outcome === 'completed' ? 'COMMIT' : 'ROLLBACK');
+        return { outcome, again: false };
+      } catch (e) {
+        await client.query('ROLLBACK').catch((r) => { broken = r; });
+        throw e;
+      } finally {
+        client.release(broken); // a connection that could not roll back is closed, not reused
+      }
+    },
+  };
+}
+
+async function openSqlite(path) {
+  const { SqliteClaims } = await import('./sqlite-store.mjs');
+  const sqClaims = SqliteClaims.open(path, rules);
+  const { db } = sqClaims;
+  db.exec(EVENTS_TABLE);
+  await purgeNowAndThen((now) => sqClaims.purge(now));
+  const insert = db.prepare(INSERT_EVENT(['?', '?', '?', '?', '?', '?', '?']));
+  class Stale extends Error {}
+  // better-sqlite3 rolls back when the function throws; IMMEDIATE: the write lock from the start.
+  const tx = db.transaction((row, id, token) => {
+    insert.run(row);
+    const outcome = sqClaims.completeIn(db, id, token, Date.now());
+    if (outcome !== 'completed') throw new Stale(outcome);
+    return { outcome, again: false };
+  });
+  return {
+    name: `sqlite ${path}`,
+    claims: sqClaims,
+    step: async (what, id, token, at) => sqClaims.step(what, id, token, at),
+    async transaction(envelope, token, claimedAt) {
+      try {
+        return tx.immediate(eventRow(envelope, token, claimedAt), envelope.id, token);
+      } catch (e) {
+        if (e instanceof Stale) return { outcome: e.message, again: false };
+        throw e;
+      }
+    },
+  };
+}
+
 let claims;
-if (opts.redis) {
+// With --postgres or --sqlite: the claim steps, and the transaction that writes the event's row
+// and completes its claim ({ outcome, again }; throws when nothing was committed).
+let sql = null;
+if (opts.postgres || opts.sqlite) {
+  try {
+    sql = await (opts.postgres ? openPostgres(opts.postgres) : openSqlite(opts.sqlite));
+  } catch (e) {
+    console.error(`receiver-node: ${opts.postgres ? 'postgres' : 'sqlite'}: ${e.message}`);
+    process.exit(2);
+  }
+  claims = sql.claims;
+} else if (opts.redis) {
   const { default: Redis } = await import('ioredis');
   const { redisClaimStore } = await import('./redis-store.mjs');
   // Fail fast while Redis is away (answer 503, the provider retries) rather than queueing.
@@ -85,11 +202,13 @@ function answer(res, status, body, headers = {}) {
 let written = 0;
 // The line says when this request claimed the id and its lease, so that `xborder-simulator
 // check` tells a takeover after a lease expiry from a completion that did not stick.
-function persist(envelope, token, claimedAt) {
+// `rowAgain`: the event's row was in the SQL table already (then the record is a mirror of it).
+function persist(envelope, token, claimedAt, rowAgain = false) {
   const line = (again) => `${JSON.stringify({ id: envelope.id, event: envelope.event,
     instance: opts.instance, token, claimed_at_ms: claimedAt, lease_ms: opts.leaseMs,
     at_ms: Date.now(), ...(again ? { again: true } : {}) })}\n`;
-  let again = false;
+  let again = rowAgain;
+  if (rowAgain) stats.again += 1;
   if (opts.records) {
     const name = `${Buffer.from(envelope.id, 'utf8').toString('hex')}.json`;
     // Written whole under a temporary name, then linked to the event's name: link(2) fails if
@@ -102,8 +221,8 @@ function persist(envelope, token, claimedAt) {
         linkSync(tmp, join(opts.records, name));
       } catch (e) {
         if (e.code !== 'EEXIST') throw e;
+        if (!again) stats.again += 1;
         again = true;
-        stats.again += 1;
       }
     } finally {
       rmSync(tmp, { force: true });
@@ -133,7 +252,8 @@ async function webhook(req, res) {
   }
   const { id } = decision.envelope;
   const token = `${opts.instance}-${boot}-${(counter += 1)}`;
-  const step = async (what, at = Date.now()) => claims.stepAsync(what, id, token, at);
+  const step = async (what, at = Date.now()) =>
+    (sql ? sql.step(what, id, token, at) : claims.stepAsync(what, id, token, at));
   const claimedAt = Date.now();
   let outcome;
   try {
@@ -147,6 +267,7 @@ async function webhook(req, res) {
     else stats.duplicate += 1;
     return send(claims.reply('claim', outcome), { result: outcome });
   }
+  if (sql) return persistInTransaction(decision.envelope, token, claimedAt, step, send);
   try {
     persist(decision.envelope, token, claimedAt);
   } catch (e) {
@@ -170,6 +291,34 @@ async function webhook(req, res) {
   return send(claims.reply('complete', completed), { result: 'processed' });
 }
 
+// The event's row and its claim's completion in one transaction (--postgres, --sqlite).
+async function persistInTransaction(envelope, token, claimedAt, step, send) {
+  let done;
+  try {
+    done = await sql.transaction(envelope, token, claimedAt);
+  } catch (e) {
+    // Nothing committed: give the id back so the provider's retry processes it.
+    stats.persist_failed += 1;
+    console.error(`receiver-node: persist ${envelope.id}: ${e.message}`);
+    const released = await step('release').catch(() => 'released');
+    return send(claims.reply('release', released), { error: 'PERSIST_FAILED' });
+  }
+  if (done.outcome !== 'completed') {
+    // Rolled back: another request took the claim over (this one outlasted its lease) and
+    // persists the event itself; core's answer for a stale completion.
+    stats.stale += 1;
+    return send(claims.reply('complete', done.outcome), { result: done.outcome });
+  }
+  // Committed: the row is the record; the line (and the record file) follow it.
+  try {
+    persist(envelope, token, claimedAt, done.again);
+  } catch (e) {
+    console.error(`receiver-node: ${envelope.id} committed, its line not written: ${e.message}`);
+  }
+  stats.processed += 1;
+  return send(claims.reply('complete', 'completed'), { result: 'processed' });
+}
+
 const server = http.createServer((req, res) => {
   stats.requests += 1;
   if (req.method === 'GET' && req.url === '/healthz') return answer(res, 200, { result: 'ok' });
@@ -184,6 +333,7 @@ const at = opts.listen.lastIndexOf(':');
 server.listen(Number(opts.listen.slice(at + 1)), opts.listen.slice(0, at), () => {
   const a = server.address();
   process.stdout.write(`${a.address}:${a.port}\n`);
-  console.error(`receiver-node ${opts.instance}: ${opts.redis ? `claims in redis ${opts.redis}` :
-    'claims in memory'}, lease ${opts.leaseMs} ms, records ${opts.records ?? 'none'}`);
+  const where = opts.redis ? `claims in redis ${opts.redis}` : sql ? `claims in ${sql.name}` : 'claims in memory';
+  console.error(`receiver-node ${opts.instance}: ${where}, lease ${opts.leaseMs} ms, records ${opts.records ?? 'none'}` +
+    `${sql ? ', events in table xborder_events' : ''}`);
 });

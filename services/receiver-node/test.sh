@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The Node receiver's tests: its Redis adapter against a real redis-server (test-redis.mjs), and
-# the receiver as a process, each decision answered with core's status (test-receiver.mjs).
+# The Node receiver's tests: its Redis adapter against a real redis-server (test-redis.mjs), its
+# PostgreSQL and SQLite stores against a real PostgreSQL (services/postgres/server.sh, started
+# and stopped by the test) and SQLite files, with server.mjs --postgres / --sqlite (test-sql.mjs),
+# and the receiver as a process, each decision answered with core's status (test-receiver.mjs).
 # The receiver itself runs in services/fault-test.sh as the third instance.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -8,4 +10,5 @@ bash "$HERE/setup.sh"
 # shellcheck disable=SC1091
 [ -f "${XBORDER_CACHE:-$HOME/.cache/xborder}/env.sh" ] && . "${XBORDER_CACHE:-$HOME/.cache/xborder}/env.sh"
 node "$HERE/test-redis.mjs"
+node "$HERE/test-sql.mjs"
 node "$HERE/test-receiver.mjs"
