@@ -9,8 +9,12 @@ as uniffi wrote it, and the host library).
    by attribute assignment at import) must fit: written for Cargo.lock's uniffi version, and the
    generated helpers it replaces are the ones it knows (``_speed.check``). Otherwise the build
    fails here, with what changed. Nothing rewrites the generated text.
-2. The wheel ``xborder-<version>-py3-none-<platform>.whl`` into DIST_PYTHON_DIR/wheel/: the
-   package as laid out, its METADATA (the README, dist-readme/python.md; the extra ``redis``).
+2. The SQL claim stores' migrations (services/sql/migrations/*.sql, the one source: the Rust
+   crate includes the same files) copied into DIST_PYTHON_DIR/xborder/migrations/, where
+   ``xborder.postgres`` and ``xborder.sqlite`` read them (``MIGRATION``).
+3. The wheel ``xborder-<version>-py3-none-<platform>.whl`` into DIST_PYTHON_DIR/wheel/: the
+   package as laid out, its METADATA (the README, dist-readme/python.md; the extras ``redis``
+   and ``postgres``).
    It is cached by the hash of its inputs in $XBORDER_CACHE/python-wheels/, so an unchanged
    build reuses it byte for byte.
 
@@ -36,6 +40,7 @@ import zipfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 README = os.path.join(os.path.dirname(HERE), "dist-readme", "python.md")
+MIGRATIONS = os.path.join(ROOT, "services", "sql", "migrations")
 
 
 def version():
@@ -54,6 +59,7 @@ def metadata(ver):
             "beneficiary validation, pagination, claims (Rust, through uniffi)\n"
             "License: MIT OR Apache-2.0\nRequires-Python: >=3.8\n"
             "Provides-Extra: redis\nRequires-Dist: redis>=5; extra == \"redis\"\n"
+            "Provides-Extra: postgres\nRequires-Dist: psycopg>=3.2; extra == \"postgres\"\n"
             "Description-Content-Type: text/markdown\n\n%s" % (ver, readme))
 
 
@@ -184,6 +190,21 @@ def check_speed(generated):
     print("package.py: _speed.py fits the generated module (uniffi %s)" % speed.UNIFFI_VERSION)
 
 
+def copy_migrations(dist):
+    """services/sql/migrations/*.sql into the package (xborder/migrations/), replacing what was
+    there: the files the Rust crate includes, byte for byte."""
+    names = sorted(n for n in os.listdir(MIGRATIONS) if n.endswith(".sql"))
+    for want in ("postgres.sql", "sqlite.sql"):
+        if want not in names:
+            raise SystemExit("package.py: no %s in %s" % (want, MIGRATIONS))
+    out = os.path.join(dist, "xborder", "migrations")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    for n in names:
+        shutil.copyfile(os.path.join(MIGRATIONS, n), os.path.join(out, n))
+    print("package.py: copied %s from services/sql/migrations/" % ", ".join(names))
+
+
 def main():
     if len(sys.argv) != 2:
         raise SystemExit("usage: python3 package.py DIST_PYTHON_DIR")
@@ -192,6 +213,7 @@ def main():
     if not os.path.isfile(generated):
         raise SystemExit("package.py: no generated module at %s" % generated)
     check_speed(generated)
+    copy_migrations(dist)
     build_wheel(dist, os.path.join(dist, "wheel"))
 
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The Python receiver's tests: its Redis adapter (sync and asyncio) against a real redis-server.
-# redis-py goes into a virtualenv in the cache (idempotent); xborder is the package built into
-# bindings-uniffi/dist/python (its Redis claim store: xborder.redis).
+# The Python receiver's tests: its Redis adapter (sync and asyncio) against a real redis-server;
+# the receiver with --sqlite and with --postgres (a real PostgreSQL, services/postgres/server.sh)
+# (test_sql.py). redis-py and psycopg 3 go into a virtualenv in the cache (idempotent); xborder is
+# the package built into bindings-uniffi/dist/python (its claim stores: xborder.redis,
+# xborder.postgres, xborder.sqlite).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -9,14 +11,16 @@ CACHE=${XBORDER_CACHE:-$HOME/.cache/xborder}
 # shellcheck disable=SC1091
 [ -f "$CACHE/env.sh" ] && . "$CACHE/env.sh"
 VENV=$CACHE/services-venv
-if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import redis' 2>/dev/null; then
-  echo "receiver-python: virtualenv $VENV with redis-py"
-  "${XBORDER_PYTHON:-python3}" -m venv "$VENV"
-  "$VENV/bin/pip" install --quiet --disable-pip-version-check 'redis>=5,<9'
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import redis, psycopg' 2>/dev/null; then
+  echo "receiver-python: virtualenv $VENV with redis-py and psycopg 3"
+  [ -x "$VENV/bin/python" ] || "${XBORDER_PYTHON:-python3}" -m venv "$VENV"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check 'redis>=5,<9' 'psycopg[binary]>=3.2,<4'
 fi
 [ -f "$ROOT/bindings-uniffi/dist/python/_xborder_ffi/xborder.py" ] || bash "$ROOT/bindings-uniffi/build.sh"
 PYTHONPATH=$ROOT/bindings-uniffi/dist/python:$HERE "$VENV/bin/python" "$HERE/test_redis.py"
+# --sqlite and --postgres: the event's row and complete in one transaction.
+PYTHONPATH=$ROOT/bindings-uniffi/dist/python:$HERE "$VENV/bin/python" "$HERE/test_sql.py"
 # The Python receiver in a fleet: the fault test's kill run with it as the third instance.
-echo "receiver-python: the fault test's kill run with the Python receiver as rx3"
+echo "receiver-python: the fault test's kill run on Redis and PostgreSQL's restart, with the Python receiver as rx3"
 PYTHONPATH=$ROOT/bindings-uniffi/dist/python:$HERE \
-  RX3_CMD="$VENV/bin/python $HERE/server.py" bash "$ROOT/services/fault-test.sh" kill
+  RX3_CMD="$VENV/bin/python $HERE/server.py" bash "$ROOT/services/fault-test.sh" kill postgres-restart

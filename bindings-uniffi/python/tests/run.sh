@@ -5,10 +5,13 @@
 #   stubtest         `python -m mypy.stubtest xborder`: the annotations match the package (0 errors)
 #   mypy --strict    every python block of dist-readme/python.md (the README shipped in the wheel)
 #   test_readme.py   every python block of that README run as written, and its sh install block
+#                    (the PostgreSQL recipe against a server it starts: pg_server.py)
 #   test_redis.py    xborder.redis (redis-py, sync and asyncio) against a redis-server started here
+#   test_sql.py      xborder.postgres (psycopg 3, sync and asyncio) against a PostgreSQL started here
+#                    (services/postgres/server.sh), xborder.sqlite (sqlite3) on files
 #   test_fastapi.py  the README's FastAPI app under uvicorn, against a redis-server started here
 # Called by bindings-uniffi/test.sh python; builds the wheel only when dist/ has none.
-# The test tools (mypy, fastapi, uvicorn, redis-py) come from PyPI into a virtualenv of their own,
+# The test tools (mypy, fastapi, uvicorn, redis-py, psycopg 3) come from PyPI into a virtualenv of their own,
 # made once per list of requirements under $XBORDER_CACHE/python-test-venv/ (printing what it
 # installs); the wheel is installed into it again whenever it changed.
 set -uo pipefail
@@ -20,7 +23,7 @@ README=$UNIFFI/dist-readme/python.md
 WHEELS=$UNIFFI/dist/python/wheel
 [ -f "$WHEELS/INPUTS" ] || bash "$UNIFFI/build.sh" >&2 || exit 1
 
-REQUIREMENTS=("mypy>=1.13,<2" "fastapi>=0.110,<1" "uvicorn>=0.29,<1" "redis>=5,<8")
+REQUIREMENTS=("mypy>=1.13,<2" "fastapi>=0.110,<1" "uvicorn>=0.29,<1" "redis>=5,<8" "psycopg[binary]>=3.2,<4")
 key=$(printf '%s\n' "${REQUIREMENTS[@]}" | sha256sum | cut -c1-12)
 VENV=$CACHE/python-test-venv/$key
 if [ ! -f "$VENV/.xborder-tools" ]; then
@@ -31,7 +34,7 @@ if [ ! -f "$VENV/.xborder-tools" ]; then
   "${XBORDER_PYTHON:-python3}" -m venv "$VENV" || exit 1
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "${REQUIREMENTS[@]}" || exit 1
   "$VENV/bin/python" -m pip list --disable-pip-version-check 2>/dev/null |
-    grep -iE '^(mypy|fastapi|uvicorn|redis|starlette|pydantic) ' | sed 's/^/  installed: /'
+    grep -iE '^(mypy|fastapi|uvicorn|redis|starlette|pydantic|psycopg|psycopg-binary) ' | sed 's/^/  installed: /'
   touch "$VENV/.xborder-tools"
 fi
 py=$VENV/bin/python
@@ -60,5 +63,6 @@ check "mypy --strict on ${#blocks[@]} README blocks" "$py" -m mypy --strict --no
   --cache-dir "$work/.mypy_cache" "${blocks[@]}"
 check test_readme.py "$py" "$HERE/test_readme.py" "$README"
 check test_redis.py "$py" "$HERE/test_redis.py"
+check test_sql.py "$py" "$HERE/test_sql.py"
 check test_fastapi.py "$py" "$HERE/test_fastapi.py" "$README"
 exit $status

@@ -8,7 +8,9 @@ test_fastapi.py), and its ```sh install block (run
 with bash in a scratch folder where `bindings-uniffi` links to this checkout's; the virtualenv it
 makes must then import the installed package). The other paths (the dist READMEs,
 whose first code block is the one run, as for Kotlin and Swift): their first ```python block.
-A snippet passes when it exits 0; each asserts what it shows.
+A snippet passes when it exits 0; each asserts what it shows. A snippet that reads
+DATABASE_URL gets a throwaway PostgreSQL server (pg_server.py: services/postgres/server.sh),
+started for the run and stopped at its end, unless DATABASE_URL is set already.
 """
 import os
 import subprocess
@@ -58,6 +60,21 @@ def main():
         return 0
     if len(sys.argv) < 2:
         raise SystemExit("usage: python test_readme.py PACKAGE_README [DIST_README ...]")
+    server = None
+    if "DATABASE_URL" not in os.environ and any(
+            "DATABASE_URL" in code for path in sys.argv[1:] for _, code in blocks(path)):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import pg_server
+        server = pg_server.start()
+        os.environ["DATABASE_URL"] = server.url
+    try:
+        return run_all()
+    finally:
+        if server is not None:
+            server.stop()
+
+
+def run_all():
     failed = ran = 0
     for i, path in enumerate(sys.argv[1:]):
         found = blocks(path)

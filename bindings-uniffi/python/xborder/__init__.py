@@ -5,8 +5,9 @@ back, and checks every parameter's kind (a ``TypeError`` or ``ValueError`` namin
 
 Modules by concern: ``xborder.webhooks`` (signatures, the envelope, ``Receiver``,
 ``handle_delivery``), ``xborder.claims``, ``xborder.events``, ``xborder.beneficiaries``,
-``xborder.pagination``, ``xborder.errors``, ``xborder.redis`` (redis-py, ``xborder[redis]``).
-Everything but ``xborder.redis`` is re-exported here.
+``xborder.pagination``, ``xborder.errors``, and the claim stores ``xborder.redis`` (redis-py,
+``xborder[redis]``), ``xborder.postgres`` (psycopg 3, ``xborder[postgres]``) and
+``xborder.sqlite`` (sqlite3). Everything but the stores is re-exported here.
 """
 
 from .beneficiaries import (BeneficiaryValidation, BeneficiaryValidator, FieldSource, Issue,

@@ -1,0 +1,300 @@
+"""Claims kept in PostgreSQL, over psycopg 3 (``pip install 'xborder[postgres]'``):
+``PostgresClaims`` for a ``psycopg.Connection``, ``AsyncPostgresClaims`` for a
+``psycopg.AsyncConnection``. The rules are core's; the table keeps entry texts
+(``xborder_claims``: ``migrate`` creates it from ``MIGRATION``, the migration shipped in this
+package) and each load and compare-and-set is one statement (``LOAD``, ``INSERT``, ``UPDATE``,
+``DELETE``: the Rust crate's, so Rust, Node and Python instances share one table).
+
+    conn = psycopg.connect(url, autocommit=True)
+    xborder.postgres.migrate(conn)
+    claims = PostgresClaims(lease_ms=30_000)
+    if claims.step(conn, "claim", event_id, token, now_ms) is ClaimOutcome.CLAIMED:
+        with conn.transaction():                      # the host's transaction
+            conn.execute("INSERT INTO events ...")    # the event's row
+            if claims.complete_in(conn, event_id, token, now_ms) is not ClaimOutcome.COMPLETED:
+                raise psycopg.Rollback()              # stale: another request took it over
+
+Times are the host's clock (``at_ms``, ms since the Unix epoch): a row expires at the step's
+time plus the TTL core gives (two leases for a claim, the window for a done id), and a row that
+expired at the step's time is no row. The hosts of one consumer must agree on the time within
+much less than the lease (NTP does). ``purge`` deletes the expired rows (run it now and then).
+"""
+
+from typing import TYPE_CHECKING, Any, List, Optional
+
+from ._sql import (TABLE, SqlClaims, Statements, drive, drive_async, migration, now_ms_param,
+                   now_param)
+from .claims import ClaimOutcome
+from .errors import StoreError
+
+if TYPE_CHECKING:
+    import psycopg
+
+__all__ = ["MIGRATION", "TABLE", "LOAD", "INSERT", "UPDATE", "DELETE", "PURGE", "migrate",
+           "migrate_async", "purge", "purge_async", "PostgresClaims", "AsyncPostgresClaims"]
+
+MIGRATION: str = migration("postgres.sql")
+"""The table's DDL (services/sql/migrations/postgres.sql, shipped in the package): idempotent;
+``migrate`` runs it, or copy it into your migrations."""
+
+LOAD = ("SELECT entry FROM xborder_claims "
+        "WHERE id = $1 AND (expires_at IS NULL OR expires_at > $2)")
+"""The entry of ``$1`` unless it expired at ``$2`` (the step's time)."""
+
+INSERT = ("INSERT INTO xborder_claims AS c (id, entry, expires_at) "
+          "VALUES ($1, $2, $3) "
+          "ON CONFLICT (id) DO UPDATE SET entry = excluded.entry, expires_at = excluded.expires_at "
+          "WHERE c.expires_at IS NOT NULL AND c.expires_at <= $4")
+"""Writes entry ``$2`` (expiring at ``$3``) for id ``$1`` when it has no row, or only a row
+expired at ``$4``: one row affected when applied, none when a live row is there."""
+
+UPDATE = ("UPDATE xborder_claims SET entry = $3, expires_at = $4 "
+          "WHERE id = $1 AND entry = $2 AND (expires_at IS NULL OR expires_at > $5)")
+"""Replaces entry ``$2`` of id ``$1`` with ``$3`` (expiring at ``$4``) when the row still holds
+``$2`` and has not expired at ``$5``."""
+
+DELETE = ("DELETE FROM xborder_claims "
+          "WHERE id = $1 AND entry = $2 AND (expires_at IS NULL OR expires_at > $3)")
+"""Removes id ``$1``'s row when it still holds entry ``$2`` and has not expired at ``$3``."""
+
+PURGE = "DELETE FROM xborder_claims WHERE expires_at <= $1"
+"""Deletes the rows expired at ``$1``."""
+
+_SQL = Statements(LOAD, INSERT, UPDATE, DELETE)
+
+_HINT = "psycopg 3: pip install 'xborder[postgres]'"
+
+
+def _psycopg() -> Any:
+    try:
+        import psycopg
+    except ImportError:
+        return None
+    return psycopg
+
+
+def _sync(conn: object, name: str = "conn") -> Any:
+    pg = _psycopg()
+    if pg is None or not isinstance(conn, pg.Connection):
+        also = ""
+        if pg is not None and isinstance(conn, pg.AsyncConnection):
+            also = " (an AsyncConnection goes to AsyncPostgresClaims and the *_async functions)"
+        raise TypeError("%s must be a psycopg.Connection (%s), got %s%s"
+                        % (name, _HINT, type(conn).__name__, also))
+    return pg
+
+
+def _async(conn: object, name: str = "conn") -> Any:
+    pg = _psycopg()
+    if pg is None or not isinstance(conn, pg.AsyncConnection):
+        also = ""
+        if pg is not None and isinstance(conn, pg.Connection):
+            also = " (a sync Connection goes to PostgresClaims and the sync functions)"
+        raise TypeError("%s must be a psycopg.AsyncConnection (%s), got %s%s"
+                        % (name, _HINT, type(conn).__name__, also))
+    return pg
+
+
+def _own_transaction(pg: Any, conn: Any) -> bool:
+    """Whether a statement on ``conn`` opens a transaction that nobody else will end: not in
+    autocommit and in no transaction (then the step commits what it wrote)."""
+    return not conn.autocommit and conn.info.transaction_status == pg.pq.TransactionStatus.IDLE
+
+
+def _in_transaction(pg: Any, conn: Any) -> None:
+    status = conn.info.transaction_status
+    if status in (pg.pq.TransactionStatus.INTRANS, pg.pq.TransactionStatus.UNKNOWN):
+        return  # UNKNOWN: the connection is closed or broken, the statement fails
+    if status == pg.pq.TransactionStatus.INERROR:
+        raise ValueError("conn's transaction has failed: roll it back (complete_in runs inside "
+                         "the host's open transaction)")
+    raise ValueError("conn must be inside the host's open transaction (with conn.transaction(): "
+                     "insert the event, then complete_in), got a connection in none (%s)"
+                     % getattr(status, "name", status))
+
+
+def _int8(pg: Any) -> Any:
+    return pg.types.numeric.Int8
+
+
+class PostgresClaims(SqlClaims):
+    """Claims in PostgreSQL shared by every instance of one consumer, over psycopg 3's sync
+    ``Connection``. It holds only the rules (``lease_ms``; ``window_ms``: how long a done id is
+    a duplicate, None for core's default, 7 days): each call takes the connection to use.
+    Store failures are ``StoreError`` (``STORE_UNAVAILABLE``, psycopg's error as
+    ``__cause__``), answered with ``claim_error_reply``."""
+
+    __slots__ = ()
+
+    def step(self, conn: "psycopg.Connection[Any]", step: str, id: str, token: str,
+             at_ms: int) -> ClaimOutcome:
+        """One step (``claim``, ``complete``, ``release``) by ``token`` on event ``id`` at
+        ``at_ms`` (your clock, ms), on ``conn``: in autocommit, or in no transaction (the step
+        commits its write), or inside your open transaction (its write commits or rolls back
+        with it: see ``complete_in``). Raises ``ClaimError`` (``INVALID_STEP``: nothing is sent)
+        or ``StoreError`` (``STORE_UNAVAILABLE``)."""
+        pg = _sync(conn)
+        task = self._task(step, id, token, at_ms)
+        return _run(pg, conn, task, now_param(at_ms), _own_transaction(pg, conn))
+
+    def complete_in(self, conn: "psycopg.Connection[Any]", id: str, token: str,
+                    at_ms: int) -> ClaimOutcome:
+        """Completes ``id`` for ``token`` inside the host's open transaction on ``conn`` (``with
+        conn.transaction():``, after the insert of the event), so both commit together or
+        neither does: rolled back, the claim stays held until its lease ends, then the
+        provider's retry processes the event. ``stale``: another request took the id over (the
+        lease ended): roll back, the event is that request's. Run it last, just before the
+        commit (it locks the claim's row), at READ COMMITTED (PostgreSQL's default). A ``conn``
+        in no transaction is a ``ValueError``."""
+        pg = _sync(conn)
+        _in_transaction(pg, conn)
+        task = self._task("complete", id, token, at_ms)
+        return _run(pg, conn, task, now_param(at_ms), False)
+
+
+class AsyncPostgresClaims(SqlClaims):
+    """``PostgresClaims`` over psycopg 3's ``AsyncConnection`` (asyncio): ``await
+    claims.step(conn, ...)``; nothing blocks the event loop."""
+
+    __slots__ = ()
+
+    async def step(self, conn: "psycopg.AsyncConnection[Any]", step: str, id: str, token: str,
+                   at_ms: int) -> ClaimOutcome:
+        """``PostgresClaims.step`` on an ``AsyncConnection``."""
+        pg = _async(conn)
+        task = self._task(step, id, token, at_ms)
+        return await _run_async(pg, conn, task, now_param(at_ms), _own_transaction(pg, conn))
+
+    async def complete_in(self, conn: "psycopg.AsyncConnection[Any]", id: str, token: str,
+                          at_ms: int) -> ClaimOutcome:
+        """``PostgresClaims.complete_in`` on an ``AsyncConnection`` (``async with
+        conn.transaction():``)."""
+        pg = _async(conn)
+        _in_transaction(pg, conn)
+        task = self._task("complete", id, token, at_ms)
+        return await _run_async(pg, conn, task, now_param(at_ms), False)
+
+
+def _run(pg: Any, conn: Any, task: Any, now: int, own: bool) -> ClaimOutcome:
+    try:
+        with pg.RawCursor(conn, row_factory=pg.rows.tuple_row) as cur:
+            def query(sql: str, params: List[Any]) -> Optional[str]:
+                cur.execute(sql, params)
+                row = cur.fetchone()
+                return None if row is None else row[0]
+
+            def execute(sql: str, params: List[Any]) -> int:
+                cur.execute(sql, params)
+                return int(cur.rowcount)
+
+            return drive(task, _SQL, now, _int8(pg), query, execute,
+                         conn.commit if own else None)
+    except BaseException:
+        if own:
+            _quietly(conn.rollback)
+        raise
+
+
+async def _run_async(pg: Any, conn: Any, task: Any, now: int, own: bool) -> ClaimOutcome:
+    try:
+        async with pg.AsyncRawCursor(conn, row_factory=pg.rows.tuple_row) as cur:
+            async def query(sql: str, params: List[Any]) -> Optional[str]:
+                await cur.execute(sql, params)
+                row = await cur.fetchone()
+                return None if row is None else row[0]
+
+            async def execute(sql: str, params: List[Any]) -> int:
+                await cur.execute(sql, params)
+                return int(cur.rowcount)
+
+            return await drive_async(task, _SQL, now, _int8(pg), query, execute,
+                                     conn.commit if own else None)
+    except BaseException:
+        if own:
+            try:
+                await conn.rollback()
+            except Exception:
+                pass
+        raise
+
+
+def _quietly(fn: Any) -> None:
+    try:
+        fn()
+    except Exception:
+        pass
+
+
+def migrate(conn: "psycopg.Connection[Any]") -> None:
+    """Runs ``MIGRATION`` on ``conn`` (creates the table and its index when missing; commits
+    unless ``conn`` is inside your open transaction). psycopg's errors as they are."""
+    pg = _sync(conn)
+    own = _own_transaction(pg, conn)
+    try:
+        conn.execute(MIGRATION)
+        if own:
+            conn.commit()
+    except BaseException:
+        if own:
+            _quietly(conn.rollback)
+        raise
+
+
+async def migrate_async(conn: "psycopg.AsyncConnection[Any]") -> None:
+    """``migrate`` on an ``AsyncConnection``."""
+    pg = _async(conn)
+    own = _own_transaction(pg, conn)
+    try:
+        await conn.execute(MIGRATION)
+        if own:
+            await conn.commit()
+    except BaseException:
+        if own:
+            try:
+                await conn.rollback()
+            except Exception:
+                pass
+        raise
+
+
+def purge(conn: "psycopg.Connection[Any]", now_ms: int) -> int:
+    """Deletes the rows expired at ``now_ms`` (no step sees them already); the number deleted.
+    Run it from one instance now and then (every few minutes or hours), passing your clock minus
+    the skew you allow between hosts, so that no host's live claim goes. Raises ``StoreError``
+    (``STORE_UNAVAILABLE``) when the statement fails."""
+    pg = _sync(conn)
+    now = now_ms_param(now_ms)
+    own = _own_transaction(pg, conn)
+    try:
+        with pg.RawCursor(conn) as cur:
+            cur.execute(PURGE, [_int8(pg)(now)])
+            n = int(cur.rowcount)
+        if own:
+            conn.commit()
+        return n
+    except pg.Error as e:
+        if own:
+            _quietly(conn.rollback)
+        raise StoreError("STORE_UNAVAILABLE", "postgres: purge: %s" % e) from e
+
+
+async def purge_async(conn: "psycopg.AsyncConnection[Any]", now_ms: int) -> int:
+    """``purge`` on an ``AsyncConnection``."""
+    pg = _async(conn)
+    now = now_ms_param(now_ms)
+    own = _own_transaction(pg, conn)
+    try:
+        async with pg.AsyncRawCursor(conn) as cur:
+            await cur.execute(PURGE, [_int8(pg)(now)])
+            n = int(cur.rowcount)
+        if own:
+            await conn.commit()
+        return n
+    except pg.Error as e:
+        if own:
+            try:
+                await conn.rollback()
+            except Exception:
+                pass
+        raise StoreError("STORE_UNAVAILABLE", "postgres: purge: %s" % e) from e
+
