@@ -37,7 +37,7 @@ case "$cmd" in
     step "uniffi bindings' API tests (python, kotlin, swift)" bash bindings-uniffi/test.sh
     step "Node Redis adapter against redis-server (delivery.claims vectors)" bash services/receiver-node/test.sh
     step "Python Redis adapter (sync, asyncio) against redis-server; the Python receiver in a fleet" bash services/receiver-python/test.sh
-    step "fault test (3 receivers on one Redis: an instance killed, then Redis restarted)" bash services/fault-test.sh
+    step "fault test (receivers on Redis, PostgreSQL and SQLite: instances killed, stores restarted)" bash services/fault-test.sh
     ;;
   *) sed -n '2,7p' "$0"; exit 2 ;;
 esac
