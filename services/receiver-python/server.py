@@ -352,7 +352,8 @@ class App:
         else:
             # Rolled back: another request took the id over (the lease ended) and persists it.
             self.count("stale")
-        return send(self.claims.reply("complete", outcome), dict(result=str(outcome)))
+        said = "processed" if outcome == xborder.ClaimOutcome.COMPLETED else str(outcome)
+        return send(self.claims.reply("complete", outcome), dict(result=said))
 
 
 def handler(app: App):

@@ -97,10 +97,10 @@ def scenario(name, store_args, query, refuse, allow, work):
         p1, a1 = start_receiver(store_args, f1, f"{name}-rx1")
         p2, a2 = start_receiver(store_args, f2, f"{name}-rx2")
         for id in ("evt_a", "evt_b", "evt_c"):
-            expect(f"{name} {id}", post(a1, body(id))[:2], (200, {"result": "completed"}))
+            expect(f"{name} {id}", post(a1, body(id))[:2], (200, {"result": "processed"}))
         expect(f"{name} redelivery to rx1", post(a1, body("evt_a"))[:2], (200, {"result": "duplicate"}))
         expect(f"{name} redelivery to rx2", post(a2, body("evt_b"))[:2], (200, {"result": "duplicate"}))
-        expect(f"{name} rx2 new event", post(a2, body("evt_d"))[:2], (200, {"result": "completed"}))
+        expect(f"{name} rx2 new event", post(a2, body("evt_d"))[:2], (200, {"result": "processed"}))
         expect(f"{name} tampered", post(a1, body("evt_e"), xborder.sign(SECRET, b"other"))[:2],
                (400, {"error": "SIGNATURE_MISMATCH", "field": None}))
         expect(f"{name} unknown name ignored", post(a2, body("evt_u", "order:teleported"))[0], 200)
@@ -113,7 +113,7 @@ def scenario(name, store_args, query, refuse, allow, work):
         expect(f"{name} failed transaction: claim released (no live row)",
                query("SELECT count(*) FROM xborder_claims WHERE id = 'evt_fail'"), [(0,)])
         allow()
-        expect(f"{name} the retry processes it", post(a2, body("evt_fail"))[:2], (200, {"result": "completed"}))
+        expect(f"{name} the retry processes it", post(a2, body("evt_fail"))[:2], (200, {"result": "processed"}))
         expect(f"{name} then a duplicate", post(a1, body("evt_fail"))[:2], (200, {"result": "duplicate"}))
 
         rows = query("SELECT id, instance FROM xborder_events ORDER BY id")
@@ -196,7 +196,7 @@ def main():
         # PostgreSQL stopped: the claim cannot be taken, 503 with Retry-After (core's reply).
         p, addr = start_receiver(["--postgres", url], os.path.join(work, "down.jsonl"), "down")
         try:
-            expect("postgres up", post(addr, body("evt_up"))[:2], (200, {"result": "completed"}))
+            expect("postgres up", post(addr, body("evt_up"))[:2], (200, {"result": "processed"}))
             subprocess.run(["bash", str(SERVER_SH), "stop", pg_dir], capture_output=True, timeout=60)
             status, answer, retry = post(addr, body("evt_down"))
             expect("postgres down", (status, answer, retry is not None),

@@ -678,8 +678,13 @@ impl App {
                     } else {
                         inc(&self.stats.processed);
                     }
+                    let text = if o == Outcome::Completed {
+                        "processed"
+                    } else {
+                        o.as_str()
+                    };
                     match self.rules.reply(Step::Complete, o) {
-                        Some(how) => answered(how, &said(o.as_str())),
+                        Some(how) => answered(how, &said(text)),
                         None => error(StatusCode::INTERNAL_SERVER_ERROR, "NO_REPLY", None),
                     }
                 }
