@@ -18,7 +18,8 @@ usage:
 
 send options (fractions are of --events):
   --url URL             endpoint, http:// only; repeat (or comma-separate) to spread
-                        deliveries over several instances in turn
+                        deliveries over several instances in turn; one that refuses
+                        connections is waited for 10 s before the run
   --secret KEY          the webhook signature key (or env XBORDER_SECRET)
   --events N            distinct good events (default 1000)
   --duplicates F        delivered again after they were acknowledged (default 0)

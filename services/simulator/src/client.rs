@@ -12,6 +12,9 @@ use hyper::header::{CONTENT_TYPE, HOST};
 use hyper::{Request, Uri};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
+
+/// How long the run waits for a `--url` that refuses connections to start accepting them.
+pub(crate) const START_WAIT: Duration = Duration::from_secs(10);
 use xborder_core::signature::SIGNATURE_HEADER;
 
 /// Idle connections kept per target, at most.
@@ -109,19 +112,29 @@ impl Pool {
         &self.targets
     }
 
-    /// Connects to every target once, so that a wrong `--url` is reported at once rather than
-    /// as thousands of dead letters.
+    /// Connects to every target before the run, so that a wrong `--url` is reported rather
+    /// than as thousands of dead letters. A target that refuses is tried again every 100 ms for
+    /// [`START_WAIT`]: a service started just before (in the background, as the README's fleet
+    /// recipes do) may still be opening its store.
     pub(crate) async fn probe(&self) -> Result<(), String> {
         for t in &self.targets {
-            match tokio::time::timeout(self.timeout, Self::connect(t)).await {
-                Ok(Ok(_)) => {}
-                Ok(Err(e)) => return Err(format!("{}: {e}", t.url)),
-                Err(_) => {
-                    return Err(format!(
-                        "{}: no connection in {} ms",
-                        t.url,
-                        self.timeout.as_millis()
-                    ))
+            let deadline = tokio::time::Instant::now() + START_WAIT;
+            loop {
+                match tokio::time::timeout(self.timeout, Self::connect(t)).await {
+                    Ok(Ok(_)) => break,
+                    Ok(Err(e)) => {
+                        if tokio::time::Instant::now() >= deadline {
+                            return Err(format!("{}: {e} (for {} s)", t.url, START_WAIT.as_secs()));
+                        }
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                    Err(_) => {
+                        return Err(format!(
+                            "{}: no connection in {} ms",
+                            t.url,
+                            self.timeout.as_millis()
+                        ))
+                    }
                 }
             }
         }
@@ -254,5 +267,30 @@ mod tests {
         assert_eq!((t.host.as_str(), t.port), ("::1", 80));
         assert!(Target::parse("https://example.test/").is_err());
         assert!(Target::parse("127.0.0.1:80").is_err());
+    }
+
+    #[tokio::test]
+    async fn probe_waits_for_a_service_that_is_still_starting() {
+        // A free port, closed again: the service binds it 600 ms after the probe starts.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let pool = Pool::new(
+            vec![Target::parse(&format!("http://127.0.0.1:{port}/w")).unwrap()],
+            Duration::from_millis(500),
+        );
+        let late = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(600)).await;
+            let l = tokio::net::TcpListener::bind(("127.0.0.1", port))
+                .await
+                .unwrap();
+            let _ = l.accept().await;
+        });
+        let started = std::time::Instant::now();
+        pool.probe().await.unwrap();
+        assert!(started.elapsed() >= Duration::from_millis(500));
+        late.abort();
     }
 }
