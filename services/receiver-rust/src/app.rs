@@ -688,41 +688,18 @@ impl App {
                         None => error(StatusCode::INTERNAL_SERVER_ERROR, "NO_REPLY", None),
                     }
                 }
+                // Rolled back (or unknown, when the connection broke during the commit): the
+                // retry processes it, or finds it done.
                 Err(e) => {
-                    // Rolled back (or unknown, when the connection broke during the commit):
-                    // give the claim back so the retry processes it, or finds it done.
-                    inc(&self.stats.persist_failed);
-                    self.log_error(&format!("persist and complete {}: {e}", env.id()));
-                    let released = match self.step("release", env.id(), &token).await {
-                        Ok(o) => o,
-                        Err(e) => {
-                            self.log_error(&format!("release {}: {e}", env.id()));
-                            Outcome::Released
-                        }
-                    };
-                    match self.rules.reply(Step::Release, released) {
-                        Some(how) => answered(how, &failed("PERSIST_FAILED")),
-                        None => error(StatusCode::INTERNAL_SERVER_ERROR, "PERSIST_FAILED", None),
-                    }
+                    self.release_after(env, &token, &format!("persist and complete: {e}"))
+                        .await
                 }
             };
         }
         if let Err(e) = self.persist(env, &token, claimed_at).await {
-            inc(&self.stats.persist_failed);
-            self.log_error(&format!("persist {}: {e}", env.id()));
-            // Give the id back so the provider's retry processes it; answered as a release is,
-            // whatever the release gave.
-            let released = match self.step("release", env.id(), &token).await {
-                Ok(o) => o,
-                Err(e) => {
-                    self.log_error(&format!("release {}: {e}", env.id()));
-                    Outcome::Released
-                }
-            };
-            return match self.rules.reply(Step::Release, released) {
-                Some(how) => answered(how, &failed("PERSIST_FAILED")),
-                None => error(StatusCode::INTERNAL_SERVER_ERROR, "PERSIST_FAILED", None),
-            };
+            return self
+                .release_after(env, &token, &format!("persist: {e}"))
+                .await;
         }
         // Persisted, so answered as completed whatever `complete` gives: the record (the unique
         // key) makes a retry harmless, and a non-2xx would only make the provider deliver an
@@ -749,6 +726,24 @@ impl App {
         match self.rules.reply(Step::Complete, completed) {
             Some(how) => answered(how, &said("processed")),
             None => error(StatusCode::INTERNAL_SERVER_ERROR, "NO_REPLY", None),
+        }
+    }
+
+    /// A failed persist: gives the id back so the provider's retry processes it, answered as
+    /// a release is, whatever the release gave.
+    async fn release_after(&self, env: &Envelope, token: &str, why: &str) -> Reply {
+        inc(&self.stats.persist_failed);
+        self.log_error(&format!("{} {why}", env.id()));
+        let released = match self.step("release", env.id(), token).await {
+            Ok(o) => o,
+            Err(e) => {
+                self.log_error(&format!("release {}: {e}", env.id()));
+                Outcome::Released
+            }
+        };
+        match self.rules.reply(Step::Release, released) {
+            Some(how) => answered(how, &failure("PERSIST_FAILED", None)),
+            None => error(StatusCode::INTERNAL_SERVER_ERROR, "PERSIST_FAILED", None),
         }
     }
 

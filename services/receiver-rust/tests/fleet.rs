@@ -21,27 +21,6 @@ use xborder_simulator::{run, signed_event, Config, Progress};
 mod common;
 use common::*;
 
-fn sim(urls: Vec<String>, dir: &std::path::Path, events: usize) -> Config {
-    Config {
-        urls,
-        secret: SECRET.into(),
-        events,
-        duplicates: 0.2,
-        concurrent: 0.05,
-        replays: 0.02,
-        bad_signatures: 0.02,
-        unknown: 0.05,
-        concurrency: 16,
-        seed: 7,
-        // Five attempts over about 2 s: room for a loaded machine (CI runs tests in parallel).
-        backoff_ms: 150,
-        expect: Some(dir.join("expect.txt")),
-        json: Some(dir.join("summary.json")),
-        progress: Progress::Off,
-        ..Config::default()
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_instances_sharing_redis_persist_every_event_exactly_once() {
     let dir = scratch("fleet");
@@ -65,6 +44,7 @@ async fn two_instances_sharing_redis_persist_every_event_exactly_once() {
         ],
         &dir,
         1500,
+        7,
     );
     let s = run(&cfg).await.unwrap();
     println!("{}", s.table());
@@ -111,7 +91,7 @@ async fn persist_failures_are_released_and_the_retry_persists_them() {
             "4",
         ],
     );
-    let s = run(&sim(vec![format!("http://{a}/")], &dir, 400))
+    let s = run(&sim(vec![format!("http://{a}/")], &dir, 400, 7))
         .await
         .unwrap();
     println!("{}", s.table());

@@ -13,31 +13,11 @@
 use std::path::{Path, PathBuf};
 
 use xborder_simulator::check::{check, CheckConfig};
-use xborder_simulator::{run, Config, Progress};
+use xborder_simulator::run;
 use xborder_sql::testing::PgServer;
 
 mod common;
 use common::*;
-
-fn sim(urls: Vec<String>, dir: &Path, events: usize) -> Config {
-    Config {
-        urls,
-        secret: SECRET.into(),
-        events,
-        duplicates: 0.2,
-        concurrent: 0.05,
-        replays: 0.02,
-        bad_signatures: 0.02,
-        unknown: 0.05,
-        concurrency: 16,
-        seed: 11,
-        backoff_ms: 150,
-        expect: Some(dir.join("expect.txt")),
-        json: Some(dir.join("summary.json")),
-        progress: Progress::Off,
-        ..Config::default()
-    }
-}
 
 /// The rows of `xborder_events` as the JSON lines `check` reads.
 fn write_lines(path: &Path, rows: Vec<(String, String, i64, i64, i64)>) -> PathBuf {
@@ -54,6 +34,26 @@ fn write_lines(path: &Path, rows: Vec<(String, String, i64, i64, i64)>) -> PathB
     }
     std::fs::write(path, out).unwrap();
     path.to_owned()
+}
+
+/// Checks that every expected event has exactly one row (none lost, none twice, none
+/// unexpected); the number expected.
+fn exactly_once(dir: &Path, rows: Vec<(String, String, i64, i64, i64)>) -> usize {
+    let lines = write_lines(&dir.join("events.jsonl"), rows);
+    let report = check(&CheckConfig {
+        expect: dir.join("expect.txt"),
+        persisted: vec![lines],
+        ..CheckConfig::default()
+    })
+    .unwrap();
+    println!("{}", report.table());
+    assert!(report.ok, "{}", report.table());
+    assert_eq!(report.exactly_once, report.expected);
+    assert_eq!(
+        (report.missing, report.duplicated, report.unexpected),
+        (0, 0, 0)
+    );
+    report.expected
 }
 
 const ROWS: &str = "SELECT id, instance, claimed_at_ms, lease_ms, at_ms FROM xborder_events";
@@ -73,6 +73,7 @@ async fn two_instances_on_postgres_persist_every_event_exactly_once() {
         ],
         &dir,
         800,
+        11,
     ))
     .await
     .unwrap();
@@ -91,20 +92,7 @@ async fn two_instances_on_postgres_persist_every_event_exactly_once() {
         .collect();
     let by_instance = |name: &str| rows.iter().filter(|r| r.1 == name).count();
     assert!(by_instance("rx1") > 100 && by_instance("rx2") > 100);
-    let lines = write_lines(&dir.join("events.jsonl"), rows);
-    let report = check(&CheckConfig {
-        expect: dir.join("expect.txt"),
-        persisted: vec![lines],
-        ..CheckConfig::default()
-    })
-    .unwrap();
-    println!("{}", report.table());
-    assert!(report.ok, "{}", report.table());
-    assert_eq!(report.exactly_once, report.expected);
-    assert_eq!(
-        (report.missing, report.duplicated, report.unexpected),
-        (0, 0, 0)
-    );
+    let expected = exactly_once(&dir, rows);
     // Every processed event's claim is done in the same table space.
     let done: i64 = client
         .query_one(
@@ -114,7 +102,7 @@ async fn two_instances_on_postgres_persist_every_event_exactly_once() {
         .await
         .unwrap()
         .get(0);
-    assert_eq!(done as usize, report.expected);
+    assert_eq!(done as usize, expected);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -132,7 +120,7 @@ async fn sqlite_rolls_back_failed_persists_and_the_retry_persists_them() {
             "5",
         ],
     );
-    let s = run(&sim(vec![format!("http://{a}/")], &dir, 300))
+    let s = run(&sim(vec![format!("http://{a}/")], &dir, 300, 11))
         .await
         .unwrap();
     println!("{}", s.table());
@@ -154,16 +142,6 @@ async fn sqlite_rolls_back_failed_persists_and_the_retry_persists_them() {
             .unwrap();
         rows
     };
-    let lines = write_lines(&dir.join("events.jsonl"), rows);
-    let report = check(&CheckConfig {
-        expect: dir.join("expect.txt"),
-        persisted: vec![lines],
-        ..CheckConfig::default()
-    })
-    .unwrap();
-    println!("{}", report.table());
-    assert!(report.ok, "{}", report.table());
-    assert_eq!(report.exactly_once, report.expected);
-    assert_eq!((report.missing, report.duplicated), (0, 0));
+    exactly_once(&dir, rows);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
 use xborder_redis::testing::TestServer;
+use xborder_simulator::{Config, Progress};
 
 pub const SECRET: &str = "whsec_fleet_test";
 
@@ -102,4 +103,27 @@ pub fn persisted_ids(path: &std::path::Path) -> Vec<String> {
             v["id"].as_str().unwrap().to_owned()
         })
         .collect()
+}
+
+/// The simulator's run against `urls`: `events` live events, 20 % duplicates, 5 % concurrent,
+/// 2 % replays, 2 % bad signatures, 5 % unknown names, 16 in flight.
+pub fn sim(urls: Vec<String>, dir: &std::path::Path, events: usize, seed: u64) -> Config {
+    Config {
+        urls,
+        secret: SECRET.into(),
+        events,
+        duplicates: 0.2,
+        concurrent: 0.05,
+        replays: 0.02,
+        bad_signatures: 0.02,
+        unknown: 0.05,
+        concurrency: 16,
+        seed,
+        // Five attempts over about 2 s: room for a loaded machine (CI runs tests in parallel).
+        backoff_ms: 150,
+        expect: Some(dir.join("expect.txt")),
+        json: Some(dir.join("summary.json")),
+        progress: Progress::Off,
+        ..Config::default()
+    }
 }
