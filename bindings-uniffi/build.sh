@@ -5,7 +5,8 @@
 #
 #   dist/lib/libxborder_ffi.so                         the host library
 #   dist/kotlin/dev/xborder/ffi/xborder.kt             uniffi's Kotlin as generated, package dev.xborder.ffi (JNA)
-#   dist/kotlin/dev/xborder/{*.kt,internal/}           the hand-written API users import (bindings-uniffi/jvm/src/main/kotlin)
+#   dist/kotlin/dev/xborder/{*.kt,internal/}           the hand-written API users import (bindings-uniffi/jvm/src/main/kotlin;
+#                                                      internal/Speed.kt, the speed measure, checked by kotlin/check_speed.py)
 #   dist/swift/{Xborder.swift,XborderFFI.h,module.modulemap}
 #   dist/python/xborder/                               the package users import (python/xborder/,
 #                                                      hand-written)
@@ -66,6 +67,10 @@ say "uniffi-bindgen generate --library $LIB -l kotlin -l swift -l python"
 for f in dev/xborder/ffi/xborder.kt Xborder.swift XborderFFI.h XborderFFI.modulemap xborder.py; do
   [ -f "$GEN/$f" ] || die "uniffi-bindgen did not write $f"
 done
+# Kotlin: the JVM package's labelled speed measure (jvm/src/main/kotlin/dev/xborder/internal/Speed.kt)
+# must fit the generated Kotlin: the uniffi version it was written for is Cargo.lock's and the
+# generated declarations it relies on are there (kotlin/check_speed.py lists them); else the build fails.
+"${XBORDER_PYTHON:-python3}" "$HERE/kotlin/check_speed.py" "$GEN/dev/xborder/ffi/xborder.kt"
 
 say "assembling $DIST"
 rm -rf "$DIST.new"

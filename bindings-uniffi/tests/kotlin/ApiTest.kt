@@ -89,6 +89,7 @@ fun main() {
     walkerTests()
     beneficiaryTests()
     claimsTests()
+    speedTests()
     val readme = try { readmeSnippet(); null } catch (e: Throwable) { e.toString() }
     check("the kotlin.md snippet runs", readme == null) { readme ?: "" }
     println("kotlin api: $passed passed, $failed failed")
@@ -544,5 +545,99 @@ fun claimsTests() {
     } finally {
         pool.shutdown()
         racers.shutdown()
+    }
+}
+
+/** What a call gives: its value, or its exception's class, code and first message line. */
+fun outcomeOf(block: () -> Any?): String = try {
+    "value ${block()}"
+} catch (e: XborderException) {
+    "XborderException ${e.code} ${e.field} ${e.message?.lineSequence()?.first()}"
+} catch (e: Exception) {
+    "${e.javaClass.name} ${e.message}"
+}
+
+/**
+ * The speed measure (dev.xborder.internal.Speed, compiled in this module with the generated file):
+ * on by default, and the hot calls answer as the generated wrappers do (Speed.on = false), errors,
+ * a Kotlin store calling back into the library and several threads included.
+ */
+fun speedTests() {
+    val speed = dev.xborder.internal.Speed
+    check("speed: on by default, written for uniffi 0.32.2", speed.on && speed.UNIFFI_VERSION == "0.32.2")
+    val good = Webhooks.sign(SECRET, BODY)
+    val bad = good.dropLast(1) + (if (good.endsWith("0")) "1" else "0")
+    val store = object : ClaimStore {
+        val map = HashMap<String, String>()
+        val seen = ArrayList<String>()
+        @Synchronized override fun load(id: String): String? {
+            seen += Events.classify(id).kind.toString()
+            seen += outcomeOf { Webhooks.verify(SECRET, BODY, bad) }
+            seen += Receiver(SECRET).receive(BODY, good).action.toString()
+            return map[id]
+        }
+        @Synchronized override fun compareAndSet(id: String, expected: String?, new: String?, ttlMs: Long?): Boolean {
+            seen += outcomeOf { Webhooks.decodeEnvelope("{}".toByteArray()) }
+            if (map[id] != expected) return false
+            if (new == null) map.remove(id) else map[id] = new
+            return true
+        }
+    }
+    fun run(): List<String> {
+        val rx = Receiver(SECRET, 10L)
+        val out = mutableListOf(
+            outcomeOf { Events.classify("order:created") }, outcomeOf { Events.classify("") }, outcomeOf { Events.classify("order:\uD800") },
+            outcomeOf { Webhooks.verify(SECRET, BODY, good) }, outcomeOf { Webhooks.verify(SECRET, BODY, bad) },
+            outcomeOf { Webhooks.verify(SECRET, BODY, null) }, outcomeOf { Webhooks.verify("", BODY, good) },
+            outcomeOf { Webhooks.decodeEnvelope(BODY) }, outcomeOf { Webhooks.decodeEnvelope("{".toByteArray()) },
+            outcomeOf { Webhooks.decodeEnvelope(BODY, DecodeLimits(8, 64)) },
+            outcomeOf { rx.receive(BODY, good) }, outcomeOf { rx.receive(BODY, bad) }, outcomeOf { rx.commit("evt_1") },
+            outcomeOf { rx.receive(BODY, good) },
+        )
+        rx.close()
+        out += outcomeOf { rx.receive(BODY, good) }
+        store.map.clear(); store.seen.clear()
+        val claims = Claims(store)
+        out += outcomeOf { claims.step("claim", "order:created", "t", 1L) }
+        out += outcomeOf { claims.step("claim", "order:created", "u", 2L) }
+        out += store.seen
+        // Four threads at once, each with its own answers to compare.
+        val shared = Receiver(SECRET)
+        val results = arrayOfNulls<List<String>>(4)
+        (0 until 4).map { t ->
+            Thread {
+                results[t] = (0 until 200).map { i ->
+                    when ((i + t) % 3) {
+                        0 -> outcomeOf { Webhooks.verify(SECRET, BODY, if (i % 2 == 0) good else bad) }
+                        1 -> outcomeOf { shared.receive(BODY, if (i % 4 == 1) null else good).action }
+                        else -> outcomeOf { Events.classify(if (i % 2 == 0) "order:created" else "x:$i") }
+                    }
+                }
+            }.also { it.start() }
+        }.forEach { it.join() }
+        shared.close()
+        results.forEach { out += it ?: listOf("a thread failed") }
+        return out
+    }
+    try {
+        speed.on = false
+        val off = run()
+        speed.on = true
+        val on = run()
+        check("speed: the same answers as the generated wrappers", on == off) { on.zip(off).filter { it.first != it.second }.take(3).toString() }
+        check("speed: real answers", on[0] == "value EventClassification(kind=live, entity=order, action=created)" &&
+            on[2].startsWith("java.nio.charset.MalformedInputException") && on[3] == "value kotlin.Unit" &&
+            on[4].startsWith("XborderException SIGNATURE_MISMATCH null") && on[5].startsWith("XborderException MISSING_SIGNATURE") &&
+            on[6].startsWith("XborderException EMPTY_SECRET") && on[8].startsWith("XborderException MALFORMED_JSON") &&
+            on[9].startsWith("XborderException BODY_TOO_LARGE") && on[10].startsWith("value Decision(action=process") &&
+            on[11].contains("errorCode=SIGNATURE_MISMATCH") && on[13].startsWith("value Decision(action=duplicate") &&
+            on[14] == "java.lang.IllegalStateException Receiver object has already been destroyed" &&
+            on[15] == "value claimed" && on[16] == "value in_progress") { on.take(17).toString() }
+        val inner = on.subList(17, on.size)
+        check("speed: re-entrant store calls went through", inner[0] == "live" && inner[2] == "process" &&
+            inner[1].startsWith("XborderException SIGNATURE_MISMATCH null SIGNATURE_MISMATCH: the signature does not match") &&
+            inner[3] == "XborderException MISSING_FIELD id MISSING_FIELD (id): `id` is absent or null") { inner.take(8).toString() }
+    } finally {
+        speed.on = true
     }
 }

@@ -2,6 +2,7 @@
 package dev.xborder
 
 import dev.xborder.internal.Catalogs
+import dev.xborder.internal.Speed
 import dev.xborder.internal.call
 import dev.xborder.internal.classification
 import dev.xborder.internal.ffi
@@ -12,7 +13,7 @@ import dev.xborder.internal.u32
 object Events {
     /** How [name] (`order:created`, `order:*`) stands in the built-in catalog. */
     @JvmStatic
-    fun classify(name: String): EventClassification = classification(dev.xborder.ffi.classifyEvent(name))
+    fun classify(name: String): EventClassification = classification(Speed.classifyEvent(name))
 
     /** Whether the server would accept a webhook for [events], given [existingWebhooks] already
      *  registered (null: none; 0 to 4,294,967,295, else an IllegalArgumentException). */

@@ -7,6 +7,7 @@ import dev.xborder.internal.envelope
 import dev.xborder.internal.ffi
 import dev.xborder.internal.limits
 import dev.xborder.internal.openReceiver
+import dev.xborder.internal.Speed
 
 /** Signing, verifying and decoding webhook deliveries (the raw body bytes, the header as sent). */
 object Webhooks {
@@ -19,7 +20,7 @@ object Webhooks {
      *  throws `MISSING_SIGNATURE`, `MALFORMED_SIGNATURE`, `EMPTY_SECRET` or `SIGNATURE_MISMATCH`. */
     @JvmStatic
     fun verify(secret: String, body: ByteArray, signature: String?) {
-        call { dev.xborder.ffi.verify(secret, body, signature) }
+        call { Speed.verify(secret, body, signature) }
     }
 
     /** [verify] during a key rotation: any of [secrets] may sign (`EMPTY_SECRET` for an empty list). */
@@ -34,7 +35,7 @@ object Webhooks {
     @JvmStatic
     @JvmOverloads
     fun decodeEnvelope(body: ByteArray, limits: DecodeLimits? = null): Envelope =
-        envelope(call { dev.xborder.ffi.decodeEnvelope(body, limits?.let(::ffi)) })
+        envelope(call { Speed.decodeEnvelope(body, limits?.let(::ffi)) })
 }
 
 /**
@@ -46,12 +47,16 @@ object Webhooks {
 class Receiver : AutoCloseable {
     private val inner: dev.xborder.ffi.Receiver
 
+    // The speed measure's reference to the same Rust object (dev.xborder.internal.Speed; null when off).
+    private val lease: Speed.Lease?
+
     /** One secret (never split). [catalog] adds event names this release does not know; the
      *  receiver keeps a copy of it. Throws `EMPTY_SECRET`; a negative [window] is an
      *  IllegalArgumentException. */
     @JvmOverloads
     constructor(secret: String, window: Long? = null, limits: DecodeLimits? = null, catalog: Catalog? = null) {
         inner = openReceiver(secret, null, window, limits, catalog)
+        lease = Speed.lease(this, inner)
     }
 
     /** A key rotation: a delivery signed with any of [secrets] verifies (`EMPTY_SECRET` when the
@@ -59,17 +64,21 @@ class Receiver : AutoCloseable {
     @JvmOverloads
     constructor(secrets: List<String>, window: Long? = null, limits: DecodeLimits? = null, catalog: Catalog? = null) {
         inner = openReceiver(null, secrets, window, limits, catalog)
+        lease = Speed.lease(this, inner)
     }
 
     /** What to do with one delivery: the raw body bytes and the signature header (null: absent). */
-    fun receive(body: ByteArray, signature: String?): Decision = decision(inner.receive(body, signature))
+    fun receive(body: ByteArray, signature: String?): Decision = decision(Speed.receive(lease, inner, body, signature))
 
     /** Records [id] as processed, after its event is persisted: a redelivery is then a duplicate. */
     fun commit(id: String) {
-        call { inner.commit(id) }
+        call { Speed.commit(lease, inner, id) }
     }
 
-    override fun close() = inner.close()
+    override fun close() {
+        lease?.close()
+        inner.close()
+    }
 
     companion object {
         /** `Receiver(secrets, ...)`: the rotation named. */
