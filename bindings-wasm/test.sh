@@ -29,8 +29,11 @@ fi
 
 SCRATCH=$ROOT/target/wasm-npm
 failed=()
+# `bash bindings-wasm/test.sh NAME`: that test alone (tests/bench/run.sh measures the forms page so).
+only=${1:-}
 run() {
   local name=$1; shift
+  [ -z "$only" ] || [ "$only" = "$name" ] || return 0
   echo "== $name"
   if "$@"; then echo "== $name: ok"; else echo "== $name: FAILED"; failed+=("$name"); fi
 }
@@ -93,4 +96,5 @@ run forms forms
 run bundlers bundlers
 run e2e e2e
 if [ ${#failed[@]} -gt 0 ]; then echo "wasm tests: FAILED: ${failed[*]}"; exit 1; fi
+[ -z "$only" ] || { echo "wasm tests: $only passed"; exit 0; }
 echo "wasm tests: all passed (tarball, lifecycle, tape, recipes, runtimes, types, size, publish, panic, forms, bundlers, e2e)"

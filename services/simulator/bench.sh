@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
 # Figures for one receiver instance: deliveries per second and latency p50/p99, measured by the
 # simulator (2000 events, 32 in flight; release builds; simulator, receiver and Redis share the
-# machine). Three stores, each behind the same persistence (one JSON line per event, write(2)):
+# machine). Five stores:
 #   memory   core's in-memory claims (one instance only)
 #   redis    claims in Redis (xborder-redis: GET + core's compare-and-set script, twice per event)
 #   naive    SET key 1 NX then persist, no lease (loses an event when the instance dies between
 #            the two: see services/receiver-rust/tests/fleet.rs)
+#   postgres claims and the event's row in PostgreSQL (xborder-sql; a throwaway server started by
+#            services/postgres/server.sh, fsync off): claim, then one transaction (insert the
+#            row, complete)
+#   sqlite   the same in an SQLite file (WAL)
+# The first three persist one JSON line per event (write(2)); the SQL stores their row, then the
+# same line.
 #
 #   bash services/simulator/bench.sh            prints a Markdown table
 #   bash services/simulator/bench.sh --json OUT the same figures as JSON in OUT as well (for
 #                                               tests/bench/run.sh and report.py)
 # Environment: EVENTS=2000 CONCURRENCY=32 RUNS=5 (the median is reported) REDIS_SERVER=redis-server
+#   STORES="memory redis naive postgres sqlite"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -29,9 +36,11 @@ BIN=${CARGO_TARGET_DIR:-$ROOT/target}/release
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/xborder-bench.XXXXXX")
 PIDS=()
+PG_DIR=
 cleanup() {
   local p
   for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+  if [ -n "$PG_DIR" ]; then bash "$ROOT/services/postgres/server.sh" stop "$PG_DIR" || true; rm -rf "$PG_DIR"; fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -41,17 +50,26 @@ trap cleanup EXIT
 start_fresh_redis "$WORK" || exit 1
 PIDS+=("$REDIS_PID")
 say "redis-server on 127.0.0.1:$RPORT"
+STORES=${STORES:-memory redis naive postgres sqlite}
+if [[ " $STORES " == *" postgres "* ]]; then
+  # Under the system's temporary folder: the cluster runs as the postgres user when we are root.
+  PG_DIR=$(mktemp -d "${TMPDIR:-/tmp}/xborder-bench-pg.XXXXXX")
+  PG_URL=$(XBORDER_PG_OWNER=$$ bash "$ROOT/services/postgres/server.sh" start "$PG_DIR" | tail -1)
+  say "postgres on $PG_URL"
+fi
 
 jnum() { grep -o "\"$2\": *[0-9.]*" "$1" | head -1 | grep -o '[0-9.]*$'; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 rows=()
 jrows=()
-for mode in memory redis naive; do
+for mode in $STORES; do
   args=(--listen 127.0.0.1:0 --secret "$SECRET" --persist "$WORK/$mode.jsonl" --instance "bench-$mode")
   case $mode in
     redis) args+=(--redis "redis://127.0.0.1:$RPORT/" --prefix "bench:$mode:") ;;
     naive) args+=(--redis "redis://127.0.0.1:$RPORT/" --prefix "bench:$mode:" --naive) ;;
+    postgres) args+=(--postgres "$PG_URL") ;;
+    sqlite) args+=(--sqlite "$WORK/bench.db") ;;
   esac
   "$BIN/xborder-receiver" "${args[@]}" >"$WORK/$mode.addr" 2>"$WORK/$mode.log" &
   pid=$!

@@ -12,7 +12,8 @@
 #     criterion, per benchmark
 #   XBORDER_BENCH_ROUNDS [15], XBORDER_BENCH_BATCH_MS [20]   Node and Python alternating batches (JMH: its own settings)
 #   XBORDER_BENCH_SKIP_BUILD=1   reuse the built package, bindings and jar as they are
-# Intermediate results: target/bench/ (node.json, jmh.json, python.json, dedupe.json, services.json, load).
+# Intermediate results: target/bench/ (node.json, jmh.json, jmh-off.json, python.json, python-off.json,
+# dedupe.json, services.json, load).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -22,7 +23,7 @@ CACHE=${XBORDER_CACHE:-$HOME/.cache/xborder}
 say() { echo "bench: $*"; }
 start=$SECONDS
 mkdir -p "$OUT"
-rm -f "$OUT"/{node,jmh,python,dedupe,services}.json "$OUT/load.txt"
+rm -f "$OUT"/{node,jmh,jmh-off,python,python-off,dedupe,services}.json "$OUT/load.txt"
 load() { echo "$1 $(date +%s) $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/load.txt"; }
 load start
 
@@ -55,6 +56,8 @@ load dedupe
 say "node: the npm package against node:crypto and JSON.parse"
 bash bindings-wasm/scripts/consumer.sh "$OUT/node-consumer"
 node "$HERE/node/bench.cjs" "$OUT/node-consumer" "$HERE/fixtures" "$OUT/node.json" | sed 's/^/  /'
+say "node: the forms module and a Vite page that validates one form (bindings-wasm/test.sh forms)"
+bash bindings-wasm/test.sh forms 2>&1 | grep -E 'KiB|forms' | sed 's/^/  /'
 load node
 
 say "jvm: JMH (tests/bench/jmh) of the Maven jar against javax.crypto, Gson and a HashSet"
@@ -64,10 +67,16 @@ mvn -B -q -f "$HERE/jmh/pom.xml" "-Dmaven.repo.local=$M2" package
 java -jar "$HERE/jmh/target/benchmarks.jar" -bm avgt -tu ns -wi 3 -w 1s -i 5 -r 1s -f 1 -prof gc \
   -p "fixtures=$HERE/fixtures" -rf json -rff "$OUT/jmh.json" \
   | grep -E '^(Benchmark|[A-Za-z]+Bench\.[a-z_0-9]+ |[A-Za-z]+Bench\.[a-z_0-9]+:gc\.alloc\.rate\.norm)' | sed 's/^/  /'
+say "jvm: the same xborder benchmarks without the speed module (-Dxborder.speed=false: Speed.kt off)"
+java -jar "$HERE/jmh/target/benchmarks.jar" '.*_xborder$' -bm avgt -tu ns -wi 3 -w 1s -i 5 -r 1s -f 1 -prof gc \
+  -jvmArgs -Dxborder.speed=false -p "fixtures=$HERE/fixtures" -rf json -rff "$OUT/jmh-off.json" \
+  | grep -E '^[A-Za-z]+Bench\.[a-z_0-9]+ ' | sed 's/^/  /'
 load kotlin
 
 say "python: the uniffi binding against hmac, json and a set"
 python3 "$HERE/python/bench.py" "$ROOT/bindings-uniffi/dist/python" "$HERE/fixtures" "$OUT/python.json" | sed 's/^/  /'
+say "python: the same without the speed module (XBORDER_PYTHON_SPEED=0: _speed.py not installed)"
+XBORDER_PYTHON_SPEED=0 python3 "$HERE/python/bench.py" "$ROOT/bindings-uniffi/dist/python" "$HERE/fixtures" "$OUT/python-off.json" | sed 's/^/  /'
 load python
 
 say "services: one receiver instance with the memory store, with Redis, and the naive SET NX (services/simulator/bench.sh)"
