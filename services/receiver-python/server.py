@@ -130,7 +130,8 @@ class Sql:
                              o.pool, lambda c: c.closed or c.broken)
             with self.pool.get() as conn:
                 store.migrate(conn)
-                conn.execute(events)
+                # One simple query, one transaction: instances starting together take turns.
+                conn.execute("SELECT pg_advisory_xact_lock(hashtext('xborder_events'));\n" + events)
             self.described = f"claims and events in postgres {o.postgres} (one transaction each, pool {o.pool})"
         else:
             import xborder.sqlite as store

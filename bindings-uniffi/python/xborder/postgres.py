@@ -30,7 +30,7 @@ from .errors import StoreError
 if TYPE_CHECKING:
     import psycopg
 
-__all__ = ["MIGRATION", "TABLE", "LOAD", "INSERT", "UPDATE", "DELETE", "PURGE", "migrate",
+__all__ = ["MIGRATION", "MIGRATION_LOCK", "TABLE", "LOAD", "INSERT", "UPDATE", "DELETE", "PURGE", "migrate",
            "migrate_async", "purge", "purge_async", "PostgresClaims", "AsyncPostgresClaims"]
 
 MIGRATION: str = migration("postgres.sql")
@@ -56,6 +56,11 @@ UPDATE = ("UPDATE xborder_claims SET entry = $3, expires_at = $4 "
 DELETE = ("DELETE FROM xborder_claims "
           "WHERE id = $1 AND entry = $2 AND (expires_at IS NULL OR expires_at > $3)")
 """Removes id ``$1``'s row when it still holds entry ``$2`` and has not expired at ``$3``."""
+
+MIGRATION_LOCK = "SELECT pg_advisory_xact_lock(hashtext('xborder_claims'))"
+"""What ``migrate`` runs first, in the migration's own transaction (the Rust and Node stores
+take the same lock): instances that start together migrate one after the other (two concurrent
+``CREATE TABLE IF NOT EXISTS`` of one table can fail with a duplicate key in ``pg_type``)."""
 
 PURGE = "DELETE FROM xborder_claims WHERE expires_at <= $1"
 """Deletes the rows expired at ``$1``."""
@@ -231,7 +236,9 @@ def migrate(conn: "psycopg.Connection[Any]") -> None:
     pg = _sync(conn)
     own = _own_transaction(pg, conn)
     try:
-        conn.execute(MIGRATION)
+        # One simple query (no parameters): its statements run as one transaction, so the lock
+        # is held until the table exists (inside your transaction, until yours ends).
+        conn.execute(MIGRATION_LOCK + ";\n" + MIGRATION)
         if own:
             conn.commit()
     except BaseException:
@@ -245,7 +252,7 @@ async def migrate_async(conn: "psycopg.AsyncConnection[Any]") -> None:
     pg = _async(conn)
     own = _own_transaction(pg, conn)
     try:
-        await conn.execute(MIGRATION)
+        await conn.execute(MIGRATION_LOCK + ";\n" + MIGRATION)
         if own:
             await conn.commit()
     except BaseException:
