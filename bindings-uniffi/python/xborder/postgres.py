@@ -78,26 +78,28 @@ def _psycopg() -> Any:
     return psycopg
 
 
-def _sync(conn: object, name: str = "conn") -> Any:
+def _connection(conn: object, name: str, want_async: bool) -> Any:
+    """psycopg, once ``conn`` is a Connection (or an AsyncConnection with ``want_async``);
+    else a TypeError naming ``name`` and where the other kind goes."""
     pg = _psycopg()
-    if pg is None or not isinstance(conn, pg.Connection):
+    want = "AsyncConnection" if want_async else "Connection"
+    if pg is None or not isinstance(conn, getattr(pg, want)):
         also = ""
-        if pg is not None and isinstance(conn, pg.AsyncConnection):
+        if pg is not None and want_async and isinstance(conn, pg.Connection):
+            also = " (a sync Connection goes to PostgresClaims and the sync functions)"
+        elif pg is not None and not want_async and isinstance(conn, pg.AsyncConnection):
             also = " (an AsyncConnection goes to AsyncPostgresClaims and the *_async functions)"
-        raise TypeError("%s must be a psycopg.Connection (%s), got %s%s"
-                        % (name, _HINT, type(conn).__name__, also))
+        raise TypeError("%s must be a psycopg.%s (%s), got %s%s"
+                        % (name, want, _HINT, type(conn).__name__, also))
     return pg
+
+
+def _sync(conn: object, name: str = "conn") -> Any:
+    return _connection(conn, name, False)
 
 
 def _async(conn: object, name: str = "conn") -> Any:
-    pg = _psycopg()
-    if pg is None or not isinstance(conn, pg.AsyncConnection):
-        also = ""
-        if pg is not None and isinstance(conn, pg.Connection):
-            also = " (a sync Connection goes to PostgresClaims and the sync functions)"
-        raise TypeError("%s must be a psycopg.AsyncConnection (%s), got %s%s"
-                        % (name, _HINT, type(conn).__name__, also))
-    return pg
+    return _connection(conn, name, True)
 
 
 def _own_transaction(pg: Any, conn: Any) -> bool:
