@@ -219,6 +219,8 @@ pub(crate) struct App {
     rules: ClaimRules,
     persist_delay: Duration,
     fail_every: u64,
+    /// The events `--fail-persist-every` failed once already.
+    failed: std::sync::Mutex<std::collections::HashSet<String>>,
     store_timeout: Duration,
     stats: Stats,
     last_log_ms: AtomicU64,
@@ -337,6 +339,7 @@ impl App {
             rules,
             persist_delay: Duration::from_millis(o.persist_delay_ms),
             fail_every: o.fail_persist_every,
+            failed: std::sync::Mutex::new(std::collections::HashSet::new()),
             store_timeout: Duration::from_millis(o.store_timeout_ms.max(1)),
             stats: Stats::default(),
             last_log_ms: AtomicU64::new(0),
@@ -466,12 +469,8 @@ impl App {
         if !matches!(self.store, Store::Postgres(_) | Store::Sqlite(_)) {
             return None;
         }
-        if !self.persist_delay.is_zero() {
-            tokio::time::sleep(self.persist_delay).await;
-        }
-        let n = self.persists.fetch_add(1, Ordering::Relaxed) + 1;
-        if self.fail_every > 0 && n.is_multiple_of(self.fail_every) {
-            return Some(Err("injected failure (--fail-persist-every)".into()));
+        if let Err(e) = self.before_persist(env.id()).await {
+            return Some(Err(e));
         }
         let at = now_ms();
         let done = match &self.store {
@@ -507,16 +506,28 @@ impl App {
         Some(done)
     }
 
-    /// Appends the event's line: one `write(2)` on an `O_APPEND` file, then `fdatasync` when
-    /// asked. Done off the async threads.
-    async fn persist(&self, env: &Envelope, token: &str, claimed_at: u64) -> Result<(), String> {
+    /// The test knobs before a persist: `--persist-delay-ms`, then `--fail-persist-every`
+    /// (every Nth persist fails, but an event fails at most once, so its retry persists it and
+    /// a test never depends on how retries interleave with the count).
+    /// The persist's number (unique in this process) when it may go on.
+    async fn before_persist(&self, id: &str) -> Result<u64, String> {
         if !self.persist_delay.is_zero() {
             tokio::time::sleep(self.persist_delay).await;
         }
         let n = self.persists.fetch_add(1, Ordering::Relaxed) + 1;
         if self.fail_every > 0 && n.is_multiple_of(self.fail_every) {
-            return Err("injected failure (--fail-persist-every)".into());
+            let mut failed = self.failed.lock().unwrap_or_else(|p| p.into_inner());
+            if failed.insert(id.to_owned()) {
+                return Err("injected failure (--fail-persist-every)".into());
+            }
         }
+        Ok(n)
+    }
+
+    /// Appends the event's line: one `write(2)` on an `O_APPEND` file, then `fdatasync` when
+    /// asked. Done off the async threads.
+    async fn persist(&self, env: &Envelope, token: &str, claimed_at: u64) -> Result<(), String> {
+        let n = self.before_persist(env.id()).await?;
         let line = |again: bool| {
             let mut line = serde_json::to_vec(&Line {
                 id: env.id(),

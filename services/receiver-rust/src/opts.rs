@@ -54,7 +54,8 @@ usage: xborder-receiver --secret KEY [options]
                            on a crash, for comparison only
   --persist-delay-ms N     wait N ms before persisting (to show concurrent redeliveries, or a
                            completion after the claim's entry expired)
-  --fail-persist-every N   fail every Nth persist (to show release and retry)
+  --fail-persist-every N   fail every Nth persist, an event at most once (to show release and
+                           retry)
 ";
 
 #[derive(Debug, Clone)]
