@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The Python receiver's tests: its Redis adapter (sync and asyncio) against a real redis-server;
 # the receiver with --sqlite and with --postgres (a real PostgreSQL, services/postgres/server.sh)
-# (test_sql.py). redis-py and psycopg 3 go into a virtualenv in the cache (idempotent); xborder is
-# the package built into bindings-uniffi/dist/python (its claim stores: xborder.redis,
-# xborder.postgres, xborder.sqlite).
+# (test_sql.py); hostile clients and hung stores (test_limits.py). redis-py and psycopg 3 go into
+# a virtualenv in the cache (idempotent); xborder is the package built into
+# bindings-uniffi/dist/python (its claim stores: xborder.redis, xborder.postgres, xborder.sqlite).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -20,6 +20,9 @@ fi
 PYTHONPATH=$ROOT/bindings-uniffi/dist/python:$HERE "$VENV/bin/python" "$HERE/test_redis.py"
 # --sqlite and --postgres: the event's row and complete in one transaction.
 PYTHONPATH=$ROOT/bindings-uniffi/dist/python:$HERE "$VENV/bin/python" "$HERE/test_sql.py"
+# Hostile clients and hung stores (issue 30): body limits and deadlines, the connection cap,
+# Redis and PostgreSQL SIGSTOPped, the store's clock, the pool, SIGTERM.
+PYTHONPATH=$ROOT/bindings-uniffi/dist/python:$HERE "$VENV/bin/python" "$HERE/test_limits.py"
 # The Python receiver in a fleet: the fault test's kill run with it as the third instance.
 echo "receiver-python: the fault test's kill run on Redis and PostgreSQL's restart, with the Python receiver as rx3"
 PYTHONPATH=$ROOT/bindings-uniffi/dist/python:$HERE \

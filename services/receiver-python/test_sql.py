@@ -127,7 +127,8 @@ def scenario(name, store_args, query, refuse, allow, work):
         expect(f"{name} rx2 lines", [l["id"] for l in lines(f2)], ["evt_d", "evt_fail"])
         line = (lines(f1) or [{}])[0]
         expect(f"{name} line fields", sorted(line),
-               ["at_ms", "claimed_at_ms", "event", "id", "instance", "lease_ms", "token"])
+               ["at_ms", "claimed_at_ms", "clock_offset_ms", "event", "id", "instance", "lease_ms",
+                "token"])
         with urllib.request.urlopen(f"http://{a1}/stats", timeout=10) as r:
             stats = json.loads(r.read())
         expect(f"{name} rx1 stats", (stats["processed"], stats["duplicate"], stats["persist_failed"],
