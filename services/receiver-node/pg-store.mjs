@@ -48,6 +48,17 @@ export const DELETE = 'DELETE FROM xborder_claims ' +
 /** Deletes the rows expired at `$1`. */
 export const PURGE = 'DELETE FROM xborder_claims WHERE expires_at <= $1';
 
+/** The server's clock in milliseconds (`clock_timestamp()`, the time of the statement, not of its transaction). */
+export const STORE_TIME = 'SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint AS ms';
+
+/**
+ * The PostgreSQL server's clock in milliseconds: the clock every instance sharing this database
+ * can take its claim times from, so that their own clocks cannot disagree.
+ */
+export async function pgTimeMs(db) {
+  return Number((await queryable('db', db).query(STORE_TIME)).rows[0].ms);
+}
+
 const DB = 'a pg Pool, Client or PoolClient (anything with query(text, values))';
 function queryable(name, v) {
   if (typeof v === 'object' && v !== null && typeof v.query === 'function') return v;

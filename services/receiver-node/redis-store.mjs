@@ -22,3 +22,12 @@ export function redisClaimStore(redis, { prefix = 'xb:claims:' } = {}) {
         ttlMs == null ? '' : String(ttlMs))) === 1,
   };
 }
+
+/**
+ * The Redis server's clock in milliseconds (`TIME`): the clock every instance sharing this Redis
+ * can take its claim times from, so that their own clocks cannot disagree.
+ */
+export async function redisTimeMs(redis) {
+  const [seconds, micros] = await redis.time();
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}

@@ -6,14 +6,26 @@
 //   node services/receiver-node/server.mjs --listen 127.0.0.1:0 --secret KEY
 //     [--redis redis://127.0.0.1:6379/ | --postgres postgres://... | --sqlite PATH]
 //     [--persist FILE] [--records DIR] [--instance NAME] [--lease-ms 30000] [--window-ms 604800000]
+//     [--max-body-bytes 1048576] [--body-timeout-ms 10000] [--header-timeout-ms 10000]
+//     [--idle-timeout-ms 75000] [--max-connections 512] [--store-timeout-ms 2000] [--pool 4]
+//     [--pool-idle-ms 10000] [--clock-sync-ms 5000] [--clock-skew-ms 0] [--grace-ms 10000]
 //
+// 0. the connection and the body (the endpoint is on the public internet: whoever reaches it
+//    can attack it): past --max-connections open ones, a new connection is answered core's reply
+//    for TOO_MANY_CONNECTIONS (503, Retry-After: 1, Connection: close) and closed; the head must
+//    arrive within --header-timeout-ms (node's headersTimeout); a declared Content-Length over
+//    --max-body-bytes is answered 413 (BODY_TOO_LARGE) at once, unread; a body without one is
+//    copied into ONE buffer as it arrives (grown by doubling: the memory it holds is at most twice
+//    the bytes received) and refused 413 as soon as it passes the limit, the rest unread; a body
+//    not arrived in full within --body-timeout-ms of its head is answered 408 (BODY_TIMEOUT).
+//    Each refusal closes the connection (the client is given a second to read the answer).
 // 1. the RAW body (never a parsed one) and `X-Webhook-Signature` go to `Receiver.receive`
 //    (window 0: the claims dedupe): reject → core's status (`decision.reply`: 400 for the
 //    request's signature or envelope, 413 for a body over 1 MiB) with {error, field};
 //    ignore → 200;
 // 2. a live event (`process`) is claimed with a token of this request, in Redis
 //    (`redis-store.mjs`) or in memory: in_progress → 503 with Retry-After; duplicate → 200;
-//    the store unreachable → 503;
+//    the store unreachable, failing or slower than --store-timeout-ms → 503 (STORE_UNAVAILABLE);
 // 3. persist: the event's record in DIR, written under a temporary name and linked into place
 //    (linkSync fails if it exists: the unique key a
 //    consumer's table has; found already → processed again, nothing new kept), then one JSON
@@ -25,8 +37,24 @@
 // the Rust and Python receivers) and the claim's complete commits with it. Completed → COMMIT,
 // then the line in FILE (and the record in DIR, if given), 200; stale (another request took the
 // claim over after the lease, and persists the event) → ROLLBACK, nothing of this request kept,
-// core's answer for a stale completion (200); any failure (the insert, the claim's store, the
+// core's answer for a stale completion (200); a store timeout → ROLLBACK (the connection
+// discarded), 503 STORE_UNAVAILABLE; any other failure (the insert, the claim's store, the
 // commit) → ROLLBACK, release → core's answer for the release (500 PERSIST_FAILED).
+// Store calls: each one bounded by --store-timeout-ms (ioredis commandTimeout and connectTimeout,
+// no offline queue; pg connectionTimeoutMillis for a connection or a pooled one, statement_timeout
+// and query_timeout, a connection whose query failed destroyed, not reused; SQLite busy_timeout),
+// and each step (or transaction) as a whole too. PostgreSQL: --pool connections at most, one idle
+// --pool-idle-ms closed (size it so that instances × pool ≤ max_connections −
+// superuser_reserved_connections − what operators need).
+// Clock: every time given to core (claim, complete, release, purge) and written (claimed_at_ms,
+// at_ms) is the store's: this host's clock plus the offset to the store's (Redis TIME,
+// PostgreSQL clock_timestamp()), sampled at start and every --clock-sync-ms, so instances cannot
+// disagree; an offset over a tenth of the lease is logged (`clock: this host is N ms off the
+// store's clock (corrected)`); --clock-skew-ms N (tests) sets this process's clock N ms ahead.
+// SQLite and memory: offset 0 (one host). /stats and each persisted line carry clock_offset_ms.
+// SIGTERM / SIGINT: stop accepting, close idle connections, answer what is in flight (with
+// Connection: close), exit 0 (past --grace-ms: exit 1, saying how many were cut); one stderr line
+// `shutdown: N in flight answered in M ms`.
 // Expired claim rows are purged at start and every 10 minutes (the clock less 60 s of skew).
 // The first line on stdout is the bound address; GET /healthz, GET /stats.
 import http from 'node:http';
@@ -35,17 +63,30 @@ import { join } from 'node:path';
 import { Claims, Receiver, XborderError } from 'xborder-wasm';
 
 const USAGE = 'usage: server.mjs --listen HOST:PORT --secret KEY [--redis URL | --postgres URL | --sqlite PATH] ' +
-  '[--persist FILE] [--records DIR] [--instance NAME] [--lease-ms N] [--window-ms N]';
+  '[--persist FILE] [--records DIR] [--instance NAME] [--lease-ms N] [--window-ms N] [--capacity N] [--prefix TEXT] ' +
+  '[--max-body-bytes N] [--body-timeout-ms N] [--header-timeout-ms N] [--idle-timeout-ms N] [--max-connections N] ' +
+  '[--store-timeout-ms N] [--pool N] [--pool-idle-ms N] [--clock-sync-ms N] [--clock-skew-ms N] [--grace-ms N]';
 const opts = { listen: '127.0.0.1:0', secrets: [], leaseMs: 30000, windowMs: 7 * 86400000,
-  instance: `rx-${process.pid}` };
+  instance: `rx-${process.pid}`, capacity: 1000000, prefix: 'xb:claims:',
+  maxBodyBytes: 1048576, bodyTimeoutMs: 10000, headerTimeoutMs: 10000, idleTimeoutMs: 75000,
+  maxConnections: 512, storeTimeoutMs: 2000, pool: 4, poolIdleMs: 10000, clockSyncMs: 5000,
+  clockSkewMs: 0, graceMs: 10000 };
 const args = process.argv.slice(2);
 for (let i = 0; i < args.length; i += 1) {
   const [key, inline] = args[i].startsWith('--') ? args[i].slice(2).split(/=(.*)/s) : [null];
   const value = () => inline ?? args[++i] ?? fail(`--${key} needs a value`);
-  const count = () => {
+  const number = (signed = false) => {
     const v = value();
-    if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) fail(`--${key}: ${v} is not a count`);
+    if (!(signed ? /^-?\d+$/ : /^\d+$/).test(v) || !Number.isSafeInteger(Number(v))) {
+      fail(`--${key}: ${v} is not ${signed ? 'a whole number of milliseconds' : 'a count'}`);
+    }
     return Number(v);
+  };
+  const count = () => number();
+  const positive = () => {
+    const n = count();
+    if (n < 1) fail(`--${key} must be at least 1`);
+    return n;
   };
   switch (key) {
     case 'listen': opts.listen = value(); break;
@@ -58,6 +99,19 @@ for (let i = 0; i < args.length; i += 1) {
     case 'instance': opts.instance = value(); break;
     case 'lease-ms': opts.leaseMs = count(); break;
     case 'window-ms': opts.windowMs = count(); break;
+    case 'capacity': opts.capacity = positive(); break;
+    case 'prefix': opts.prefix = value(); break;
+    case 'max-body-bytes': opts.maxBodyBytes = positive(); break;
+    case 'body-timeout-ms': opts.bodyTimeoutMs = positive(); break;
+    case 'header-timeout-ms': opts.headerTimeoutMs = positive(); break;
+    case 'idle-timeout-ms': opts.idleTimeoutMs = positive(); break;
+    case 'max-connections': opts.maxConnections = positive(); break;
+    case 'store-timeout-ms': opts.storeTimeoutMs = positive(); break;
+    case 'pool': opts.pool = positive(); break;
+    case 'pool-idle-ms': opts.poolIdleMs = positive(); break;
+    case 'clock-sync-ms': opts.clockSyncMs = positive(); break;
+    case 'clock-skew-ms': opts.clockSkewMs = number(true); break;
+    case 'grace-ms': opts.graceMs = count(); break;
     default: fail(`unknown argument ${args[i]}`);
   }
 }
@@ -71,6 +125,54 @@ const receiver = new Receiver(opts.secrets.length === 1 ? opts.secrets[0] : opts
 // --window-ms 0: remembered until the store forgets it (the API's longest window; the API's own
 // default, for null, is 7 days), as the Rust receiver's 0 is.
 const rules = { leaseMs: opts.leaseMs, windowMs: opts.windowMs || Number.MAX_SAFE_INTEGER };
+
+// ---- Clock: the store's, so that instances cannot disagree ----
+// This process's clock (--clock-skew-ms: N ms ahead of the real one, for tests) and its offset
+// to the store's clock; now() is the store's time, given to core for every step.
+const localNow = () => Date.now() + opts.clockSkewMs;
+const clock = { offsetMs: 0, sample: null, warnedAt: null };
+const now = () => localNow() + clock.offsetMs;
+/** Samples the store's clock once: offset = store − the midpoint of the local times around it. */
+async function syncClock() {
+  if (!clock.sample) return;
+  const t0 = localNow();
+  let storeMs;
+  try {
+    storeMs = await bounded(clock.sample(), 'the store\'s clock');
+  } catch (e) {
+    console.error(`receiver-node: clock: the store's clock not read (${e.message}); keeping the offset ${clock.offsetMs} ms`);
+    return;
+  }
+  const t1 = localNow();
+  clock.offsetMs = Math.round(storeMs - (t0 + t1) / 2);
+  const off = Math.abs(clock.offsetMs) > opts.leaseMs / 10;
+  // Said once when it passes a tenth of the lease, and again when it moved by that much more.
+  if (off && (clock.warnedAt === null || Math.abs(clock.offsetMs - clock.warnedAt) > opts.leaseMs / 10)) {
+    clock.warnedAt = clock.offsetMs;
+    console.error(`clock: this host is ${clock.offsetMs} ms off the store's clock (corrected)`);
+  } else if (!off) {
+    clock.warnedAt = null;
+  }
+}
+
+// ---- Store calls: each bounded by --store-timeout-ms ----
+/** A store call that did not answer in time: core's STORE_UNAVAILABLE (503, Retry-After: 1). */
+class StoreTimeout extends Error {
+  constructor(what) {
+    super(`STORE_UNAVAILABLE: ${what} did not answer within ${opts.storeTimeoutMs} ms (--store-timeout-ms)`);
+    this.code = 'STORE_UNAVAILABLE';
+  }
+}
+/** `promise`, or a StoreTimeout after --store-timeout-ms (the call itself is bounded by its client too). */
+function bounded(promise, what) {
+  let timer;
+  const late = new Promise((_, no) => { timer = setTimeout(() => no(new StoreTimeout(what)), opts.storeTimeoutMs); });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+/** Whether a store error is a timeout (ours, the pg client's, or the server's statement or idle timeout). */
+const timedOut = (e) => e instanceof StoreTimeout || /timeout|timed out/i.test(String(e?.message)) ||
+  ['57014', '55P03', '25P03'].includes(e?.code);
+
 // The events table the Rust, Node and Python receivers share (services/sql/receiver-events.sql):
 // one row per processing and no unique key on purpose, so the fault test sees a second one.
 const EVENTS_TABLE = readFileSync(new URL('../sql/receiver-events.sql', import.meta.url), 'utf8');
@@ -80,7 +182,7 @@ const PURGE_SKEW_MS = 60000;
 function purgeNowAndThen(purge) {
   const run = async () => {
     try {
-      await purge(Math.max(0, Date.now() - PURGE_SKEW_MS));
+      await purge(Math.max(0, now() - PURGE_SKEW_MS));
     } catch (e) {
       console.error(`receiver-node: purge: ${e.message}`);
     }
@@ -90,43 +192,67 @@ function purgeNowAndThen(purge) {
 }
 /** The event's row (a processing of it). */
 const eventRow = (envelope, token, claimedAt) => [envelope.id, envelope.event, opts.instance, token,
-  claimedAt, opts.leaseMs, Date.now()];
+  claimedAt, opts.leaseMs, now()];
 const INSERT_EVENT = (p) => 'INSERT INTO xborder_events (id, event, instance, token, claimed_at_ms, lease_ms, at_ms) ' +
   `VALUES (${p.join(', ')})`;
 
 async function openPostgres(url) {
   const { default: pg } = await import('pg');
-  const { PgClaims } = await import('./pg-store.mjs');
-  // A connection waits 2 s at most: then the step fails (503 STORE_UNAVAILABLE, the provider retries).
-  const pool = new pg.Pool({ connectionString: url, max: 16, connectionTimeoutMillis: 2000 });
+  const { PgClaims, pgTimeMs } = await import('./pg-store.mjs');
+  // The migrations run once at start, on a connection of their own with a generous timeout (an
+  // instance may wait for another's advisory lock); the requests' pool is bounded by
+  // --store-timeout-ms everywhere.
+  const setup = new pg.Client({ connectionString: url, connectionTimeoutMillis: 30000, statement_timeout: 30000,
+    query_timeout: 30000 });
+  setup.on('error', () => {});
+  await setup.connect();
+  try {
+    await new PgClaims(setup, rules).migrate();
+    // One instance at a time (see PgClaims.migrate).
+    await setup.query(`SELECT pg_advisory_xact_lock(hashtext('xborder_events'));\n${EVENTS_TABLE}`);
+  } finally {
+    await setup.end().catch(() => {});
+  }
+  const t = opts.storeTimeoutMs;
+  const pool = new pg.Pool({ connectionString: url, max: opts.pool, idleTimeoutMillis: opts.poolIdleMs,
+    // a new connection, or a pooled one while all are busy: --store-timeout-ms at most
+    connectionTimeoutMillis: t,
+    // the server cancels a statement past the timeout; the client gives up on one that does not
+    // answer (a hung server) and pool.query then destroys that connection
+    statement_timeout: t, query_timeout: t, lock_timeout: t,
+    // a connection left inside a transaction (this process stalled) is closed by the server
+    idle_in_transaction_session_timeout: Math.max(2 * t, 1000),
+    keepAlive: true });
   pool.on('error', () => {}); // an idle connection lost: the next query reconnects
   // A connection lost while checked out (the server restarted mid-transaction) emits 'error' on
   // its client: the query in flight fails on its own, and the process must not crash.
   pool.on('connect', (client) => client.on('error', () => {}));
   const pgClaims = new PgClaims(pool, rules);
-  await pgClaims.migrate();
-  // One instance at a time (see PgClaims.migrate).
-  await pool.query(`SELECT pg_advisory_xact_lock(hashtext('xborder_events'));\n${EVENTS_TABLE}`);
-  await purgeNowAndThen((now) => pgClaims.purge(now));
+  clock.sample = () => pgTimeMs(pool);
+  await purgeNowAndThen((at) => bounded(pgClaims.purge(at), 'postgres purge'));
   const insert = INSERT_EVENT(['$1', '$2', '$3', '$4', '$5', '$6', '$7']);
   return {
-    name: `postgres ${url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')}`,
+    name: `postgres ${url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')} (pool ${opts.pool}, idle ${opts.poolIdleMs} ms)`,
     claims: pgClaims,
     step: (what, id, token, at) => pgClaims.step(what, id, token, at),
-    async transaction(envelope, token, claimedAt) {
+    async transaction(envelope, token, claimedAt, deadline) {
       const client = await pool.connect();
-      let broken;
+      let failed;
       try {
         await client.query('BEGIN');
         await client.query(insert, eventRow(envelope, token, claimedAt));
-        const outcome = await pgClaims.completeIn(client, envelope.id, token, Date.now());
+        const outcome = await pgClaims.completeIn(client, envelope.id, token, now());
+        // Past the deadline the request has been answered 503: roll back rather than commit.
+        if (outcome === 'completed' && Date.now() > deadline) throw new StoreTimeout('the event\'s transaction');
         await client.query(outcome === 'completed' ? 'COMMIT' : 'ROLLBACK');
         return { outcome, again: false };
       } catch (e) {
-        await client.query('ROLLBACK').catch((r) => { broken = r; });
+        failed = e;
+        // A connection whose statement failed or timed out is destroyed, never reused: the
+        // server rolls its transaction back when it goes.
         throw e;
       } finally {
-        client.release(broken); // a connection that could not roll back is closed, not reused
+        client.release(failed);
       }
     },
   };
@@ -136,14 +262,16 @@ async function openSqlite(path) {
   const { SqliteClaims } = await import('./sqlite-store.mjs');
   const sqClaims = SqliteClaims.open(path, rules);
   const { db } = sqClaims;
+  // A statement waits --store-timeout-ms at most for another connection's write.
+  db.pragma(`busy_timeout = ${opts.storeTimeoutMs}`);
   db.exec(EVENTS_TABLE);
-  await purgeNowAndThen((now) => sqClaims.purge(now));
+  await purgeNowAndThen((at) => sqClaims.purge(at));
   const insert = db.prepare(INSERT_EVENT(['?', '?', '?', '?', '?', '?', '?']));
   class Stale extends Error {}
   // better-sqlite3 rolls back when the function throws; IMMEDIATE: the write lock from the start.
   const tx = db.transaction((row, id, token) => {
     insert.run(row);
-    const outcome = sqClaims.completeIn(db, id, token, Date.now());
+    const outcome = sqClaims.completeIn(db, id, token, now());
     if (outcome !== 'completed') throw new Stale(outcome);
     return { outcome, again: false };
   });
@@ -176,26 +304,123 @@ if (opts.postgres || opts.sqlite) {
   claims = sql.claims;
 } else if (opts.redis) {
   const { default: Redis } = await import('ioredis');
-  const { redisClaimStore } = await import('./redis-store.mjs');
-  // Fail fast while Redis is away (answer 503, the provider retries) rather than queueing.
+  const { redisClaimStore, redisTimeMs } = await import('./redis-store.mjs');
+  // Fail fast while Redis is away (answer 503, the provider retries) rather than queueing, and
+  // give up on a command Redis does not answer (a hung server) after --store-timeout-ms.
   const redis = new Redis(opts.redis, { maxRetriesPerRequest: 0, enableOfflineQueue: false,
-    retryStrategy: () => 200 });
+    commandTimeout: opts.storeTimeoutMs, connectTimeout: opts.storeTimeoutMs, retryStrategy: () => 200 });
   redis.on('error', () => {}); // each step reports its own failure
-  claims = Claims.withStore(redisClaimStore(redis), rules);
+  claims = Claims.withStore(redisClaimStore(redis, { prefix: opts.prefix }), rules);
+  clock.sample = () => redisTimeMs(redis);
+  // Wait (the store timeout at most) for the first connection, so the first sample can read it.
+  await bounded(new Promise((ok) => redis.once('ready', ok)), 'redis').catch(() => {});
 } else {
-  claims = new Claims({ ...rules, capacity: 1000000 });
+  claims = new Claims({ ...rules, capacity: opts.capacity });
 }
+await syncClock();
+if (clock.sample) setInterval(syncClock, opts.clockSyncMs).unref();
 if (opts.records) mkdirSync(opts.records, { recursive: true });
 
 const stats = { instance: opts.instance, requests: 0, processed: 0, duplicate: 0, in_progress: 0,
-  ignored: 0, rejected: 0, persist_failed: 0, store_errors: 0, stale: 0, again: 0 };
+  ignored: 0, rejected: 0, persist_failed: 0, store_errors: 0, stale: 0, again: 0,
+  body_too_large: 0, body_timeouts: 0, connections_refused: 0, connections: 0, clock_offset_ms: 0 };
 const boot = Date.now();
 let counter = 0;
+let shutdown = null; // { at, answered } once SIGTERM or SIGINT came
 
 function answer(res, status, body, headers = {}) {
   const data = Buffer.from(JSON.stringify(body));
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': data.length, ...headers });
+  const close = shutdown ? { connection: 'close' } : {};
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': data.length, ...headers, ...close });
   res.end(data);
+}
+/** Core's reply for `code` ({ status, retryAfter }): the transport codes included. */
+const replyTo = (code) => Claims.errorReply({ code });
+const retryHeader = (how) => (how.retryAfter === null ? {} : { 'retry-after': String(how.retryAfter) });
+
+// ---- The connection closed after a refusal ----
+const LINGER_MS = 1000;
+const LINGER_BYTES = 1 << 20;
+/**
+ * Closes `req`'s connection once the answer is written: half-closed at once (the client reads the
+ * answer and an end), then whatever the client still sends is discarded (never kept), and the
+ * connection destroyed when the client closes, after LINGER_MS or past LINGER_BYTES, whichever is
+ * first. (Closing with unread bytes would send a reset, which can destroy the answer in flight.)
+ */
+function closeAfterAnswer(req) {
+  const socket = req.socket;
+  let discarded = 0;
+  const cut = () => socket.destroy();
+  req.removeAllListeners('data');
+  req.on('data', (c) => { discarded += c.length; if (discarded > LINGER_BYTES) cut(); });
+  req.on('error', () => {});
+  req.resume();
+  // node:http closes a Connection: close response's socket with destroySoon (end, then destroy at
+  // once): end it, then give the client LINGER_MS.
+  socket.destroySoon = () => {
+    if (socket.writable) socket.end();
+    const timer = setTimeout(cut, LINGER_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  };
+}
+/** Answers core's reply for `code` and closes the connection. */
+function refuse(req, res, code, counter) {
+  stats[counter] += 1;
+  const how = replyTo(code);
+  closeAfterAnswer(req);
+  answer(res, how.status, { error: code }, { ...retryHeader(how), connection: 'close' });
+}
+
+/**
+ * The request's body in one buffer, or null when it was refused (answered, the connection
+ * closing) or the client went away. Grown by doubling up to the declared length or the limit.
+ */
+function readBody(req, res) {
+  const limit = opts.maxBodyBytes;
+  const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
+  if (declared !== null && declared > limit) {
+    refuse(req, res, 'BODY_TOO_LARGE', 'body_too_large');
+    return Promise.resolve(null);
+  }
+  const most = declared ?? limit;
+  return new Promise((resolve) => {
+    let buf = Buffer.allocUnsafeSlow(Math.min(most, 16384) || 1);
+    let length = 0;
+    const done = (v) => {
+      clearTimeout(timer);
+      req.removeListener('data', onData);
+      req.removeListener('end', onEnd);
+      req.removeListener('close', onClose);
+      resolve(v);
+    };
+    const timer = setTimeout(() => {
+      buf = null;
+      refuse(req, res, 'BODY_TIMEOUT', 'body_timeouts');
+      done(null);
+    }, opts.bodyTimeoutMs);
+    const onData = (chunk) => {
+      if (length + chunk.length > limit) {
+        buf = null;
+        refuse(req, res, 'BODY_TOO_LARGE', 'body_too_large');
+        done(null);
+        return;
+      }
+      if (length + chunk.length > buf.length) {
+        const grown = Buffer.allocUnsafeSlow(Math.min(Math.max(buf.length * 2, length + chunk.length), Math.max(most, length + chunk.length)));
+        buf.copy(grown, 0, 0, length);
+        buf = grown;
+      }
+      chunk.copy(buf, length);
+      length += chunk.length;
+    };
+    const onEnd = () => done(buf.subarray(0, length));
+    const onClose = () => done(null); // the client went away before the end: nothing to answer
+    req.on('error', () => {}); // then 'close' follows
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('close', onClose);
+  });
 }
 
 // The event's record (the unique key), then its log line. Returns whether it existed already.
@@ -206,7 +431,7 @@ let written = 0;
 function persist(envelope, token, claimedAt, rowAgain = false) {
   const line = (again) => `${JSON.stringify({ id: envelope.id, event: envelope.event,
     instance: opts.instance, token, claimed_at_ms: claimedAt, lease_ms: opts.leaseMs,
-    at_ms: Date.now(), ...(again ? { again: true } : {}) })}\n`;
+    at_ms: now(), clock_offset_ms: clock.offsetMs, ...(again ? { again: true } : {}) })}\n`;
   let again = rowAgain;
   if (rowAgain) stats.again += 1;
   if (opts.records) {
@@ -232,16 +457,14 @@ function persist(envelope, token, claimedAt, rowAgain = false) {
 }
 
 async function webhook(req, res) {
-  const chunks = [];
-  for await (const c of req) chunks.push(c);
-  const body = Buffer.concat(chunks);
+  const body = await readBody(req, res);
+  if (body === null) return;
   // The request's headers as Node hands them: xborder finds the signature (any case) and
   // decides what a repeated one means.
   const decision = receiver.receive(body, req.headers);
   // Every answer's status and Retry-After come from core (decision.reply, claims.reply,
   // Claims.errorReply): the Rust, Node and Python receivers answer alike.
-  const send = (how, body) =>
-    answer(res, how.status, body, how.retryAfter === null ? {} : { 'retry-after': String(how.retryAfter) });
+  const send = (how, body) => answer(res, how.status, body, retryHeader(how));
   if (decision.action === 'reject') {
     stats.rejected += 1;
     return send(decision.reply, { error: decision.error.code, field: decision.error.field });
@@ -252,15 +475,22 @@ async function webhook(req, res) {
   }
   const { id } = decision.envelope;
   const token = `${opts.instance}-${boot}-${(counter += 1)}`;
-  const step = async (what, at = Date.now()) =>
-    (sql ? sql.step(what, id, token, at) : claims.stepAsync(what, id, token, at));
-  const claimedAt = Date.now();
+  const step = async (what, at = now()) =>
+    bounded(sql ? sql.step(what, id, token, at) : claims.stepAsync(what, id, token, at), `the claim's ${what}`);
+  const claimedAt = now();
   let outcome;
+  const claiming = sql ? sql.step('claim', id, token, claimedAt) : claims.stepAsync('claim', id, token, claimedAt);
   try {
-    outcome = await step('claim', claimedAt);
+    outcome = await bounded(claiming, 'the claim');
   } catch (e) {
     stats.store_errors += 1;
-    return send(Claims.errorReply(e), { error: e instanceof XborderError ? e.code : 'STORE_UNAVAILABLE' });
+    // Answered 503 now; should the store claim it after all, the claim is given back, so the
+    // provider's retry need not wait for the lease to end.
+    if (e instanceof StoreTimeout) {
+      claiming.then((late) => (late === 'claimed' ? step('release') : null)).catch(() => {});
+    }
+    const code = e instanceof XborderError || e instanceof StoreTimeout ? e.code : 'STORE_UNAVAILABLE';
+    return send(replyTo(code), { error: code });
   }
   if (outcome !== 'claimed') {
     if (outcome === 'in_progress') stats.in_progress += 1;
@@ -294,9 +524,24 @@ async function webhook(req, res) {
 // The event's row and its claim's completion in one transaction (--postgres, --sqlite).
 async function persistInTransaction(envelope, token, claimedAt, step, send) {
   let done;
+  const tx = sql.transaction(envelope, token, claimedAt, Date.now() + opts.storeTimeoutMs);
   try {
-    done = await sql.transaction(envelope, token, claimedAt);
+    done = await bounded(tx, 'the event\'s transaction');
   } catch (e) {
+    if (timedOut(e)) {
+      // The store hangs: a release would hang as well. The claim holds until its lease ends,
+      // then the provider's retry processes the event. A COMMIT already sent when the time ran
+      // out may still land: then the event's line is written when it does.
+      stats.store_errors += 1;
+      console.error(`receiver-node: persist ${envelope.id}: ${e.message}`);
+      tx.then((late) => {
+        if (late.outcome !== 'completed') return;
+        console.error(`receiver-node: ${envelope.id} committed after its 503 (a duplicate to the retry)`);
+        stats.processed += 1;
+        persist(envelope, token, claimedAt, late.again);
+      }).catch(() => {});
+      return send(replyTo('STORE_UNAVAILABLE'), { error: 'STORE_UNAVAILABLE' });
+    }
     // Nothing committed: give the id back so the provider's retry processes it.
     stats.persist_failed += 1;
     console.error(`receiver-node: persist ${envelope.id}: ${e.message}`);
@@ -319,21 +564,115 @@ async function persistInTransaction(envelope, token, claimedAt, step, send) {
   return send(claims.reply('complete', 'completed'), { result: 'processed' });
 }
 
-const server = http.createServer((req, res) => {
+// ---- The server ----
+let inFlight = 0;
+const REFUSED = Symbol('refused');
+const server = http.createServer({
+  // node checks the head and request deadlines this often (its default: 30 s).
+  connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(opts.headerTimeoutMs / 4))),
+}, (req, res) => {
+  if (req.socket[REFUSED]) {
+    req.on('error', () => {});
+    req.resume();
+    return; // the connection was answered 503 TOO_MANY_CONNECTIONS and is closing
+  }
   stats.requests += 1;
+  inFlight += 1;
+  res.once('close', () => {
+    inFlight -= 1;
+    if (shutdown) {
+      shutdown.answered += 1;
+      if (inFlight === 0) finishShutdown();
+    }
+  });
   if (req.method === 'GET' && req.url === '/healthz') return answer(res, 200, { result: 'ok' });
-  if (req.method === 'GET' && req.url === '/stats') return answer(res, 200, stats);
+  if (req.method === 'GET' && req.url === '/stats') {
+    return answer(res, 200, { ...stats, clock_offset_ms: clock.offsetMs });
+  }
   if (req.method !== 'POST') return answer(res, 405, { error: 'METHOD_NOT_ALLOWED' });
   webhook(req, res).catch((e) => {
     console.error(`receiver-node: ${e.stack ?? e}`);
     if (!res.headersSent) answer(res, 500, { error: 'INTERNAL_ERROR' });
   });
 });
+// `Expect: 100-continue` (curl sends it for large bodies): a body declared too large is refused
+// before the client sends it; any other is asked for, then read as usual.
+server.on('checkContinue', (req, res) => {
+  if (Number(req.headers['content-length'] ?? 0) <= opts.maxBodyBytes) res.writeContinue();
+  server.emit('request', req, res);
+});
+// The head within --header-timeout-ms (node answers 408 and closes); the body has its own deadline
+// (readBody): node's request timeout is only a backstop past both.
+server.headersTimeout = opts.headerTimeoutMs;
+server.requestTimeout = opts.headerTimeoutMs + opts.bodyTimeoutMs + 5000;
+server.keepAliveTimeout = opts.idleTimeoutMs;
+// Connections past --max-connections: answered core's reply for TOO_MANY_CONNECTIONS and closed
+// (never left waiting in the backlog). node:http has set the connection up already: the answer
+// is written to the socket directly, and whatever the client sends is discarded.
+const TOO_MANY = (() => {
+  const how = replyTo('TOO_MANY_CONNECTIONS');
+  const body = JSON.stringify({ error: 'TOO_MANY_CONNECTIONS' });
+  return `HTTP/1.1 ${how.status} ${http.STATUS_CODES[how.status] ?? 'Refused'}\r\ncontent-type: application/json\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\n${how.retryAfter === null ? '' : `retry-after: ${how.retryAfter}\r\n`}` +
+    `connection: close\r\n\r\n${body}`;
+})();
+let open = 0;
+server.on('connection', (socket) => {
+  if (open >= opts.maxConnections) {
+    stats.connections_refused += 1;
+    socket[REFUSED] = true;
+    socket.on('error', () => {});
+    socket.end(TOO_MANY);
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+    return;
+  }
+  open += 1;
+  stats.connections = open;
+  socket.once('close', () => {
+    open -= 1;
+    stats.connections = open;
+  });
+});
+
+// ---- Graceful shutdown ----
+function finishShutdown() {
+  if (shutdown.finished) return;
+  shutdown.finished = true;
+  const ms = Date.now() - shutdown.at;
+  console.error(`shutdown: ${shutdown.answered} in flight answered in ${ms} ms`);
+  // Every answer is written (each with Connection: close): exit once their connections have
+  // closed, or 500 ms at most.
+  server.closeIdleConnections();
+  server.once('close', () => process.exit(0));
+  setTimeout(() => process.exit(0), 500).unref();
+}
+function beginShutdown(signal) {
+  if (shutdown) return;
+  shutdown = { at: Date.now(), answered: 0 };
+  console.error(`receiver-node: ${signal}: ${inFlight} in flight; no new connections, idle ones closed (grace ${opts.graceMs} ms)`);
+  server.close(); // stops accepting; node also closes the idle connections
+  server.closeIdleConnections();
+  // Connections that went idle since (answered before the signal, kept alive) are closed as well.
+  const idle = setInterval(() => server.closeIdleConnections(), 100);
+  idle.unref();
+  if (inFlight === 0) return finishShutdown();
+  setTimeout(() => {
+    console.error(`shutdown: ${shutdown.answered} in flight answered in ${Date.now() - shutdown.at} ms; ` +
+      `${inFlight} cut after the grace of ${opts.graceMs} ms`);
+    process.exit(1);
+  }, opts.graceMs).unref();
+}
+process.on('SIGTERM', () => beginShutdown('SIGTERM'));
+process.on('SIGINT', () => beginShutdown('SIGINT'));
+
 const at = opts.listen.lastIndexOf(':');
 server.listen(Number(opts.listen.slice(at + 1)), opts.listen.slice(0, at), () => {
   const a = server.address();
   process.stdout.write(`${a.address}:${a.port}\n`);
   const where = opts.redis ? `claims in redis ${opts.redis}` : sql ? `claims in ${sql.name}` : 'claims in memory';
   console.error(`receiver-node ${opts.instance}: ${where}, lease ${opts.leaseMs} ms, records ${opts.records ?? 'none'}` +
-    `${sql ? ', events in table xborder_events' : ''}`);
+    `${sql ? ', events in table xborder_events' : ''}; body ${opts.maxBodyBytes} B in ${opts.bodyTimeoutMs} ms, ` +
+    `${opts.maxConnections} connections, store timeout ${opts.storeTimeoutMs} ms, clock offset ${clock.offsetMs} ms`);
 });

@@ -1,6 +1,6 @@
 // The Node receiver as a process (claims in memory): each decision gets core's status
-// (decision.reply for a refused delivery: 400 for the request's signature or envelope, 413 for a
-// body over 1 MiB), a processed event is persisted once with the line `xborder-simulator check`
+// (decision.reply for a refused delivery: 400 for the request's signature or envelope; 413 for a
+// body over 1 MiB, refused by its Content-Length before it is read), a processed event is persisted once with the line `xborder-simulator check`
 // reads (claimed_at_ms, lease_ms, at_ms), and a redelivery is a duplicate. Run by test.sh.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -59,7 +59,10 @@ try {
   assert.equal(line.lease_ms, 4000);
   assert.ok(Number.isSafeInteger(line.claimed_at_ms) && line.claimed_at_ms <= line.at_ms, JSON.stringify(line));
   const stats = await (await fetch(`http://${addr}/stats`)).json();
-  assert.deepEqual([stats.processed, stats.duplicate, stats.rejected, stats.ignored], [1, 1, 5, 1]);
+  // The body over 1 MiB is refused by its Content-Length, before core sees it (body_too_large).
+  assert.deepEqual([stats.processed, stats.duplicate, stats.rejected, stats.ignored, stats.body_too_large], [1, 1, 4, 1, 1]);
+  assert.equal(stats.clock_offset_ms, 0);
+  assert.equal(line.clock_offset_ms, 0);
   console.log(`receiver-node: ${cases.length} deliveries answered with core's statuses (` +
     `${cases.map(([what, , , status]) => `${what} ${status}`).join(', ')}); 1 line persisted`);
 } finally {

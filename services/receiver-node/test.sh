@@ -2,7 +2,8 @@
 # The Node receiver's tests: its Redis adapter against a real redis-server (test-redis.mjs), its
 # PostgreSQL and SQLite stores against a real PostgreSQL (services/postgres/server.sh, started
 # and stopped by the test) and SQLite files, with server.mjs --postgres / --sqlite (test-sql.mjs),
-# and the receiver as a process, each decision answered with core's status (test-receiver.mjs).
+# and the receiver as a process, each decision answered with core's status (test-receiver.mjs),
+# against hostile clients and hung stores (test-hostile.mjs: a real redis-server and PostgreSQL).
 # The receiver itself runs in services/fault-test.sh as the third instance.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -12,3 +13,4 @@ bash "$HERE/setup.sh"
 node "$HERE/test-redis.mjs"
 node "$HERE/test-sql.mjs"
 node "$HERE/test-receiver.mjs"
+node "$HERE/test-hostile.mjs"
