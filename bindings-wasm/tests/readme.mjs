@@ -9,11 +9,14 @@
 // an event persisted twice; `redis` is an in-memory node-redis stand-in whose EVAL runs only
 // xborder's compare-and-set script (services/redis/compare-and-set.lua, copied beside the
 // snippets as the README says), emulated in JS. A block that starts a server (`.listen(PORT)`) is run in its own process and
-// sent a signed delivery (answered 200) and a tampered one (answered 400). Exits 1 on any failure.
+// sent a signed delivery (answered 200), a tampered one (answered 400), a body declared over 1 MiB
+// (413 before it is sent) and a chunked one trickled past 1 MiB (413 before it ends: read with a
+// limit, never whole). Exits 1 on any failure.
 import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 
 const readme = readFileSync(process.argv[2], 'utf8');
@@ -138,12 +141,64 @@ function post(port, body, signature) {
   });
 }
 
+/**
+ * Sends a request head to `port` on a raw connection, then `chunks` (each after 5 ms) until an
+ * answer comes or the connection ends: { status (null: none), sent (body bytes written) }. 10 s at most.
+ */
+function raw(port, head, chunks = []) {
+  return new Promise((resolve, reject) => {
+    const s = connect(port, '127.0.0.1');
+    let got = '';
+    let sent = 0;
+    let over = false;
+    const finish = () => {
+      if (over) return;
+      over = true;
+      clearTimeout(timer);
+      s.destroy();
+      const m = /^HTTP\/1\.1 (\d{3})/.exec(got);
+      resolve({ status: m ? Number(m[1]) : null, sent });
+    };
+    const timer = setTimeout(finish, 10_000);
+    s.on('data', (d) => { got += d.toString('latin1'); if (got.includes('\r\n\r\n')) finish(); });
+    s.on('end', finish);
+    s.on('error', (e) => (got ? finish() : (over = true, clearTimeout(timer), reject(e))));
+    s.on('connect', async () => {
+      s.write(head);
+      for (const c of chunks) {
+        if (over || s.destroyed) return;
+        await new Promise((r) => setTimeout(r, 5));
+        if (over || s.destroyed) return;
+        s.write(c);
+        sent += c.length;
+      }
+    });
+  });
+}
+
+/**
+ * Why a server does not read its body with a limit (null when it does): a Content-Length over
+ * 1 MiB is answered 413 with none of the body sent; a chunked body is answered 413 once it
+ * passes 1 MiB, well before the 4 MiB the client would send.
+ */
+async function limits(port) {
+  const head = (h) => `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${h}\r\n`;
+  const declared = await raw(port, head('Content-Length: 2097152\r\n'));
+  if (declared.status !== 413) return `a declared 2 MiB body -> ${declared.status} (want 413 before it is sent)`;
+  const chunk = `10000\r\n${'x'.repeat(0x10000)}\r\n`; // 64 KiB a chunk, 64 of them
+  const chunked = await raw(port, head('Transfer-Encoding: chunked\r\n'), Array(64).fill(chunk));
+  if (chunked.status !== 413) return `a chunked body past 1 MiB -> ${chunked.status} (want 413)`;
+  if (chunked.sent > 3 * 1024 * 1024) return `a chunked body past 1 MiB answered only after ${chunked.sent} bytes were sent: the server read on`;
+  return null;
+}
+
 async function deliverWhenUp(port) {
   for (let i = 0; i < 100; i++) {
     try {
       const signed = await post(port, BODY, sign(BODY));
       const tampered = await post(port, BODY.replace('10.00', '99.00'), sign(BODY));
-      return signed === 200 && tampered === 400 ? null : `signed -> ${signed} (want 200), tampered -> ${tampered} (want 400)`;
+      if (signed !== 200 || tampered !== 400) return `signed -> ${signed} (want 200), tampered -> ${tampered} (want 400)`;
+      return await limits(port);
     } catch (e) {
       if (e.code !== 'ECONNREFUSED') throw e;
       await new Promise((r) => setTimeout(r, 100));
@@ -166,7 +221,7 @@ for (const [i, block] of blocks.entries()) {
     failed++;
     console.log(`FAIL README js block ${i} (${first.trim()}): ${why}`);
   } else {
-    console.log(`ok README js block ${i}${listen ? ' (server: signed 200, tampered 400)' : ''}${prints.length ? ` (printed the ${prints.length} lines it shows)` : ''}`);
+    console.log(`ok README js block ${i}${listen ? ' (server: signed 200, tampered 400, 413 for a body declared or sent past 1 MiB)' : ''}${prints.length ? ` (printed the ${prints.length} lines it shows)` : ''}`);
   }
 }
 console.log(`readme: ${blocks.length - failed} passed, ${failed} failed`);

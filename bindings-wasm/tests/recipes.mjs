@@ -10,8 +10,10 @@
 // MALFORMED_JSON, the package's), and a body a JSON parser read before the route (400
 // RAW_BODY_REQUIRED: the recipe with `app.use(express.json())` added, without its Fastify
 // parsers, or the request read before the Fetch handler), and one over 1 MiB (413 from Express's
-// body limit through the recipe's error handler, or Fastify's own; the package's 400
-// BODY_TOO_LARGE in the Fetch handler). Every 4xx is JSON `{ code, message }`
+// body limit through the recipe's error handler, or Fastify's own; the Fetch handler's own 413
+// BODY_TOO_LARGE, from the limit it reads the request's stream with, the body handed to it as
+// the stream node:http receives; and, to it alone, a chunked body trickled past 1 MiB: 413 before
+// 3 MiB are sent). Every 4xx is JSON `{ code, message }`
 // with no stack trace, the process is still up after them, and a signed delivery still gets 200.
 // Run in a scratch project where xborder-wasm (the packed tarball), express (5), express4,
 // fastify, @types/express, @types/express4 and @types/node are installed (bindings-wasm/test.sh):
@@ -21,7 +23,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 
 const readme = readFileSync(process.argv[2], 'utf8');
 const blocks = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
@@ -71,19 +73,39 @@ writeFileSync('tsconfig.json', JSON.stringify({
 execFileSync('tsc', ['-p', 'tsconfig.json'], { stdio: 'inherit' });
 console.log(`recipes: tsc --strict compiled ${named.length} ts blocks (${named.map(([n]) => n).join(', ')}) and the variants express4, express-parsed, express4-parsed, fastify-parsed`);
 
-// The fetch recipe exports POST(request); a Node server hands it Node's global Request (with
-// READ_FIRST set, read first, as a middleware calling request.json() would).
+// The fetch recipe exports POST(request); a Node server hands it Node's global Request, its body
+// the request's stream as it arrives, as a Fetch runtime does (with READ_FIRST set, read first, as
+// a middleware calling request.json() would). What the handler leaves unread (it answered
+// without reading, or cancelled the stream past its limit) is discarded, as a runtime does, so
+// the kept-alive connection serves the next request.
 writeFileSync('out/serve-fetch.js', `import { createServer } from 'node:http';
 import { POST } from './fetch.js';
 
 createServer(async (req, res) => {
-  const chunks = [];
-  for await (const c of req) chunks.push(c);
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
-  const request = new Request(\`http://\${req.headers.host}\${req.url}\`, { method: req.method, headers, body: Buffer.concat(chunks) });
+  let open = true;
+  const discard = () => {
+    open = false;
+    req.removeAllListeners('data');
+    req.resume();
+  };
+  const body = new ReadableStream({
+    start(c) {
+      req.on('data', (d) => {
+        c.enqueue(new Uint8Array(d));
+        if (c.desiredSize <= 0) req.pause();
+      });
+      req.on('end', () => { if (open) { open = false; c.close(); } });
+      req.on('error', (e) => { if (open) { open = false; c.error(e); } });
+    },
+    pull() { req.resume(); },
+    cancel: discard,
+  });
+  const request = new Request(\`http://\${req.headers.host}\${req.url}\`, { method: req.method, headers, body, duplex: 'half' });
   if (process.env.READ_FIRST) await request.json().catch(() => undefined);
   const response = await POST(request);
+  discard();
   res.writeHead(response.status, Object.fromEntries(response.headers));
   res.end(Buffer.from(await response.arrayBuffer()));
 }).listen(Number(process.env.PORT), '127.0.0.1');
@@ -122,6 +144,41 @@ function post(port, body, signatures, contentType = 'application/json') {
     });
     req.on('error', reject);
     req.end(body);
+  });
+}
+
+/**
+ * Sends a chunked body of 64 KiB chunks (4 MiB in all, one every 5 ms) to /webhooks until an
+ * answer comes: { status, code, sent } (the body bytes written by then). 20 s at most.
+ */
+function trickle(port, signature) {
+  return new Promise((resolve, reject) => {
+    const s = connect(port, '127.0.0.1');
+    let got = '';
+    let sent = 0;
+    let over = false;
+    const finish = () => {
+      if (over) return;
+      over = true;
+      clearTimeout(timer);
+      s.destroy();
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(got);
+      const code = /"code":"([A-Z_]+)"/.exec(got);
+      resolve({ status: status ? Number(status[1]) : null, code: code?.[1] ?? null, sent });
+    };
+    const timer = setTimeout(finish, 20_000);
+    s.on('data', (d) => { got += d.toString('latin1'); if (/\r\n\r\n[\s\S]*\}/.test(got)) finish(); });
+    s.on('end', finish);
+    s.on('error', (e) => (got ? finish() : (over = true, clearTimeout(timer), reject(e))));
+    s.on('connect', async () => {
+      s.write(`POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Webhook-Signature: ${signature}\r\nTransfer-Encoding: chunked\r\n\r\n`);
+      const chunk = `10000\r\n${'1'.repeat(0x10000)}\r\n`;
+      for (let i = 0; i < 64 && !over; i++) {
+        s.write(chunk);
+        sent += 0x10000;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    });
   });
 }
 
@@ -229,6 +286,14 @@ for (const [name, run] of Object.entries(RUNS)) {
     const answers = Object.fromEntries(Object.entries(sent).map(([k, a]) => [k, summary(`${name} ${k}`, a)]));
     matrix[name] = answers;
     assert.deepEqual(answers, Object.fromEntries(Object.entries(EXPECTED).map(([k, v]) => [k, v[name] ?? v])));
+    if (name === 'fetch') {
+      // The Fetch handler reads the stream with its limit: a chunked body (no Content-Length) is
+      // refused once it passes 1 MiB, not read whole.
+      const t = await trickle(port, sign('x'));
+      assert.deepEqual([t.status, t.code], [413, 'BODY_TOO_LARGE'], `a chunked body past 1 MiB: ${JSON.stringify(t)}`);
+      assert.ok(t.sent < 3 * 1024 * 1024, `a chunked body past 1 MiB answered only after ${t.sent} bytes: the handler read on`);
+      answers.chunkedTooLarge = `${t.status} ${t.code} after ${(t.sent / 1048576).toFixed(2)} MiB sent`;
+    }
     for (const s of servers) {
       assert.equal(s.child.exitCode, null, `the ${name} server is still running`);
       assert.doesNotMatch(s.output(), /Unhandled|\bat .*:\d+:\d+/, 'nothing unhandled, no stack trace in its output');
