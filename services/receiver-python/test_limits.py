@@ -276,6 +276,57 @@ def test_bodies(work):
         rx.stop()
 
 
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError(f"no VmRSS for {pid}")
+
+
+def test_trickle():
+    """Four connections trickling 10,000 bytes each, one byte per TCP segment (the trial's
+    attack on the Rust receiver): the receiver's RSS grows by at most 2 x the body limit per
+    connection while it holds them, and each is answered once it ends."""
+    limit = 1 << 20
+    rx = Receiver("--max-body-bytes", str(limit), "--body-timeout-ms", "120000")
+    socks = []
+    try:
+        rx.post(body("evt_warm"))  # the first request's imports and allocations, before
+        before = rss_kib(rx.p.pid)
+        n = 10_000
+
+        def trickle(s):
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            s.sendall(head("/webhooks", n + 10, ["X-Webhook-Signature: 00"]))
+            for _ in range(n):
+                s.send(b" ")
+
+        socks = [rx.connect() for _ in range(4)]
+        threads = [threading.Thread(target=trickle, args=(s,)) for s in socks]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        time.sleep(0.5)
+        held = rss_kib(rx.p.pid)
+        growth = held - before
+        expect_true("trickled bodies: RSS growth within 2 x the limit per connection",
+                    growth <= 4 * 2 * limit // 1024,
+                    f"{growth} KiB for 4 connections, limit {limit} bytes")
+        print(f"receiver-python limits: 4 connections trickling {n} bytes one per segment: "
+              f"RSS {before} KiB -> {held} KiB", flush=True)
+        answers = []
+        for s in socks:
+            s.sendall(b" " * 10)
+            answers.append(read_answer_keep(s)[0])
+        expect("trickled bodies answered (not envelopes: 400)", answers, [400] * 4)
+    finally:
+        for s in socks:
+            s.close()
+        rx.stop()
+
+
 def test_connections():
     rx = Receiver("--max-connections", "4", "--header-timeout-ms", "60000")
     held = []
@@ -624,7 +675,8 @@ def test_shutdown(work):
 def main():
     only = sys.argv[1:]
     work = tempfile.mkdtemp(prefix="xb-rxpy-limits-")
-    tests = [("bodies", lambda: test_bodies(work)), ("connections", test_connections),
+    tests = [("bodies", lambda: test_bodies(work)), ("trickle", test_trickle),
+             ("connections", test_connections),
              ("shutdown", lambda: test_shutdown(work)), ("redis", lambda: test_redis(work)),
              ("postgres", lambda: test_postgres(work))]
     try:
