@@ -8,13 +8,15 @@ Redis with another token) 503 with Retry-After (the lease); a tampered one 400.
 
 import json
 import os
+import select
+import socket
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.error
 import urllib.request
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import redis
 
@@ -44,6 +46,47 @@ def post(url: str, body: bytes, signature: str) -> Tuple[int, Dict[str, str], An
         return e.code, dict(e.headers), json.loads(e.read())
 
 
+def head(length: Optional[int]) -> bytes:
+    framing = ("Content-Length: %d" % length if length is not None
+               else "Transfer-Encoding: chunked")
+    return ("POST /webhooks HTTP/1.1\r\nHost: test\r\nX-Webhook-Signature: 00\r\n%s\r\n\r\n"
+            % framing).encode()
+
+
+def raw(port: int, data: bytes, timeout: float) -> Tuple[Optional[int], Any, float]:
+    """Sends ``data`` on a new connection (stopping when an answer comes), then reads the
+    answer: (status, JSON body, seconds taken); status None when none came."""
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        try:
+            for i in range(0, len(data), 65536):
+                s.sendall(data[i:i + 65536])
+                if select.select([s], [], [], 0)[0]:
+                    break
+        except OSError:
+            pass
+        got = b""
+        try:
+            while b"\r\n\r\n" not in got or len(got.partition(b"\r\n\r\n")[2]) < int(
+                    dict(l.split(": ", 1) for l in got.partition(b"\r\n\r\n")[0].decode()
+                         .lower().split("\r\n")[1:] if ": " in l).get("content-length", "0")):
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                got += chunk
+        except OSError:
+            pass
+    took = time.monotonic() - started
+    head_, _, rest = got.partition(b"\r\n\r\n")
+    if not head_:
+        return None, None, took
+    try:
+        answer = json.loads(rest)
+    except ValueError:
+        answer = rest
+    return int(head_.split()[1]), answer, took
+
+
 def main() -> int:
     apps = blocks(sys.argv[1], apps=True)
     if len(apps) != 1:
@@ -57,7 +100,7 @@ def main() -> int:
                 f.write(apps[0][1])
             events = os.path.join(work, "events.jsonl")
             port = redis_server.free_port()
-            env = dict(os.environ, WEBHOOK_SECRET=SECRET, EVENTS_FILE=events,
+            env = dict(os.environ, WEBHOOK_SECRET=SECRET, EVENTS_FILE=events, BODY_TIMEOUT_S="2",
                        REDIS_URL="redis://127.0.0.1:%d/0" % rport)
             env.pop("PYTHONPATH", None)
             uvicorn = subprocess.Popen([sys.executable, "-m", "uvicorn", "app:app", "--host",
@@ -96,6 +139,19 @@ def main() -> int:
             check("tampered", (status, answer), (400, {"error": "SIGNATURE_MISMATCH"}))
             with open(events) as f:
                 check("nothing else persisted", len(f.readlines()), 1)
+            limit = xborder.default_decode_limits().max_body_bytes
+            # Declared 64 MiB, nothing sent after the head: 413 at once, unread.
+            status, answer, took = raw(port, head(limit * 64) , 20)
+            check("declared 64 MiB", (status, answer), (413, {"error": "BODY_TOO_LARGE"}))
+            check("declared 64 MiB answered before the body timeout (unread)", took < 5, True)
+            # Chunked, past the limit: 413 once the bytes received pass it (the rest never sent).
+            chunk = b"%x\r\n" % 65536 + b" " * 65536 + b"\r\n"
+            status, answer, _ = raw(port, head(None) + chunk * (limit // 65536 + 1), 20)
+            check("chunked past the limit", (status, answer), (413, {"error": "BODY_TOO_LARGE"}))
+            # A body that stalls: 408 after BODY_TIMEOUT_S (2 s here).
+            status, answer, took = raw(port, head(100) + b"{", 30)
+            check("stalled body", (status, answer), (408, {"error": "BODY_TIMEOUT"}))
+            check("stalled body after the timeout, within 3 x it plus 1 s", 1.9 <= took <= 7, True)
     finally:
         if uvicorn is not None:
             uvicorn.terminate()
