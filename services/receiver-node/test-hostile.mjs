@@ -258,7 +258,18 @@ try {
   });
 
   await test('connections over --max-connections: 503 TOO_MANY_CONNECTIONS, Retry-After 1, closed; served again once one closes', async () => {
-    // Three connections held (each answered once, kept alive), then a fourth.
+    // The connections of the tests above are closed on the server's side too (only the one
+    // asking is open), then three connections held (each answered once, kept alive), a fourth.
+    let open = null;
+    for (let i = 0; i < 100 && open !== 1; i += 1) {
+      const c = await raw(rx);
+      c.write('GET /stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      await c.until((x) => x.response() !== null, 10000);
+      open = c.response() ? JSON.parse(c.response().body).connections : null;
+      c.close();
+      if (open !== 1) await sleep(100);
+    }
+    assert.equal(open, 1, 'connections of earlier tests still open on the server');
     const held = [];
     for (let i = 0; i < 3; i += 1) {
       const c = await raw(rx);
