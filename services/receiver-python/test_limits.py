@@ -415,6 +415,8 @@ def hung_store(name, rx, stop, cont, timeout_ms):
             bound = 3 * timeout_ms / 1000 + 1
             expect_true(f"{name} hung ({i}): answered within {bound:.1f} s", took <= bound,
                         f"{took:.2f} s")
+            print(f"receiver-python limits: {name} stopped: {status} in {took:.2f} s "
+                  f"(store timeout {timeout_ms} ms)", flush=True)
     finally:
         cont()
     got = post_until(rx, lambda i: body(f"evt_{name}_back_{i}"), (200, {"result": "processed"}))
