@@ -3,7 +3,8 @@
 // without reading it; a chunked body trickled past the limit → 413 before it ends; a body that
 // stalls → 408 after --body-timeout-ms; connections over --max-connections → 503, Retry-After 1,
 // closed, while the first ones are held; a head that never ends → closed; SIGTERM with requests
-// in flight → all answered (Connection: close), exit 0, the shutdown line; a hung Redis and a
+// in flight → all answered (Connection: close), exit 0, the shutdown line (one that outlasts
+// --grace-ms: exit 1, counted as cut); a hung Redis and a
 // hung PostgreSQL (SIGSTOP, then SIGCONT) → 503 STORE_UNAVAILABLE within 3 × --store-timeout-ms,
 // then deliveries processed again; the store's clock (--clock-skew-ms 300000): the warning, the
 // offset in /stats and in the persisted line, claimed_at_ms within a second of the store's clock;
@@ -349,6 +350,19 @@ try {
     assert.equal(code, 0, `exit code; stderr: ${srv.stderr()}`);
     assert.match(srv.stderr(), /shutdown: 5 in flight answered in \d+ ms/);
     assert.equal(readFileSync(persisted, 'utf8').trim().split('\n').length, 5, 'each persisted once');
+  });
+
+  await test('SIGTERM with a request that outlasts --grace-ms: exit 1, saying how many were cut', async () => {
+    const srv = await startReceiver(['--grace-ms', '1000', '--body-timeout-ms', '60000', '--instance', 'rx-grace']);
+    const c = await raw(srv);
+    c.write(head('Content-Length: 500\r\n'));
+    c.write('{"id":'); // and never the rest
+    await sleep(300);
+    srv.child.kill('SIGTERM');
+    const { code } = await Promise.race([srv.exited, sleep(30000).then(() => ({ code: 'still running after 30 s' }))]);
+    assert.equal(code, 1, `exit code; stderr: ${srv.stderr()}`);
+    assert.match(srv.stderr(), /shutdown: 0 in flight answered in \d+ ms; 1 cut after the grace of 1000 ms/);
+    c.close();
   });
 
   // ---- Redis: hung, and its clock ----
