@@ -382,7 +382,9 @@ impl ClaimTask {
 // The exported functions
 
 /// What to answer the provider when a claim step threw the error with `code` (its
-/// `error_code()`): `STORE_UNAVAILABLE` → 503 with `Retry-After: 1`; anything else → 500.
+/// `error_code()`), or for a refusal of the receiver's own (`BODY_TIMEOUT` → 408,
+/// `TOO_MANY_CONNECTIONS` → 503 with `Retry-After: 1`, `BODY_TOO_LARGE` → 413):
+/// `STORE_UNAVAILABLE` → 503 with `Retry-After: 1`; anything else → 500.
 #[uniffi::export]
 pub fn claim_error_reply(code: String) -> ClaimReply {
     xborder_core::claims::reply_to_code(&code).into()

@@ -99,6 +99,13 @@ export type DocumentErrorCode = "RULES_UNREADABLE";
  */
 export type ClaimErrorCode = "INVALID_STEP" | "STORE_UNAVAILABLE";
 /**
+ * What a receiver's HTTP layer refuses a request for, before its body reaches xborder (nothing
+ * throws these; a receiver answers them with `Claims.errorReply({ code })`): `BODY_TIMEOUT` (the
+ * body did not arrive in full within its deadline: 408, then close the connection),
+ * `TOO_MANY_CONNECTIONS` (the receiver's connection cap: 503 with `retryAfter` 1, then close).
+ */
+export type TransportErrorCode = "BODY_TIMEOUT" | "TOO_MANY_CONNECTIONS";
+/**
  * Why the package could not make the call at all: `NOT_INITIALIZED` (in a browser or a worker,
  * a call made before `await init()` resolved; its message says so), `FREED` (an object used after
  * its `free()`, or after a `using` block that held it ended).
@@ -119,6 +126,7 @@ export type ErrorCode =
   | CatalogErrorCode
   | ClaimErrorCode
   | DocumentErrorCode
+  | TransportErrorCode
   | LifecycleErrorCode
   | "STORE_UNAVAILABLE"
   | "INTERNAL_ERROR";
@@ -463,8 +471,9 @@ export class Claims {
    */
   reply(step: ClaimStep, outcome: ClaimOutcome): ClaimReply | null;
   /**
-   * What to answer the provider when a step threw `error`: `STORE_UNAVAILABLE` → 503 with
-   * `retryAfter` 1; anything else → 500.
+   * What to answer the provider when a step threw `error`, or for a refusal of the receiver's
+   * own (`{ code }` with a `TransportErrorCode`; `BODY_TOO_LARGE` → 413): `STORE_UNAVAILABLE` and
+   * `TOO_MANY_CONNECTIONS` → 503 with `retryAfter` 1; `BODY_TIMEOUT` → 408; anything else → 500.
    */
   static errorReply(error: unknown): ClaimReply;
   /**

@@ -309,10 +309,13 @@ impl Reply {
 /// answer that is not 2xx (five attempts, then a dead letter), so the status says whose the
 /// fault is, for the logs of both sides:
 /// - the request's: a signature that is missing, malformed or does not match, a body that is not
-///   an envelope → 400; `BODY_TOO_LARGE` → 413;
+///   an envelope → 400; `BODY_TOO_LARGE` → 413; `BODY_TIMEOUT` (a body not in full within the
+///   receiver's deadline) → 408;
 /// - this service's: a secret that is empty or malformed (its configuration), `INVALID_STEP`
 ///   (the host's bug), any other code → 500;
-/// - for a moment: `STORE_UNAVAILABLE` → 503 with `Retry-After: 1` ([`ClaimError::reply`]).
+/// - for a moment: `STORE_UNAVAILABLE` → 503 with `Retry-After: 1` ([`ClaimError::reply`]), and
+///   `TOO_MANY_CONNECTIONS` (the receiver's connection cap) the same
+///   ([`TransportError::reply`](crate::transport::TransportError::reply)).
 ///
 /// ```
 /// use xborder_core::claims::reply_to_code;
@@ -320,6 +323,8 @@ impl Reply {
 /// assert_eq!(reply_to_code("SIGNATURE_MISMATCH").status, 400);
 /// assert_eq!(reply_to_code("MISSING_FIELD").status, 400);
 /// assert_eq!(reply_to_code("BODY_TOO_LARGE").status, 413);
+/// assert_eq!(reply_to_code("BODY_TIMEOUT").status, 408);
+/// assert_eq!(reply_to_code("TOO_MANY_CONNECTIONS").retry_after_s, Some(1));
 /// assert_eq!(reply_to_code("MALFORMED_SECRET").status, 500);
 /// assert_eq!(reply_to_code("INVALID_STEP").status, 500);
 /// assert_eq!(reply_to_code("ANYTHING").status, 500);
@@ -341,6 +346,14 @@ pub fn reply_to_code(code: &str) -> Reply {
         "BODY_TOO_LARGE" => Reply {
             status: 413,
             retry_after_s: None,
+        },
+        "BODY_TIMEOUT" => Reply {
+            status: 408,
+            retry_after_s: None,
+        },
+        "TOO_MANY_CONNECTIONS" => Reply {
+            status: 503,
+            retry_after_s: Some(1),
         },
         _ => Reply::RETRY,
     }

@@ -23,6 +23,8 @@
 //! | `MISSING_FIELD` | envelope | `id`, `event`, `entity`, `entity.id` or `entity.type` is absent or `null` (`field` names it) | 400 |
 //! | `INVALID_FIELD` | envelope | a field has the wrong type, is an empty string, or `event` is not `<entity>:<action>` | 400 |
 //! | `ENTITY_MISMATCH` | envelope | a known event's family (before the colon) differs from `entity.type` | 400 |
+//! | `BODY_TIMEOUT` | transport | the body did not arrive in full within the receiver's deadline (a slow or stalled client) | 408 |
+//! | `TOO_MANY_CONNECTIONS` | transport | the receiver has its cap of connections open: this one is answered and closed | 503, `Retry-After: 1` |
 //! | `STORE_UNAVAILABLE` | delivery, claims | a dedupe or claims store failed, holds text that is not an entry, or kept changing | 503, `Retry-After: 1` |
 //! | `INVALID_STEP` | claims | a step that is not `claim`, `complete` or `release` (`field` `do`), or an empty `id` or `token` | 500 |
 //! | `VALIDATION_FAILED` | registration | event names a webhook cannot be registered for (planned, unknown, malformed): `rejected` lists them | |
@@ -154,6 +156,7 @@ coded!(
     crate::beneficiary::UnreadableDocument,
     crate::beneficiary::AccountDetailError,
     crate::MalformedJson,
+    #[copy] crate::transport::TransportError,
 );
 
 /// A bug of xborder reached a binding (a Rust panic turned into an error). Core never
@@ -185,6 +188,9 @@ pub const ERRORS: &[&str] = &[
     "MISSING_FIELD",
     "INVALID_FIELD",
     "ENTITY_MISMATCH",
+    // transport::TransportError
+    "BODY_TIMEOUT",
+    "TOO_MANY_CONNECTIONS",
     // delivery::StoreError (also claims::ClaimError)
     "STORE_UNAVAILABLE",
     // claims::ClaimError
@@ -322,6 +328,9 @@ mod tests {
         }
         let store = reply_to_code("STORE_UNAVAILABLE");
         assert_eq!((store.status, store.retry_after_s), (503, Some(1)));
+        for e in every_transport_error() {
+            assert_eq!(reply_to_code(e.code()), e.reply(), "{}", e.code());
+        }
     }
 
     fn every_envelope_error() -> Vec<EnvelopeError> {
@@ -474,6 +483,23 @@ mod tests {
             None,
         );
         check(&crate::MalformedJson, "MALFORMED_JSON", None);
+        for e in every_transport_error() {
+            check(&e, e.code(), None);
+        }
+    }
+
+    fn every_transport_error() -> Vec<crate::transport::TransportError> {
+        use crate::transport::TransportError as E;
+        let all = vec![
+            E::BodyTimeout { limit_ms: 1 },
+            E::TooManyConnections { limit: 1 },
+        ];
+        for e in &all {
+            match e {
+                E::BodyTimeout { .. } | E::TooManyConnections { .. } => {}
+            }
+        }
+        all
     }
 
     fn set(codes: &[&'static str]) -> BTreeSet<&'static str> {
@@ -492,6 +518,7 @@ mod tests {
         reported.extend(every_claim_error().iter().map(|e| e.code()));
         reported.insert(CatalogError::InvalidName(String::new()).code());
         reported.insert(crate::MalformedJson.code());
+        reported.extend(every_transport_error().iter().map(|e| e.code()));
         for document in [Document::Rules, Document::Banks] {
             match document {
                 Document::Rules | Document::Banks => {}

@@ -15,6 +15,7 @@ mod scan;
 #[cfg(feature = "serde")]
 mod ser;
 pub mod signature;
+pub mod transport;
 mod window;
 
 pub use json::{MalformedJson, MAX_JSON_DEPTH};

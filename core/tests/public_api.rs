@@ -23,6 +23,7 @@ const PUBLIC: &[&str] = &[
     "events.rs",
     "pagination.rs",
     "signature.rs",
+    "transport.rs",
     "json.rs",
     "beneficiary/mod.rs",
     "beneficiary/banks.rs",

@@ -498,8 +498,9 @@ class App:
         self.counter = 0
         self.stats = dict(instance=o.instance, requests=0, processed=0, duplicate=0,
                           in_progress=0, ignored=0, rejected=0, persist_failed=0,
-                          store_errors=0, stale=0, again=0, too_large=0, body_timeouts=0,
-                          closed_header_timeout=0, refused_connections=0, bad_requests=0)
+                          store_errors=0, stale=0, again=0, body_too_large=0, body_timeout=0,
+                          closed_header_timeout=0, closed_idle_timeout=0, refused_connections=0,
+                          bad_requests=0)
         # Connections being served, requests in flight (from the first byte of the head to the
         # answer), and the drain after SIGTERM.
         self.connections = 0
@@ -680,7 +681,7 @@ class App:
     def snapshot(self):
         with self.lock:
             d = dict(self.stats)
-            d.update(connections=self.connections, in_flight=self.in_flight)
+            d.update(connections_open=self.connections, in_flight=self.in_flight)
         d["clock_offset_ms"] = self.clock.offset_ms
         return d
 
@@ -814,8 +815,8 @@ class Wire(io.RawIOBase):
             if self.deadline is not None and now >= self.deadline:
                 if self.phase == "body":
                     raise BodyTimeout("body not received within --body-timeout-ms")
-                if self.phase == "head" or self.first:
-                    app.count("closed_header_timeout")
+                app.count("closed_header_timeout" if self.phase == "head" or self.first
+                          else "closed_idle_timeout")
                 raise HeadTimeout(f"{self.phase}: nothing more in time")
             wait = None if self.deadline is None else self.deadline - now
             last = False
@@ -1012,10 +1013,10 @@ def handler(app: App):
             try:
                 body = self.read_body()
             except TooLarge:
-                app.count("too_large")
+                app.count("body_too_large")
                 return self.refuse(*core_reply("BODY_TOO_LARGE"))
             except BodyTimeout:
-                app.count("body_timeouts")
+                app.count("body_timeout")
                 return self.refuse(*core_reply("BODY_TIMEOUT"))
             except BadFraming as e:
                 app.count("bad_requests")

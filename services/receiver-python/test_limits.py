@@ -270,7 +270,7 @@ def test_bodies(work):
             expect_true("stalled head: after the header timeout, within 3 x it plus 1 s",
                         1.4 <= took <= 5.5, f"{took:.2f} s")
         st = rx.stats()
-        expect("bodies stats", (st["too_large"] >= 3, st["body_timeouts"], st["processed"]),
+        expect("bodies stats", (st["body_too_large"] >= 3, st["body_timeout"], st["processed"]),
                (True, 1, 2))
     finally:
         rx.stop()
@@ -339,7 +339,7 @@ def test_connections():
         for _ in range(50):
             probe.sendall(b"GET /stats HTTP/1.1\r\nHost: x\r\n\r\n")
             status, _, text = read_answer_keep(probe)
-            seen = json.loads(text)["connections"] if status == 200 else None
+            seen = json.loads(text)["connections_open"] if status == 200 else None
             if seen == 4:
                 break
             time.sleep(0.1)

@@ -58,8 +58,10 @@ def _reply(r: Any) -> ClaimReply:
 
 
 def claim_error_reply(code: str) -> ClaimReply:
-    """What to answer when a claim step raised the error with ``code`` (``e.code``):
-    ``STORE_UNAVAILABLE`` is 503 with ``Retry-After``, anything else 500 (core's rule)."""
+    """What to answer when a claim step raised the error with ``code`` (``e.code``), or for a
+    refusal of the receiver's own: ``STORE_UNAVAILABLE`` and ``TOO_MANY_CONNECTIONS`` are 503
+    with ``Retry-After``, ``BODY_TIMEOUT`` 408, ``BODY_TOO_LARGE`` 413, anything else 500
+    (core's rule)."""
     code = _kinds.string(code, "code")
     return _reply(g.claim_error_reply(code))
 
