@@ -17,6 +17,14 @@
 //!
 //! Every other double is unexplained: a completion that did not stick (a redelivery after the
 //! answer processed again), or a store that forgot it.
+//!
+//! Clocks: lines that carry `clock_offset_ms` (the receiver's measured offset from its store's
+//! clock) name the instances more than a tenth of their lease off (`skewed_instances`: their
+//! claims are corrected, not wrong). With the simulator's `--attempts` file, every processing's
+//! `claimed_at_ms` is compared with the times the simulator sent that event: a claim more than
+//! a tenth of the lease before an attempt was sent or after its answer came is a time the
+//! receivers' clocks got wrong (a claim's expiry computed from it is wrong by as much), counted
+//! per instance as `claims_off_send_times`, and a failure.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
@@ -40,6 +48,11 @@ pub struct CheckConfig {
     /// Whether an event persisted twice is acceptable (a run where the claims were lost, as
     /// when Redis restarts without persistence).
     pub allow_duplicates: bool,
+    /// The simulator's `--attempts` file: claim times are compared with its send times.
+    pub attempts: Option<PathBuf>,
+    /// Receivers' logs read for their clocks and claim times only (not counted as persisted):
+    /// when empty, the `persisted` files are.
+    pub logs: Vec<PathBuf>,
 }
 
 /// The counts.
@@ -88,6 +101,21 @@ pub struct CheckReport {
     pub examples: BTreeMap<String, Vec<String>>,
     /// Persisted lines per instance.
     pub per_instance: BTreeMap<String, usize>,
+    /// Per instance, the `clock_offset_ms` of largest size its lines carry (its clock's
+    /// distance from its store's, which it corrects), for instances whose lines carry one.
+    pub clock_offsets_ms: BTreeMap<String, i64>,
+    /// Instances more than a tenth of their lease off their store's clock.
+    pub skewed_instances: Vec<String>,
+    /// Processings whose `claimed_at_ms` was compared with the simulator's send times
+    /// (`--attempts`).
+    pub claims_timed: usize,
+    /// Of those, claimed more than a tenth of the lease before the event was sent or after the
+    /// answer came: a receiver's clock got it wrong.
+    pub claims_off_send_times: usize,
+    /// The same, per instance.
+    pub claims_off_by_instance: BTreeMap<String, usize>,
+    /// The farthest such claim from an attempt, in ms.
+    pub claims_off_max_ms: u64,
     /// Nothing missing, nothing unexpected, nothing malformed, and no double unless allowed
     /// or explained by a crash.
     pub ok: bool,
@@ -107,6 +135,7 @@ struct Processing {
     claimed_at_ms: Option<u64>,
     lease_ms: Option<u64>,
     at_ms: Option<u64>,
+    clock_offset_ms: Option<i64>,
 }
 
 impl Processing {
@@ -121,6 +150,7 @@ impl Processing {
             claimed_at_ms: n("claimed_at_ms"),
             lease_ms: n("lease_ms"),
             at_ms: n("at_ms"),
+            clock_offset_ms: v.get("clock_offset_ms").and_then(serde_json::Value::as_i64),
         }
     }
 
@@ -177,6 +207,8 @@ pub fn check(cfg: &CheckConfig) -> Result<CheckReport, String> {
     let mut copies: BTreeMap<String, Vec<Processing>> = BTreeMap::new();
     // ids processed again (their record existed).
     let mut again: Vec<(String, Processing)> = Vec::new();
+    // Every processing line, for the clocks (when no --logs are given).
+    let mut timeline: Vec<(String, Processing)> = Vec::new();
     for path in &cfg.persisted {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("--persisted {}: {e}", path.display()))?;
@@ -202,6 +234,9 @@ pub fn check(cfg: &CheckConfig) -> Result<CheckReport, String> {
             if !prefix.is_empty() && !id.starts_with(&prefix) {
                 r.other_runs += 1;
                 continue;
+            }
+            if cfg.logs.is_empty() {
+                timeline.push((id.to_owned(), processing.clone()));
             }
             if v.get("again").and_then(serde_json::Value::as_bool) == Some(true) {
                 again.push((id.to_owned(), processing));
@@ -303,12 +338,101 @@ pub fn check(cfg: &CheckConfig) -> Result<CheckReport, String> {
             }
         }
     }
+    for path in &cfg.logs {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("--logs {}: {e}", path.display()))?;
+        for line in text.lines() {
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            if let Some(id) = v.get("id").and_then(|i| i.as_str()) {
+                if prefix.is_empty() || id.starts_with(&prefix) {
+                    timeline.push((id.to_owned(), Processing::of(&v)));
+                }
+            }
+        }
+    }
+    clocks(&mut r, &timeline, cfg.attempts.as_ref())?;
     r.ok = r.missing == 0
         && r.unexpected == 0
         && r.malformed == 0
+        && r.claims_off_send_times == 0
         && (cfg.allow_duplicates || r.duplicated_unexplained == 0)
         && (cfg.allow_duplicates || r.processed_again_unexplained == 0);
     Ok(r)
+}
+
+/// A tenth of a processing's lease (1 s when its line does not say).
+fn tenth_of_lease(p: &Processing) -> u64 {
+    p.lease_ms.map_or(1_000, |l| l / 10)
+}
+
+/// The clock counts: instances off their store's clock, and claims off the send times.
+fn clocks(
+    r: &mut CheckReport,
+    timeline: &[(String, Processing)],
+    attempts: Option<&PathBuf>,
+) -> Result<(), String> {
+    for (_, p) in timeline {
+        if let Some(off) = p.clock_offset_ms {
+            let e = r.clock_offsets_ms.entry(p.instance.clone()).or_insert(off);
+            if off.unsigned_abs() > e.unsigned_abs() {
+                *e = off;
+            }
+            if off.unsigned_abs() > tenth_of_lease(p) && !r.skewed_instances.contains(&p.instance) {
+                r.skewed_instances.push(p.instance.clone());
+            }
+        }
+    }
+    r.skewed_instances.sort();
+    let Some(path) = attempts else {
+        return Ok(());
+    };
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("--attempts {}: {e}", path.display()))?;
+    let mut sent: BTreeMap<String, Vec<(u64, u64)>> = BTreeMap::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let v: serde_json::Value = serde_json::from_str(line)
+            .map_err(|e| format!("--attempts {}: {e}", path.display()))?;
+        let n = |k: &str| v.get(k).and_then(serde_json::Value::as_u64);
+        if let (Some(id), Some(s), Some(e)) = (
+            v.get("id").and_then(|i| i.as_str()),
+            n("sent_ms"),
+            n("ended_ms"),
+        ) {
+            sent.entry(id.to_owned()).or_default().push((s, e));
+        }
+    }
+    for (id, p) in timeline {
+        let (Some(claimed), Some(times)) = (p.claimed_at_ms, sent.get(id)) else {
+            continue;
+        };
+        r.claims_timed += 1;
+        let off = times
+            .iter()
+            .map(|&(s, e)| {
+                if claimed < s {
+                    s - claimed
+                } else {
+                    claimed.saturating_sub(e)
+                }
+            })
+            .min()
+            .unwrap_or(0);
+        if off > tenth_of_lease(p) {
+            r.claims_off_send_times += 1;
+            *r.claims_off_by_instance
+                .entry(p.instance.clone())
+                .or_default() += 1;
+            r.claims_off_max_ms = r.claims_off_max_ms.max(off);
+            example(
+                r,
+                "claims_off_send_times",
+                &format!("{id} ({}, {off} ms)", p.instance),
+            );
+        }
+    }
+    Ok(())
 }
 
 impl CheckReport {
@@ -357,6 +481,49 @@ impl CheckReport {
             .map(|(k, v)| format!("{k} {v}"))
             .collect();
         row("per instance", per.join(", "));
+        if !self.clock_offsets_ms.is_empty() {
+            let offs: Vec<String> = self
+                .clock_offsets_ms
+                .iter()
+                .map(|(k, v)| format!("{k} {v:+} ms"))
+                .collect();
+            row(
+                "clock offsets",
+                format!(
+                    "{} (from the store's clock; skewed instances, over a tenth of the lease: {})",
+                    offs.join(", "),
+                    if self.skewed_instances.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        self.skewed_instances.join(", ")
+                    }
+                ),
+            );
+        }
+        if self.claims_timed > 0 {
+            let per: Vec<String> = self
+                .claims_off_by_instance
+                .iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect();
+            row(
+                "claims off send times",
+                format!(
+                    "{} of {} claims more than a tenth of the lease from the simulator's attempts{}",
+                    self.claims_off_send_times,
+                    self.claims_timed,
+                    if per.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            " ({}; up to {} ms)",
+                            per.join(", "),
+                            self.claims_off_max_ms
+                        )
+                    }
+                ),
+            );
+        }
         for (what, ids) in &self.examples {
             row(&format!("  e.g. {what}"), ids.join(" "));
         }
@@ -603,6 +770,76 @@ mod tests {
             (1, 1, 0)
         );
         assert!(r.ok, "{}", r.table());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// An instance 5 minutes ahead whose claims are corrected is named, not failed; one whose
+    /// claims carry its own clock is counted off the send times, per instance.
+    #[test]
+    fn clocks_skewed_instances_and_claims_off_the_send_times() {
+        let dir = std::env::temp_dir().join(format!("xb-check-clock-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let expect = dir.join("expect");
+        std::fs::write(&expect, "evt_r1_000000\nevt_r1_000001\nevt_r1_000002\n").unwrap();
+        let attempts = dir.join("attempts.jsonl");
+        std::fs::write(
+            &attempts,
+            "{\"id\":\"evt_r1_000000\",\"sent_ms\":10000,\"ended_ms\":10050,\"status\":503}\n\
+             {\"id\":\"evt_r1_000000\",\"sent_ms\":12000,\"ended_ms\":12040,\"status\":200}\n\
+             {\"id\":\"evt_r1_000001\",\"sent_ms\":10000,\"ended_ms\":10030,\"status\":200}\n\
+             {\"id\":\"evt_r1_000002\",\"sent_ms\":10000,\"ended_ms\":10030,\"status\":200}\n",
+        )
+        .unwrap();
+        let line = |id: &str, i: &str, claimed: u64, off: i64| {
+            format!(
+                "{{\"id\":\"{id}\",\"instance\":\"{i}\",\"claimed_at_ms\":{claimed},\"lease_ms\":2000,\"at_ms\":{claimed},\"clock_offset_ms\":{off}}}\n"
+            )
+        };
+        let log = dir.join("log.jsonl");
+        // 0: rx1 (5 min ahead, corrected) claimed within the second attempt (+150 ms: within a
+        //    tenth of the lease); 1: rx2 on time; 2: rx3's claim carries its own clock.
+        std::fs::write(
+            &log,
+            [
+                line("evt_r1_000000", "rx1", 12_190, -300_000),
+                line("evt_r1_000001", "rx2", 10_010, 3),
+                line("evt_r1_000002", "rx3", 310_010, 0),
+            ]
+            .concat(),
+        )
+        .unwrap();
+        let mut cfg = CheckConfig {
+            expect,
+            persisted: vec![log.clone()],
+            ..CheckConfig::default()
+        };
+        let r = check(&cfg).unwrap();
+        assert!(r.ok, "without --attempts: {}", r.table());
+        assert_eq!(r.skewed_instances, ["rx1"]);
+        assert_eq!(r.clock_offsets_ms.get("rx1"), Some(&-300_000));
+        assert_eq!(r.claims_timed, 0);
+        cfg.attempts = Some(attempts);
+        let r = check(&cfg).unwrap();
+        assert_eq!((r.claims_timed, r.claims_off_send_times), (3, 1));
+        assert_eq!(r.claims_off_by_instance.get("rx3"), Some(&1));
+        assert_eq!(r.claims_off_max_ms, 299_980);
+        assert!(!r.ok);
+        assert!(r.table().contains("1 of 3 claims"), "{}", r.table());
+        // The same lines as --logs beside a table without clocks: read for the clocks only.
+        let table = dir.join("table.jsonl");
+        std::fs::write(
+            &table,
+            "{\"id\":\"evt_r1_000000\",\"instance\":\"rx1\"}\n\
+             {\"id\":\"evt_r1_000001\",\"instance\":\"rx2\"}\n\
+             {\"id\":\"evt_r1_000002\",\"instance\":\"rx3\"}\n",
+        )
+        .unwrap();
+        cfg.persisted = vec![table];
+        cfg.logs = vec![log];
+        let r = check(&cfg).unwrap();
+        assert_eq!((r.exactly_once, r.persisted_lines), (3, 3));
+        assert_eq!((r.claims_timed, r.claims_off_send_times), (3, 1));
+        assert_eq!(r.skewed_instances, ["rx1"]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -14,7 +14,8 @@ usage:
   xborder-simulator [send] --url URL [--url URL ...] --secret KEY [options]
   xborder-simulator check --expect PATH --persisted PATH [--persisted PATH ...]
                           [--records DIR] [--crashed INSTANCE ...] [--allow-duplicates]
-                          [--json PATH]
+                          [--attempts PATH] [--logs PATH ...] [--json PATH]
+  xborder-simulator slow-body --target HOST:PORT [...] (slow-body --help)
 
 send options (fractions are of --events):
   --url URL             endpoint, http:// only; repeat (or comma-separate) to spread
@@ -39,6 +40,8 @@ send options (fractions are of --events):
   --rate N              jobs started per second at most (default 0: unlimited)
   --json PATH           write the summary as JSON
   --expect PATH         write the ids a receiver must persist (live events), one per line
+  --attempts PATH       write every attempt of a live event, one JSON line each: id, sent_ms
+                        and ended_ms (wall clock), status (0: no answer), for check --attempts
   --quiet               no progress line
 
 retries and leases: by default the attempts of a delivery come at 0, 50, 150, 350 and 750 ms
@@ -57,9 +60,16 @@ processing slower than the lease: reported, not failed on; lines need claimed_at
 and at_ms, as xborder-receiver writes them); any other is unexplained (a completion that did
 not stick, or a store that forgot it) and fails unless --allow-duplicates.
 
+check clocks: lines with clock_offset_ms name the instances more than a tenth of their lease off
+their store's clock (skewed instances, corrected by the receivers). With --attempts (the send's
+file), each processing's claimed_at_ms is compared with the times its event was sent: one
+more than a tenth of the lease before an attempt or after its answer is a claim time a clock
+got wrong (a failure). --logs PATH: receivers' lines read for the clocks only (when the
+persisted files are a table without them), not counted as persisted.
+
 exit status: 0 ok; 1 a delivery was dead-lettered or a bad signature accepted (send), or an
 event is missing, unexpected, or processed twice without a crash or a lease expiry to explain
-it (check);
+it, or a claim time off the send times (check);
 2 usage or file error.
 ";
 
@@ -95,6 +105,7 @@ pub fn parse_send(args: &[String]) -> Result<Config, String> {
             "rate" => cfg.rate = number(&k, v)?,
             "json" => cfg.json = Some(PathBuf::from(value(&k, v)?)),
             "expect" => cfg.expect = Some(PathBuf::from(value(&k, v)?)),
+            "attempts" => cfg.attempts = Some(PathBuf::from(value(&k, v)?)),
             "quiet" => cfg.progress = Progress::Off,
             _ => return Err(format!("unknown option --{k}")),
         }
@@ -115,6 +126,8 @@ pub fn parse_check(args: &[String]) -> Result<(CheckConfig, Option<PathBuf>), St
             "records" => cfg.records = Some(PathBuf::from(value(&k, v)?)),
             "crashed" => cfg.crashed.push(value(&k, v)?),
             "allow-duplicates" => cfg.allow_duplicates = true,
+            "attempts" => cfg.attempts = Some(PathBuf::from(value(&k, v)?)),
+            "logs" => cfg.logs.push(PathBuf::from(value(&k, v)?)),
             "json" => json = Some(PathBuf::from(value(&k, v)?)),
             _ => return Err(format!("unknown option --{k}")),
         }

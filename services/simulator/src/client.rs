@@ -1,7 +1,7 @@
 //! A small HTTP/1.1 client over hyper: keep-alive connections pooled per target, plain `http://`
 //! only, one timeout around each request.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -76,6 +76,40 @@ type Sender = SendRequest<Full<Bytes>>;
 pub(crate) struct Answer {
     pub(crate) status: u16,
     pub(crate) said: Option<String>,
+}
+
+/// Why no answer came: `written` says whether the request had been handed to the connection
+/// (then it was closed, reset or timed out before its answer: "unanswered") or not (the
+/// connection was refused or closed first: "refused").
+#[derive(Debug, Clone)]
+pub(crate) struct NoAnswer {
+    pub(crate) written: bool,
+    pub(crate) error: String,
+}
+
+impl std::fmt::Display for NoAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.error)
+    }
+}
+
+/// An error and its sources ("connection error: connection reset by peer").
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        source = s.source();
+    }
+    out
+}
+
+fn refused(error: String) -> NoAnswer {
+    NoAnswer {
+        written: false,
+        error,
+    }
 }
 
 /// The `result` (else the `error`) of a JSON object body.
@@ -153,11 +187,23 @@ impl Pool {
         i: usize,
         body: &Bytes,
         signature: Option<&str>,
-    ) -> Result<Answer, String> {
-        let target = self.targets.get(i).ok_or("no such target")?;
-        match tokio::time::timeout(self.timeout, self.send(i, target, body, signature)).await {
+    ) -> Result<Answer, NoAnswer> {
+        let target = self
+            .targets
+            .get(i)
+            .ok_or_else(|| refused("no such target".to_owned()))?;
+        let written = AtomicBool::new(false);
+        match tokio::time::timeout(
+            self.timeout,
+            self.send(i, target, body, signature, &written),
+        )
+        .await
+        {
             Ok(r) => r,
-            Err(_) => Err(format!("timeout after {} ms", self.timeout.as_millis())),
+            Err(_) => Err(NoAnswer {
+                written: written.load(Ordering::Relaxed),
+                error: format!("timeout after {} ms", self.timeout.as_millis()),
+            }),
         }
     }
 
@@ -202,10 +248,11 @@ impl Pool {
         target: &Target,
         body: &Bytes,
         signature: Option<&str>,
-    ) -> Result<Answer, String> {
+        written: &AtomicBool,
+    ) -> Result<Answer, NoAnswer> {
         let (mut sender, mut reused) = match self.take_idle(i) {
             Some(s) => (s, true),
-            None => (Self::connect(target).await?, false),
+            None => (Self::connect(target).await.map_err(refused)?, false),
         };
         loop {
             let mut req = Request::post(target.path.as_str())
@@ -216,15 +263,17 @@ impl Pool {
             }
             let req = req
                 .body(Full::new(body.clone()))
-                .map_err(|e| format!("request: {e}"))?;
+                .map_err(|e| refused(format!("request: {e}")))?;
             if sender.ready().await.is_err() {
                 if reused {
                     // An idle connection the server closed meanwhile: not a delivery attempt.
-                    (sender, reused) = (Self::connect(target).await?, false);
+                    (sender, reused) = (Self::connect(target).await.map_err(refused)?, false);
                     continue;
                 }
-                return Err(format!("{}: connection closed", target.authority));
+                return Err(refused(format!("{}: connection closed", target.authority)));
             }
+            // From here the request is on its way (a timeout now is an unanswered request).
+            written.store(true, Ordering::Relaxed);
             match sender.try_send_request(req).await {
                 Ok(resp) => {
                     let status = resp.status().as_u16();
@@ -239,12 +288,17 @@ impl Pool {
                     return Ok(Answer { status, said });
                 }
                 Err(mut e) => {
-                    if reused && e.take_message().is_some() {
+                    let unsent = e.take_message().is_some();
+                    if reused && unsent {
                         // Not written at all: a stale idle connection, try a fresh one.
-                        (sender, reused) = (Self::connect(target).await?, false);
+                        written.store(false, Ordering::Relaxed);
+                        (sender, reused) = (Self::connect(target).await.map_err(refused)?, false);
                         continue;
                     }
-                    return Err(format!("{}: {}", target.authority, e.into_error()));
+                    return Err(NoAnswer {
+                        written: !unsent,
+                        error: format!("{}: {}", target.authority, chain(&e.into_error())),
+                    });
                 }
             }
         }

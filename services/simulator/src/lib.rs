@@ -20,6 +20,9 @@
 //! without persisting (delivery rule 4: consumers ignore names they do not recognise), forged
 //! ones are refused. `--expect PATH` writes the ids of the live events, one per line;
 //! [`check::check`] (the `check` subcommand) compares them with the receivers' files.
+//!
+//! [`slow::run`] (the `slow-body` subcommand) is an attacker instead: connections that trickle
+//! their bodies a byte at a time, to see what a receiver does with them (loopback only).
 #![forbid(unsafe_code)]
 
 mod args;
@@ -28,6 +31,7 @@ pub mod cli;
 mod client;
 mod plan;
 mod run;
+pub mod slow;
 
 pub use plan::{FORGED_KINDS, UNKNOWN_EVENTS};
 pub use run::{

@@ -3,17 +3,22 @@
 
 use std::process::ExitCode;
 
-use xborder_simulator::{check, cli};
+use xborder_simulator::{check, cli, slow};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
-        print!("{}", cli::USAGE);
+        if args.first().map(String::as_str) == Some("slow-body") {
+            print!("{}", slow::USAGE);
+        } else {
+            print!("{}", cli::USAGE);
+        }
         return ExitCode::SUCCESS;
     }
     match args.first().map(String::as_str) {
         Some("check") => check_main(args.get(1..).unwrap_or(&[])),
         Some("send") => send_main(args.get(1..).unwrap_or(&[])),
+        Some("slow-body") => slow_main(args.get(1..).unwrap_or(&[])),
         _ => send_main(&args),
     }
 }
@@ -70,5 +75,26 @@ fn check_main(args: &[String]) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    }
+}
+
+fn slow_main(args: &[String]) -> ExitCode {
+    let cfg = match slow::parse(args) {
+        Ok(c) => c,
+        Err(e) => return usage_error(&e),
+    };
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return usage_error(&format!("runtime: {e}")),
+    };
+    match rt.block_on(slow::run(&cfg)) {
+        Ok(report) => {
+            print!("{}", report.table());
+            ExitCode::SUCCESS
+        }
+        Err(e) => usage_error(&e),
     }
 }

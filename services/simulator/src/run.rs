@@ -10,7 +10,7 @@ use bytes::Bytes;
 use serde::Serialize;
 use xborder_core::delivery::{DeliveryAttempts, DeliveryState, MAX_DELIVERY_ATTEMPTS};
 
-use crate::client::{Answer, Pool, Target};
+use crate::client::{Answer, NoAnswer, Pool, Target};
 use crate::plan::{self, EventSpec, ForgedSpec, Job, Plan, Rng};
 
 /// When to print the progress line.
@@ -65,6 +65,10 @@ pub struct Config {
     pub json: Option<PathBuf>,
     /// Where to write the ids a receiver must persist (live events), one per line.
     pub expect: Option<PathBuf>,
+    /// Where to write every attempt of a live event (its id, when it was sent and when its
+    /// answer or error came, wall clock ms), one JSON line each: `check --attempts` compares
+    /// the receivers' claim times with them.
+    pub attempts: Option<PathBuf>,
     /// The progress line.
     pub progress: Progress,
 }
@@ -91,6 +95,7 @@ impl Default for Config {
             rate: 0.0,
             json: None,
             expect: None,
+            attempts: None,
             progress: Progress::Auto,
         }
     }
@@ -191,6 +196,9 @@ pub struct Summary {
     pub bad_signatures_unanswered: u64,
     /// The accepted ones.
     pub accepted_bad_signatures: Vec<Accepted>,
+    /// The first 20 requests written and never answered: when (ms into the run), where, and
+    /// the error.
+    pub unanswered_examples: Vec<String>,
     /// Answers by status class: `2xx`, `4xx`, `5xx` (503 counted apart), `other`, and
     /// `errors` (no answer: refused, reset, timeout).
     pub answers: Answers,
@@ -230,8 +238,13 @@ pub struct Answers {
     pub s5xx: u64,
     /// 1xx, 3xx.
     pub other: u64,
-    /// No answer.
+    /// No answer: `refused` + `unanswered`.
     pub errors: u64,
+    /// Of which no request written (the connection refused, or closed before the request).
+    pub refused: u64,
+    /// Of which the request written and no answer (the connection closed or reset, or the
+    /// timeout, after the request was sent): what a graceful shutdown must not leave.
+    pub unanswered: u64,
 }
 
 #[derive(Default)]
@@ -259,6 +272,8 @@ struct Counters {
     s5xx: AtomicU64,
     other: AtomicU64,
     errors: AtomicU64,
+    refused_conn: AtomicU64,
+    unanswered_req: AtomicU64,
 }
 
 fn inc(c: &AtomicU64) {
@@ -277,6 +292,10 @@ struct Shared {
     c: Counters,
     dead: Mutex<Vec<DeadLetter>>,
     accepted: Mutex<Vec<Accepted>>,
+    /// Every attempt of a live event, with `--attempts`: (event id, sent ms, ended ms,
+    /// status or 0).
+    attempts: Mutex<Vec<(String, u64, u64, u16)>>,
+    unanswered: Mutex<Vec<String>>,
     /// Per event: how its first delivery ended (`PENDING`, `ACKED`, `NOT_ACKED`).
     first: Vec<AtomicU8>,
     start: Instant,
@@ -304,14 +323,38 @@ pub fn retry_span_ms(cfg: &Config) -> (u64, u64) {
     (least, least.saturating_add(least / 2))
 }
 
+/// The wall clock in ms since the Unix epoch (the receivers' `claimed_at_ms` is the same
+/// clock, their store's).
+fn wall_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
 fn micros(d: Duration) -> u32 {
     u32::try_from(d.as_micros()).unwrap_or(u32::MAX)
 }
 
 impl Shared {
-    fn count(&self, r: &Result<Answer, String>) {
+    fn count(&self, r: &Result<Answer, NoAnswer>) {
         inc(&self.c.deliveries);
         let c = &self.c;
+        if let Err(e) = r {
+            if e.written {
+                inc(&c.unanswered_req);
+                if let Ok(mut u) = self.unanswered.lock() {
+                    if u.len() < 20 {
+                        u.push(format!(
+                            "{} ms: {}",
+                            self.start.elapsed().as_millis(),
+                            e.error
+                        ));
+                    }
+                }
+            } else {
+                inc(&c.refused_conn);
+            }
+        }
         inc(match r.as_ref().map(|a| a.status) {
             Ok(200..=299) => &c.s2xx,
             Ok(400..=499) => &c.s4xx,
@@ -347,9 +390,16 @@ impl Shared {
         loop {
             let target = self.pool.pick();
             let t = Instant::now();
+            let sent_ms = wall_ms();
             let r = self.pool.post(target, &ev.body, Some(&ev.signature)).await;
             if r.is_ok() {
                 lat.push(micros(t.elapsed()));
+            }
+            if self.cfg.attempts.is_some() && ev.live {
+                let status = r.as_ref().map_or(0, |a| a.status);
+                if let Ok(mut a) = self.attempts.lock() {
+                    a.push((ev.id.clone(), sent_ms, wall_ms(), status));
+                }
             }
             self.count(&r);
             let acked = matches!(
@@ -384,7 +434,7 @@ impl Shared {
                                 None => format!("HTTP {status}"),
                             }
                         }
-                        Err(e) => e,
+                        Err(e) => e.error,
                     };
                     if let Ok(mut d) = self.dead.lock() {
                         d.push(DeadLetter {
@@ -648,6 +698,8 @@ pub async fn run(cfg: &Config) -> Result<Summary, String> {
         c: Counters::default(),
         dead: Mutex::new(Vec::new()),
         accepted: Mutex::new(Vec::new()),
+        attempts: Mutex::new(Vec::new()),
+        unanswered: Mutex::new(Vec::new()),
         first: (0..plan_events).map(|_| AtomicU8::new(PENDING)).collect(),
         start: Instant::now(),
     });
@@ -741,6 +793,11 @@ pub async fn run(cfg: &Config) -> Result<Summary, String> {
             .lock()
             .map(|a| a.clone())
             .unwrap_or_default(),
+        unanswered_examples: shared
+            .unanswered
+            .lock()
+            .map(|u| u.clone())
+            .unwrap_or_default(),
         answers: Answers {
             s2xx: get(&c.s2xx),
             s4xx: get(&c.s4xx),
@@ -748,6 +805,8 @@ pub async fn run(cfg: &Config) -> Result<Summary, String> {
             s5xx: get(&c.s5xx),
             other: get(&c.other),
             errors: get(&c.errors),
+            refused: get(&c.refused_conn),
+            unanswered: get(&c.unanswered_req),
         },
         latency: Latency {
             p50_ms: percentile(&lat, 0.50),
@@ -759,6 +818,22 @@ pub async fn run(cfg: &Config) -> Result<Summary, String> {
         deliveries_per_s: get(&c.deliveries) as f64 / elapsed.max(1e-9),
         ok: get(&c.dead) == 0 && get(&c.accepted) == 0,
     };
+    if let Some(path) = &cfg.attempts {
+        let mut text = String::new();
+        let all = shared
+            .attempts
+            .lock()
+            .map(|a| a.clone())
+            .unwrap_or_default();
+        for (id, sent, ended, status) in all {
+            let line = serde_json::json!({
+                "id": id, "sent_ms": sent, "ended_ms": ended, "status": status,
+            });
+            text.push_str(&line.to_string());
+            text.push('\n');
+        }
+        std::fs::write(path, text).map_err(|e| format!("--attempts {}: {e}", path.display()))?;
+    }
     if let Some(path) = &cfg.json {
         let text = serde_json::to_string_pretty(&summary).map_err(|e| format!("json: {e}"))?;
         std::fs::write(path, text + "\n").map_err(|e| format!("--json {}: {e}", path.display()))?;
@@ -789,8 +864,17 @@ impl Summary {
             (
                 "deliveries",
                 format!(
-                    "{} HTTP requests: {} 2xx, {} 4xx, {} 503, {} other 5xx, {} other, {} no answer",
-                    self.deliveries, a.s2xx, a.s4xx, a.s503, a.s5xx, a.other, a.errors
+                    "{} HTTP requests: {} 2xx, {} 4xx, {} 503, {} other 5xx, {} other, {} no answer \
+                     ({} refused, {} unanswered after the request was written)",
+                    self.deliveries,
+                    a.s2xx,
+                    a.s4xx,
+                    a.s503,
+                    a.s5xx,
+                    a.other,
+                    a.errors,
+                    a.refused,
+                    a.unanswered
                 ),
             ),
             (
@@ -866,6 +950,9 @@ impl Summary {
                     d.id, d.event, d.delivery, d.attempts, d.last
                 ),
             ));
+        }
+        for u in self.unanswered_examples.iter().take(10) {
+            rows.push(("  unanswered", u.clone()));
         }
         for b in self.accepted_bad_signatures.iter().take(10) {
             rows.push((
