@@ -8,9 +8,9 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::Full;
 use hyper::body::Incoming;
-use hyper::header::{CONTENT_TYPE, RETRY_AFTER};
+use hyper::header::{CONNECTION, CONTENT_TYPE, RETRY_AFTER};
 use hyper::{Method, Request, Response, StatusCode};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use serde::Serialize;
@@ -23,6 +23,8 @@ use xborder_core::envelope::{Envelope, Limits};
 use xborder_core::signature::SIGNATURE_HEADER;
 use xborder_redis::RedisClaims;
 
+use crate::body::{read_body, BodyError};
+use crate::clock::Clock;
 use crate::opts::Opts;
 use crate::sql;
 
@@ -63,6 +65,9 @@ struct Stats {
     connections: AtomicU64,
     closed_header_timeout: AtomicU64,
     closed_idle_timeout: AtomicU64,
+    refused_connections: AtomicU64,
+    body_too_large: AtomicU64,
+    body_timeout: AtomicU64,
 }
 
 #[derive(Serialize)]
@@ -87,6 +92,14 @@ struct StatsView<'a> {
     closed_header_timeout: u64,
     /// Closed for staying silent after an answer (`--idle-timeout-ms`).
     closed_idle_timeout: u64,
+    /// Connections over `--max-connections`, answered 503 and closed.
+    refused_connections: u64,
+    /// Bodies refused over `--max-body-bytes` (413).
+    body_too_large: u64,
+    /// Bodies not received whole within `--body-timeout-ms` (408).
+    body_timeout: u64,
+    /// The store's clock minus this host's, in ms (added to every time given to the claims).
+    clock_offset_ms: i64,
 }
 
 /// One persisted event.
@@ -103,6 +116,8 @@ struct Line<'a> {
     lease_ms: u64,
     /// When the event was persisted.
     at_ms: u64,
+    /// The store's clock minus this host's when it was persisted (both times above include it).
+    clock_offset_ms: i64,
     /// The event's record existed already (`--records`): processed again, nothing new kept.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     again: bool,
@@ -187,6 +202,45 @@ fn answered(how: ClaimReply, body: &Answer) -> Reply {
     }
 }
 
+/// The answer with `Connection: close`: hyper closes the connection once it is written.
+fn closing(mut r: Reply) -> Reply {
+    r.headers_mut()
+        .insert(CONNECTION, hyper::header::HeaderValue::from_static("close"));
+    r
+}
+
+/// The whole answer to a connection over `--max-connections`, written on the socket before any
+/// request is read: core's reply for `TOO_MANY_CONNECTIONS` (503, `Retry-After: 1`),
+/// `Connection: close`.
+pub(crate) fn too_many_connections() -> Vec<u8> {
+    let code = "TOO_MANY_CONNECTIONS";
+    let how = claims::reply_to_code(code);
+    let status = StatusCode::from_u16(how.status).unwrap_or(StatusCode::SERVICE_UNAVAILABLE);
+    let body = serde_json::to_vec(&failure(code, None)).unwrap_or_default();
+    let mut head = format!(
+        "HTTP/1.1 {} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
+        status.as_u16(),
+        status.canonical_reason().unwrap_or(""),
+        body.len()
+    );
+    if let Some(s) = how.retry_after_s {
+        head.push_str(&format!("retry-after: {s}\r\n"));
+    }
+    head.push_str("\r\n");
+    let mut out = head.into_bytes();
+    out.extend_from_slice(&body);
+    out
+}
+
+/// A request being handled (counted in `App::in_flight`).
+pub(crate) struct RequestGuard(Arc<App>);
+
+impl Drop for RequestGuard {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 fn inc(c: &AtomicU64) {
     c.fetch_add(1, Ordering::Relaxed);
 }
@@ -225,12 +279,26 @@ pub(crate) struct App {
     stats: Stats,
     last_log_ms: AtomicU64,
     described: String,
+    /// This host's clock and its offset from the store's.
+    clock: Clock,
+    /// A connection to sample Redis's clock on (`TIME`).
+    redis_clock: Option<ConnectionManager>,
+    /// When the clock warning was last printed (Unix ms, 0: never).
+    clock_warned_ms: AtomicU64,
+    max_body_bytes: usize,
+    body_timeout: Duration,
+    /// Requests being handled now (all connections).
+    in_flight: AtomicU64,
 }
 
 impl App {
     pub(crate) async fn new(o: &Opts) -> Result<App, String> {
         // Window 0: the receiver verifies, decodes and classifies; the claims dedupe.
-        let receiver = Receiver::new(&o.secrets, 0).map_err(|e| format!("--secret: {e}"))?;
+        let receiver = Receiver::new(&o.secrets, 0)
+            .map_err(|e| format!("--secret: {e}"))?
+            .with_limits(Limits::new(o.max_body_bytes, Limits::default().max_depth));
+        let store_timeout = Duration::from_millis(o.store_timeout_ms.max(1));
+        let mut redis_clock = None;
         let rules = ClaimRules::new(o.lease_ms);
         let rules = if o.window_ms > 0 {
             rules.with_window(o.window_ms)
@@ -242,8 +310,10 @@ impl App {
                 let pool = sql::PgPool::new(
                     url,
                     o.pool_size,
-                    Duration::from_millis(o.store_timeout_ms.max(1)),
-                );
+                    store_timeout,
+                    Duration::from_millis(o.pool_idle_ms),
+                )
+                .map_err(|e| format!("--postgres {url}: {e}"))?;
                 pool.migrate()
                     .await
                     .map_err(|e| format!("--postgres {url}: {e}"))?;
@@ -253,14 +323,14 @@ impl App {
                         pool,
                     }),
                     format!(
-                        "claims and events in postgres {url} (one transaction each, pool {})",
-                        o.pool_size
+                        "claims and events in postgres {url} (one transaction each, pool {}, idle {} ms)",
+                        o.pool_size, o.pool_idle_ms
                     ),
                 )
             }
             (_, _, Some(path)) => (
                 Store::Sqlite(
-                    sql::Sqlite::open(path, rules)
+                    sql::Sqlite::open(path, rules, store_timeout)
                         .map_err(|e| format!("--sqlite {}: {e}", path.display()))?,
                 ),
                 format!(
@@ -277,15 +347,22 @@ impl App {
                     redis::Client::open(url.as_str()).map_err(|e| format!("--redis {url}: {e}"))?;
                 // Fail fast while Redis is away (answer 503, the provider retries) rather than
                 // hold requests through long reconnection backoffs.
+                // Every command is bounded by --store-timeout-ms (the response timeout here, and
+                // each step as a whole in `step_at`), the connect by the smaller of it and 500 ms.
                 let config = ConnectionManagerConfig::new()
-                    .set_connection_timeout(Duration::from_millis(500))
-                    .set_response_timeout(Duration::from_millis(o.store_timeout_ms.max(1)))
+                    .set_connection_timeout(store_timeout.min(Duration::from_millis(500)))
+                    .set_response_timeout(store_timeout)
                     .set_number_of_retries(2)
                     .set_factor(2)
                     .set_max_delay(200);
-                let conn = ConnectionManager::new_with_config(client, config)
-                    .await
-                    .map_err(|e| format!("--redis {url}: {e}"))?;
+                let conn = tokio::time::timeout(
+                    store_timeout.max(Duration::from_secs(5)),
+                    ConnectionManager::new_with_config(client, config),
+                )
+                .await
+                .map_err(|_| format!("--redis {url}: connect timed out"))?
+                .map_err(|e| format!("--redis {url}: {e}"))?;
+                redis_clock = Some(conn.clone());
                 if o.naive {
                     (
                         Store::Naive {
@@ -340,11 +417,120 @@ impl App {
             persist_delay: Duration::from_millis(o.persist_delay_ms),
             fail_every: o.fail_persist_every,
             failed: std::sync::Mutex::new(std::collections::HashSet::new()),
-            store_timeout: Duration::from_millis(o.store_timeout_ms.max(1)),
+            store_timeout,
             stats: Stats::default(),
             last_log_ms: AtomicU64::new(0),
             described,
+            clock: Clock::new(o.clock_skew_ms),
+            redis_clock,
+            clock_warned_ms: AtomicU64::new(0),
+            max_body_bytes: o.max_body_bytes,
+            body_timeout: Duration::from_millis(o.body_timeout_ms),
+            in_flight: AtomicU64::new(0),
         })
+    }
+
+    /// Samples the store's clock once (Redis `TIME`, PostgreSQL `clock_timestamp()`) and sets
+    /// the offset; `Ok(None)` for a store on this host (SQLite, memory: offset 0). Logs the
+    /// warning when the offset is over a tenth of the lease.
+    pub(crate) async fn sync_clock(&self) -> Result<Option<i64>, String> {
+        let t0 = self.clock.local_ms();
+        let store_ms = match (&self.store, &self.redis_clock) {
+            (_, Some(conn)) => {
+                let mut conn = conn.clone();
+                let cmd = redis::cmd("TIME");
+                let time = cmd.query_async::<(String, String)>(&mut conn);
+                let (s, us) = tokio::time::timeout(self.store_timeout, time)
+                    .await
+                    .map_err(|_| "redis TIME: timeout".to_owned())?
+                    .map_err(|e| format!("redis TIME: {e}"))?;
+                let num = |t: &str| {
+                    t.parse::<i64>()
+                        .map_err(|_| format!("redis TIME: {t:?} is not a number"))
+                };
+                num(&s)?
+                    .saturating_mul(1000)
+                    .saturating_add(num(&us)? / 1000)
+            }
+            (Store::Postgres(p), None) => {
+                tokio::time::timeout(self.store_timeout, p.pool.clock_ms())
+                    .await
+                    .map_err(|_| "postgres clock: timeout".to_owned())??
+            }
+            _ => return Ok(None),
+        };
+        let t1 = self.clock.local_ms();
+        let offset = self.clock.sampled(t0, store_ms, t1);
+        let lease = i64::try_from(self.rules.lease_ms()).unwrap_or(i64::MAX);
+        if offset.unsigned_abs() > lease.unsigned_abs() / 10 {
+            // Once a minute at most while it lasts.
+            let now = now_ms();
+            let last = self.clock_warned_ms.load(Ordering::Relaxed);
+            if last == 0 || now.saturating_sub(last) >= 60_000 {
+                self.clock_warned_ms.store(now, Ordering::Relaxed);
+                eprintln!(
+                    "[{}] clock: this host is {offset} ms off the store's clock (corrected)",
+                    self.instance
+                );
+            }
+        }
+        Ok(Some(offset))
+    }
+
+    /// The background work: the store's clock sampled every `--clock-sync-ms` (a failed sample
+    /// keeps the last offset, and is logged), and the PostgreSQL pool's idle connections closed
+    /// after `--pool-idle-ms`. Ends when the app is dropped.
+    pub(crate) fn spawn_background(self: &Arc<Self>, clock_sync: Duration, pool_idle: Duration) {
+        if self.redis_clock.is_some() || matches!(self.store, Store::Postgres(_)) {
+            let app = Arc::downgrade(self);
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(clock_sync).await;
+                    let Some(app) = app.upgrade() else { return };
+                    if let Err(e) = app.sync_clock().await {
+                        eprintln!(
+                            "[{}] clock: sample failed ({e}); keeping the offset {} ms",
+                            app.instance,
+                            app.clock.offset_ms()
+                        );
+                    }
+                }
+            });
+        }
+        if matches!(self.store, Store::Postgres(_)) {
+            let app = Arc::downgrade(self);
+            let every = (pool_idle / 4).clamp(Duration::from_millis(20), Duration::from_secs(1));
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(every).await;
+                    let Some(app) = app.upgrade() else { return };
+                    if let Store::Postgres(p) = &app.store {
+                        p.pool.prune();
+                    }
+                }
+            });
+        }
+    }
+
+    /// The offset in use (store's clock minus this host's).
+    pub(crate) fn clock_offset_ms(&self) -> i64 {
+        self.clock.offset_ms()
+    }
+
+    /// Requests being handled now.
+    pub(crate) fn in_flight(&self) -> u64 {
+        self.in_flight.load(Ordering::Relaxed)
+    }
+
+    /// A request handed to the service: counted in flight until the guard is dropped.
+    pub(crate) fn request_started(self: &Arc<Self>) -> RequestGuard {
+        self.in_flight.fetch_add(1, Ordering::Relaxed);
+        RequestGuard(self.clone())
+    }
+
+    /// A connection over `--max-connections`, refused.
+    pub(crate) fn connection_refused(&self) {
+        inc(&self.stats.refused_connections);
     }
 
     pub(crate) fn instance(&self) -> &str {
@@ -412,12 +598,16 @@ impl App {
             connections: g(&s.connections),
             closed_header_timeout: g(&s.closed_header_timeout),
             closed_idle_timeout: g(&s.closed_idle_timeout),
+            refused_connections: g(&s.refused_connections),
+            body_too_large: g(&s.body_too_large),
+            body_timeout: g(&s.body_timeout),
+            clock_offset_ms: self.clock.offset_ms(),
         })
         .unwrap_or_else(|_| "{}".to_owned())
     }
 
     async fn step(&self, step: &str, id: &str, token: &str) -> Result<Outcome, ClaimError> {
-        self.step_at(step, id, token, now_ms()).await
+        self.step_at(step, id, token, self.clock.now_ms()).await
     }
 
     async fn step_at(
@@ -442,7 +632,13 @@ impl App {
                     Err(_) => Err(ClaimError::Store(StoreError::new("postgres: timeout"))),
                 }
             }
-            Store::Sqlite(s) => s.step(step.into_step()?, id, token, at).await,
+            Store::Sqlite(s) => {
+                let step = step.into_step()?;
+                match tokio::time::timeout(self.store_timeout, s.step(step, id, token, at)).await {
+                    Ok(r) => r,
+                    Err(_) => Err(ClaimError::Store(StoreError::new("sqlite: timeout"))),
+                }
+            }
             Store::Naive { .. } => Err(ClaimError::Store(StoreError::new(
                 "the naive mode has no claims",
             ))),
@@ -472,7 +668,7 @@ impl App {
         if let Err(e) = self.before_persist(env.id()).await {
             return Some(Err(e));
         }
-        let at = now_ms();
+        let at = self.clock.now_ms();
         let done = match &self.store {
             Store::Postgres(p) => {
                 match tokio::time::timeout(self.store_timeout, p.persist_and_complete(&row(at)))
@@ -482,7 +678,14 @@ impl App {
                     Err(_) => Err("postgres: timeout".to_owned()),
                 }
             }
-            Store::Sqlite(s) => s.persist_and_complete(&row(at)).await,
+            Store::Sqlite(s) => {
+                match tokio::time::timeout(self.store_timeout, s.persist_and_complete(&row(at)))
+                    .await
+                {
+                    Ok(r) => r,
+                    Err(_) => Err("sqlite: timeout".to_owned()),
+                }
+            }
             _ => return None,
         };
         // The log line, after the commit (the table is what counts; the line may be lost to a
@@ -496,6 +699,7 @@ impl App {
                 claimed_at_ms: claimed_at,
                 lease_ms: self.rules.lease_ms(),
                 at_ms: at,
+                clock_offset_ms: self.clock.offset_ms(),
                 again: false,
             });
             if let Ok(mut line) = line {
@@ -536,7 +740,8 @@ impl App {
                 token,
                 claimed_at_ms: claimed_at,
                 lease_ms: self.rules.lease_ms(),
-                at_ms: now_ms(),
+                at_ms: self.clock.now_ms(),
+                clock_offset_ms: self.clock.offset_ms(),
                 again,
             })
             .map_err(|e| e.to_string())?;
@@ -600,19 +805,25 @@ impl App {
             .headers()
             .get(SIGNATURE_HEADER)
             .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-        let limit = Limits::default().max_body_bytes;
-        // The raw bytes, never a parsed body: the signature is over them.
-        let body = match Limited::new(req.into_body(), limit).collect().await {
-            Ok(b) => b.to_bytes(),
-            Err(e) if e.is::<http_body_util::LengthLimitError>() => {
-                // Core's refusal of a body over its limit, read no further than the limit.
+        // The raw bytes, never a parsed body: the signature is over them. Copied into one
+        // buffer as they arrive (`body.rs`), refused past --max-body-bytes (a declared length
+        // at once, unread) or after --body-timeout-ms; the connection is then closed (what is
+        // left of the body is never read).
+        let deadline = tokio::time::Instant::now() + self.body_timeout;
+        let body = match read_body(req.into_body(), self.max_body_bytes, deadline).await {
+            Ok(b) => b,
+            Err(e) => {
                 inc(&self.stats.rejected);
-                let code = "BODY_TOO_LARGE";
-                return answered(claims::reply_to_code(code), &failure(code, None));
-            }
-            Err(_) => {
-                inc(&self.stats.rejected);
-                return error(StatusCode::BAD_REQUEST, "BODY_UNREADABLE", None);
+                match e {
+                    BodyError::TooLarge => inc(&self.stats.body_too_large),
+                    BodyError::Timeout => inc(&self.stats.body_timeout),
+                    BodyError::Unreadable => {}
+                }
+                let r = match e {
+                    BodyError::Unreadable => error(StatusCode::BAD_REQUEST, e.code(), None),
+                    _ => answered(claims::reply_to_code(e.code()), &failure(e.code(), None)),
+                };
+                return closing(r);
             }
         };
         let decision = self.receiver.receive(&body, signature.as_deref());
@@ -660,7 +871,7 @@ impl App {
             error: Some(code),
             field: None,
         };
-        let claimed_at = now_ms();
+        let claimed_at = self.clock.now_ms();
         match self.step_at("claim", env.id(), &token, claimed_at).await {
             Ok(Outcome::Claimed) => {}
             Ok(o) => {
@@ -793,7 +1004,7 @@ impl App {
                 return error(StatusCode::SERVICE_UNAVAILABLE, "STORE_UNAVAILABLE", None);
             }
         }
-        match self.persist(env, token, now_ms()).await {
+        match self.persist(env, token, self.clock.now_ms()).await {
             Ok(()) => {
                 inc(&self.stats.processed);
                 result(StatusCode::OK, "processed")

@@ -31,14 +31,26 @@
 //!
 //! Connections: a new one must send a whole request head within `--header-timeout-ms`; a
 //! kept-alive one may stay silent `--idle-timeout-ms` after an answer; at most
-//! `--max-connections` are open, and over the cap new ones wait in the listen backlog until one
-//! closes (see `conn.rs`). A connection handling a request is never closed by the timeouts.
+//! `--max-connections` are open, and one over the cap is accepted, answered 503
+//! (`TOO_MANY_CONNECTIONS`, `Retry-After: 1`) and closed (see `conn.rs`). A connection handling
+//! a request is never closed by those timeouts. A body is copied into one buffer as it arrives
+//! (`body.rs`): a declared length over `--max-body-bytes` is answered 413 unread, a body passing
+//! it 413 as soon as it does, one not received whole within `--body-timeout-ms` 408; each
+//! closes the connection.
+//!
+//! Every store call is bounded by `--store-timeout-ms` (503, core's `STORE_UNAVAILABLE`);
+//! PostgreSQL connections are pooled (`--pool`, closed after `--pool-idle-ms` idle). Claim
+//! times come from the store's clock (`clock.rs`, sampled every `--clock-sync-ms`). On SIGTERM
+//! or SIGINT the listener is closed, idle connections too, every request in flight is answered
+//! (within `--grace-ms`), then the process exits 0.
 //!
 //! The first line on stdout is the bound address (`--listen 127.0.0.1:0` picks a free port);
 //! everything else goes to stderr. `GET /healthz` answers `ok`, `GET /stats` the counters.
 #![forbid(unsafe_code)]
 
 mod app;
+mod body;
+mod clock;
 mod conn;
 // The simulator's option parser, one file for both binaries.
 #[path = "../../simulator/src/args.rs"]
@@ -55,7 +67,10 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
+use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+use tokio::time::Instant;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -81,7 +96,7 @@ fn main() -> ExitCode {
         }
     };
     match rt.block_on(serve(opts)) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("xborder-receiver: {e}");
             ExitCode::from(1)
@@ -89,8 +104,19 @@ fn main() -> ExitCode {
     }
 }
 
-async fn serve(opts: opts::Opts) -> Result<(), String> {
+async fn serve(opts: opts::Opts) -> Result<ExitCode, String> {
     let app = Arc::new(app::App::new(&opts).await?);
+    // The store's clock, before the first request (a failure keeps offset 0, logged).
+    if let Err(e) = app.sync_clock().await {
+        eprintln!(
+            "[{}] clock: sample failed ({e}); offset 0 until the next",
+            app.instance()
+        );
+    }
+    app.spawn_background(
+        Duration::from_millis(opts.clock_sync_ms),
+        Duration::from_millis(opts.pool_idle_ms),
+    );
     let listener = TcpListener::bind(&opts.listen)
         .await
         .map_err(|e| format!("--listen {}: {e}", opts.listen))?;
@@ -105,71 +131,149 @@ async fn serve(opts: opts::Opts) -> Result<(), String> {
             .map_err(|e| format!("stdout: {e}"))?;
     }
     eprintln!(
-        "[{}] listening on http://{addr}/ ({}; header timeout {} ms, idle timeout {} ms, at most {} connections)",
+        "[{}] listening on http://{addr}/ ({}; header timeout {} ms, idle timeout {} ms, at most {} connections, body at most {} bytes in {} ms, store timeout {} ms, clock offset {} ms)",
         app.instance(),
         app.describe(),
         opts.header_timeout_ms,
         opts.idle_timeout_ms,
-        opts.max_connections
+        opts.max_connections,
+        opts.max_body_bytes,
+        opts.body_timeout_ms,
+        opts.store_timeout_ms,
+        app.clock_offset_ms(),
     );
 
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .map_err(|e| format!("signal: {e}"))?;
-    // The cap on open connections: a connection is accepted only with a permit, so over the cap
-    // new ones wait in the listen backlog (no descriptor, no task) until one closes; the
-    // timeouts below close idle and stalled ones, so that wait is bounded.
+    let mut term = signal(SignalKind::terminate()).map_err(|e| format!("signal: {e}"))?;
+    let mut int = signal(SignalKind::interrupt()).map_err(|e| format!("signal: {e}"))?;
+    // The cap on open connections. One over it is accepted, answered 503 (core's reply for
+    // TOO_MANY_CONNECTIONS) and closed: never left in the listen backlog, where a client waits
+    // without an answer. Refusing holds a descriptor for a moment (the answer written, what
+    // the client sends read and dropped, half a second at most, so that closing does not reset
+    // the connection under the answer): at most half the cap (64 at least) are refused at once,
+    // beyond that the answer is written without waiting.
     let slots = Arc::new(Semaphore::new(opts.max_connections));
+    let refusing = Arc::new(Semaphore::new((opts.max_connections / 2).max(64)));
+    let refusal: Arc<[u8]> = app::too_many_connections().into();
     let header = Duration::from_millis(opts.header_timeout_ms);
     let idle = Duration::from_millis(opts.idle_timeout_ms);
+    // Set on SIGTERM/SIGINT: every connection shuts down gracefully.
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let mut tasks = JoinSet::new();
     loop {
-        let permit = tokio::select! {
-            p = slots.clone().acquire_owned() => match p {
-                Ok(p) => p,
-                Err(_) => break,
-            },
-            _ = tokio::signal::ctrl_c() => break,
+        let accepted = tokio::select! {
+            a = listener.accept() => a,
+            Some(_) = tasks.join_next(), if !tasks.is_empty() => continue,
             _ = term.recv() => break,
+            _ = int.recv() => break,
         };
-        tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => {
-                    let _ = stream.set_nodelay(true);
-                    let app = app.clone();
-                    tokio::spawn(async move {
-                        let _open = app.connection_opened(permit);
-                        let watch = conn::Watch::new(header, idle);
-                        let svc = {
-                            let (app, watch) = (app.clone(), watch.clone());
-                            service_fn(move |req| {
-                                let in_flight = watch.request();
-                                let app = app.clone();
-                                async move {
-                                    let answer = app::handle(app, req).await;
-                                    drop(in_flight);
-                                    answer
-                                }
-                            })
-                        };
-                        let io = TokioIo::new(conn::Watched::new(stream, watch.clone()));
-                        let served = http1::Builder::new().serve_connection(io, svc);
-                        tokio::select! {
-                            // A client that goes away mid-request is its own business.
-                            _ = served => {}
-                            why = watch.expired() => app.connection_closed(why),
-                        }
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Out of descriptors, most likely: wait a little rather than spin.
+                app.log_error(&format!("accept: {e}"));
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let Ok(permit) = slots.clone().try_acquire_owned() else {
+            app.connection_refused();
+            match refusing.clone().try_acquire_owned() {
+                Ok(p) => {
+                    let refusal = refusal.clone();
+                    tasks.spawn(async move {
+                        refuse(stream, &refusal).await;
+                        drop(p);
                     });
                 }
-                Err(e) => {
-                    // Out of descriptors, most likely: wait a little rather than spin.
-                    drop(permit);
-                    app.log_error(&format!("accept: {e}"));
-                    tokio::time::sleep(Duration::from_millis(20)).await;
+                Err(_) => {
+                    let _ = stream.try_write(&refusal);
+                    let mut sink = [0u8; 4096];
+                    while matches!(stream.try_read(&mut sink), Ok(n) if n > 0) {}
                 }
-            },
-            _ = tokio::signal::ctrl_c() => break,
-            _ = term.recv() => break,
+            }
+            continue;
+        };
+        let app = app.clone();
+        let mut stop = stop_rx.clone();
+        tasks.spawn(async move {
+            let _open = app.connection_opened(permit);
+            let watch = conn::Watch::new(header, idle);
+            let svc = {
+                let (app, watch) = (app.clone(), watch.clone());
+                service_fn(move |req| {
+                    let in_flight = watch.request();
+                    let counted = app.request_started();
+                    let app = app.clone();
+                    async move {
+                        let answer = app::handle(app, req).await;
+                        drop(in_flight);
+                        drop(counted);
+                        answer
+                    }
+                })
+            };
+            let io = TokioIo::new(conn::Watched::new(stream, watch.clone()));
+            let served = http1::Builder::new().serve_connection(io, svc);
+            let mut served = std::pin::pin!(served);
+            tokio::select! {
+                // A client that goes away mid-request is its own business.
+                _ = served.as_mut() => return,
+                why = watch.expired() => {
+                    app.connection_closed(why);
+                    return;
+                }
+                _ = stop.wait_for(|s| *s) => {}
+            }
+            // Shutting down: an idle connection is closed now, one with a request in flight
+            // once it is answered (with `Connection: close`).
+            served.as_mut().graceful_shutdown();
+            tokio::select! {
+                _ = served.as_mut() => {}
+                why = watch.expired() => app.connection_closed(why),
+            }
+        });
+    }
+
+    // SIGTERM or SIGINT: stop accepting, then let every connection finish what is in flight.
+    drop(listener);
+    let started = Instant::now();
+    let in_flight = app.in_flight();
+    let _ = stop_tx.send(true);
+    let grace = Duration::from_millis(opts.grace_ms);
+    let drained =
+        tokio::time::timeout(grace, async { while tasks.join_next().await.is_some() {} }).await;
+    let ms = started.elapsed().as_millis();
+    eprintln!("[{}] stopping: {}", app.instance(), app.stats_json());
+    match drained {
+        Ok(()) => {
+            eprintln!("shutdown: {in_flight} in flight answered in {ms} ms");
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(_) => {
+            let cut = app.in_flight();
+            tasks.abort_all();
+            eprintln!(
+                "shutdown: {cut} of {in_flight} in flight cut after the grace of {} ms",
+                opts.grace_ms
+            );
+            Ok(ExitCode::from(1))
         }
     }
-    eprintln!("[{}] stopping: {}", app.instance(), app.stats_json());
-    Ok(())
+}
+
+/// Answers a connection over the cap and closes it: the answer, then the write side shut (the
+/// client reads it whole, then end of file), then what the client sends read and dropped until
+/// it closes (half a second at most), so that closing does not reset the connection under an
+/// answer the client has not read yet.
+async fn refuse(mut stream: tokio::net::TcpStream, answer: &[u8]) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let _ = tokio::time::timeout(Duration::from_millis(500), async {
+        stream.write_all(answer).await?;
+        stream.shutdown().await?;
+        let mut sink = [0u8; 4096];
+        while stream.read(&mut sink).await? > 0 {}
+        Ok::<(), std::io::Error>(())
+    })
+    .await;
 }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use crate::args;
 
 use xborder_core::claims::DEFAULT_LEASE_MS;
+use xborder_core::envelope::Limits;
 
 pub(crate) const USAGE: &str = "\
 xborder-receiver: a webhook receiver over xborder-core (claims in Redis, PostgreSQL, SQLite or
@@ -22,7 +23,12 @@ usage: xborder-receiver --secret KEY [options]
                            by instances: each event's row (table xborder_events) commits in one
                            transaction with the claim's completion; the tables are created
   --sqlite PATH            the same in an SQLite file (one instance, or processes of one host)
-  --pool N                 PostgreSQL connections per instance (default 16)
+  --pool N                 PostgreSQL connections per instance at most (default 4). Sizing
+                           rule: instances x pool <= the server's max_connections -
+                           superuser_reserved_connections - headroom for operators and other
+                           clients (e.g. 3 instances x 4 = 12 of PostgreSQL's default 100)
+  --pool-idle-ms N         a pooled PostgreSQL connection idle that long is closed, so a quiet
+                           instance gives its connections back (default 10000)
   --persist PATH           append each processed event to PATH (JSON lines, O_APPEND, one
                            write per line); without it, events are processed but not kept
   --records DIR            keep one record per event id in DIR (linked into place whole, the way a
@@ -40,7 +46,20 @@ usage: xborder-receiver --secret KEY [options]
                            0: until the store forgets it)
   --capacity N             done ids the in-memory store remembers at most (default 1000000)
   --prefix TEXT            Redis key prefix (default xb:claims:)
-  --store-timeout-ms N     time allowed for one Redis step (default 2000)
+  --store-timeout-ms N     time allowed for every store call (default 2000): Redis connect and
+                           each command; PostgreSQL connect, pool acquire, each statement
+                           (statement_timeout) and each step or transaction as a whole (a
+                           connection whose call timed out is closed, never reused); SQLite's
+                           busy_timeout and each step. A timeout is answered as a store failure:
+                           core's STORE_UNAVAILABLE reply (503, Retry-After: 1)
+  --clock-sync-ms N        how often the store's clock is sampled (default 5000; also at start):
+                           Redis TIME or PostgreSQL clock_timestamp(); every claim, completion
+                           and release time is this host's clock plus the measured offset, so
+                           instances agree whatever their clocks say (SQLite and memory: offset
+                           0). A failed sample keeps the last offset; an offset above a tenth of
+                           the lease is logged (`clock: this host is N ms off ...`)
+  --clock-skew-ms N        for tests: this process's clock reads N ms ahead of the real one (may
+                           be negative; default 0); the store's offset corrects it
   --header-timeout-ms N    time a client has to send a whole request head: from the accept for
                            a new connection, from its first byte for the next request on a
                            kept-alive one; then the connection is closed (default 10000)
@@ -48,8 +67,21 @@ usage: xborder-receiver --secret KEY [options]
                            it is closed (default 75000: longer than a load balancer's usual
                            60 s, so the balancer, not this service, closes an idle connection)
   --max-connections N      connections open at once (default 512, under the usual 1024-file
-                           limit); over it, new connections wait in the listen backlog,
-                           unaccepted, until one closes (the timeouts above bound that wait)
+                           limit); one over it is accepted, answered 503 TOO_MANY_CONNECTIONS
+                           (core's reply: Retry-After: 1, Connection: close) and closed, never
+                           left waiting in the listen backlog
+  --max-body-bytes N       the longest body accepted (default 1048576): a declared
+                           Content-Length over N is answered 413 (core's BODY_TOO_LARGE) at
+                           once, unread; a chunked body is refused so as soon as the bytes
+                           received pass N. Either way the connection is closed. A body is
+                           copied into one buffer as it arrives: it holds what it received
+  --body-timeout-ms N      the whole body must arrive within N ms of the end of the request head
+                           (default 10000); otherwise 408 (core's BODY_TIMEOUT), connection
+                           closed
+  --grace-ms N             on SIGTERM or SIGINT: stop accepting, close idle connections, answer
+                           every request in flight (with Connection: close), then exit 0 and
+                           print `shutdown: N in flight answered in M ms`; past N ms (default
+                           10000) exit 1 anyway, saying how many were cut
   --naive                  SET key NX then persist, no lease (needs --redis): loses events
                            on a crash, for comparison only
   --persist-delay-ms N     wait N ms before persisting (to show concurrent redeliveries, or a
@@ -81,6 +113,12 @@ pub(crate) struct Opts {
     pub(crate) header_timeout_ms: u64,
     pub(crate) idle_timeout_ms: u64,
     pub(crate) max_connections: usize,
+    pub(crate) pool_idle_ms: u64,
+    pub(crate) max_body_bytes: usize,
+    pub(crate) body_timeout_ms: u64,
+    pub(crate) clock_sync_ms: u64,
+    pub(crate) clock_skew_ms: i64,
+    pub(crate) grace_ms: u64,
 }
 
 impl Opts {
@@ -91,7 +129,7 @@ impl Opts {
             redis: None,
             postgres: None,
             sqlite: None,
-            pool_size: 16,
+            pool_size: 4,
             persist: None,
             records: None,
             fsync: false,
@@ -107,6 +145,12 @@ impl Opts {
             header_timeout_ms: 10_000,
             idle_timeout_ms: 75_000,
             max_connections: 512,
+            pool_idle_ms: 10_000,
+            max_body_bytes: Limits::default().max_body_bytes,
+            body_timeout_ms: 10_000,
+            clock_sync_ms: 5_000,
+            clock_skew_ms: 0,
+            grace_ms: 10_000,
         };
         for (k, v) in args::options(args)? {
             match k.as_str() {
@@ -131,6 +175,12 @@ impl Opts {
                 "header-timeout-ms" => o.header_timeout_ms = args::number(&k, v)?,
                 "idle-timeout-ms" => o.idle_timeout_ms = args::number(&k, v)?,
                 "max-connections" => o.max_connections = args::number(&k, v)?,
+                "pool-idle-ms" => o.pool_idle_ms = args::number(&k, v)?,
+                "max-body-bytes" => o.max_body_bytes = args::number(&k, v)?,
+                "body-timeout-ms" => o.body_timeout_ms = args::number(&k, v)?,
+                "clock-sync-ms" => o.clock_sync_ms = args::number(&k, v)?,
+                "clock-skew-ms" => o.clock_skew_ms = args::number(&k, v)?,
+                "grace-ms" => o.grace_ms = args::number(&k, v)?,
                 _ => return Err(format!("unknown option --{k}")),
             }
         }
@@ -158,6 +208,14 @@ impl Opts {
         for (name, v) in [
             ("--header-timeout-ms", o.header_timeout_ms),
             ("--idle-timeout-ms", o.idle_timeout_ms),
+            ("--store-timeout-ms", o.store_timeout_ms),
+            ("--pool-idle-ms", o.pool_idle_ms),
+            ("--body-timeout-ms", o.body_timeout_ms),
+            ("--clock-sync-ms", o.clock_sync_ms),
+            (
+                "--max-body-bytes",
+                u64::try_from(o.max_body_bytes).unwrap_or(u64::MAX),
+            ),
         ] {
             if v == 0 {
                 return Err(format!("{name} must be at least 1"));
@@ -223,6 +281,37 @@ mod tests {
             (o.header_timeout_ms, o.idle_timeout_ms, o.max_connections),
             (10_000, 75_000, 512)
         );
+        assert_eq!(
+            (
+                o.pool_size,
+                o.pool_idle_ms,
+                o.store_timeout_ms,
+                o.max_body_bytes
+            ),
+            (4, 10_000, 2_000, 1_048_576)
+        );
+        assert_eq!(
+            (
+                o.body_timeout_ms,
+                o.clock_sync_ms,
+                o.clock_skew_ms,
+                o.grace_ms
+            ),
+            (10_000, 5_000, 0, 10_000)
+        );
+        let o = Opts::parse(&args(
+            "--secret a --clock-skew-ms=-300000 --max-body-bytes 100 --grace-ms 5 --pool-idle-ms 7",
+        ))
+        .unwrap();
+        assert_eq!(
+            (
+                o.clock_skew_ms,
+                o.max_body_bytes,
+                o.grace_ms,
+                o.pool_idle_ms
+            ),
+            (-300_000, 100, 5, 7)
+        );
         let o = Opts::parse(&args(
             "--secret a --header-timeout-ms 300 --idle-timeout-ms=900 --max-connections 4",
         ))
@@ -237,6 +326,10 @@ mod tests {
             "--max-connections 0",
             "--max-connections -1",
             "--idle-timeout-ms soon",
+            "--store-timeout-ms 0",
+            "--body-timeout-ms 0",
+            "--max-body-bytes 0",
+            "--clock-sync-ms 0",
         ] {
             assert!(
                 Opts::parse(&args(&format!("--secret a {bad}"))).is_err(),

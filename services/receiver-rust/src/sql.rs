@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::{Semaphore, SemaphorePermit};
+use tokio::time::Instant;
 use xborder_core::claims::{ClaimError, ClaimRules, Outcome, Step};
 use xborder_core::delivery::StoreError;
 use xborder_sql::rusqlite::{self, TransactionBehavior};
@@ -42,85 +43,139 @@ fn store_error(text: String) -> ClaimError {
     ClaimError::Store(StoreError::new(text))
 }
 
-/// A few PostgreSQL connections, opened when needed and dropped when they break (a server
-/// restart breaks them all: the next request opens new ones).
+/// A few PostgreSQL connections (`--pool`, 4), opened when needed, closed when idle for
+/// `--pool-idle-ms` (so an instance that goes quiet gives its connections back to the server),
+/// and dropped when they break or when a call on them timed out.
+///
+/// Every call is bounded by `--store-timeout-ms`: the connect (`connect_timeout`), the wait
+/// for a free connection, each statement on the server (`statement_timeout`), and the caller
+/// (`App`) bounds each step or transaction as a whole. A connection is given back to the pool
+/// only when its call finished ([`Pooled::done`]); one whose call was cut (timed out: the
+/// future was dropped) or failed is closed, its connection task aborted, never reused with a
+/// statement still running on it.
 pub(crate) struct PgPool {
-    url: String,
-    idle: Mutex<Vec<Client>>,
+    config: tokio_postgres::Config,
+    idle: Mutex<Vec<Idle>>,
     slots: Semaphore,
     timeout: Duration,
+    idle_for: Duration,
 }
 
-/// A connection taken from the pool, given back on drop unless it broke.
+/// An open connection: the client, its connection task, and when it was last given back.
+struct Idle {
+    client: Client,
+    task: tokio::task::AbortHandle,
+    since: Instant,
+}
+
+/// A connection taken from the pool: given back on drop when [`Pooled::done`] was called and
+/// it is still open, closed otherwise.
 pub(crate) struct Pooled<'a> {
     pool: &'a PgPool,
-    client: Option<Client>,
+    conn: Option<(Client, tokio::task::AbortHandle)>,
+    done: bool,
     _slot: SemaphorePermit<'a>,
 }
 
 impl Drop for Pooled<'_> {
     fn drop(&mut self) {
-        if let Some(c) = self.client.take() {
-            if !c.is_closed() {
-                self.pool.idle().push(c);
+        if let Some((client, task)) = self.conn.take() {
+            if self.done && !client.is_closed() {
+                self.pool.idle().push(Idle {
+                    client,
+                    task,
+                    since: Instant::now(),
+                });
+            } else {
+                // Cut or failed: whatever runs on it is abandoned with the socket.
+                task.abort();
             }
         }
     }
 }
 
 impl PgPool {
-    pub(crate) fn new(url: &str, size: usize, timeout: Duration) -> PgPool {
-        PgPool {
-            url: url.to_owned(),
+    /// A pool for `url` of at most `size` connections, each call bounded by `timeout`, a
+    /// connection idle for `idle_for` closed.
+    pub(crate) fn new(
+        url: &str,
+        size: usize,
+        timeout: Duration,
+        idle_for: Duration,
+    ) -> Result<PgPool, String> {
+        let mut config: tokio_postgres::Config =
+            url.parse().map_err(|e| format!("postgres: {e}"))?;
+        let ms = timeout.as_millis().max(1);
+        let options = match config.get_options() {
+            Some(o) if !o.is_empty() => format!("{o} -c statement_timeout={ms}"),
+            _ => format!("-c statement_timeout={ms}"),
+        };
+        config.options(&options);
+        config.connect_timeout(timeout);
+        Ok(PgPool {
+            config,
             idle: Mutex::new(Vec::new()),
             slots: Semaphore::new(size.max(1)),
             timeout,
-        }
+            idle_for,
+        })
     }
 
-    fn idle(&self) -> std::sync::MutexGuard<'_, Vec<Client>> {
+    fn idle(&self) -> std::sync::MutexGuard<'_, Vec<Idle>> {
         self.idle.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    async fn connect(&self) -> Result<Client, String> {
-        let (client, conn) =
-            tokio::time::timeout(self.timeout, tokio_postgres::connect(&self.url, NoTls))
-                .await
-                .map_err(|_| "postgres: connect timed out".to_owned())?
-                .map_err(|e| format!("postgres: {e}"))?;
-        tokio::spawn(async move {
-            // Ends when the connection closes (the server restarted, or the client dropped).
+    /// Closes the connections idle for `--pool-idle-ms` or more (and the broken ones).
+    pub(crate) fn prune(&self) {
+        let stale: Vec<Idle> = {
+            let mut idle = self.idle();
+            let (keep, stale) = std::mem::take(&mut *idle)
+                .into_iter()
+                .partition(|c| c.since.elapsed() < self.idle_for && !c.client.is_closed());
+            *idle = keep;
+            stale
+        };
+        for c in stale {
+            c.task.abort();
+        }
+    }
+
+    async fn connect(&self) -> Result<(Client, tokio::task::AbortHandle), String> {
+        let (client, conn) = tokio::time::timeout(self.timeout, self.config.connect(NoTls))
+            .await
+            .map_err(|_| "postgres: connect timed out".to_owned())?
+            .map_err(|e| format!("postgres: {e}"))?;
+        let task = tokio::spawn(async move {
+            // Ends when the connection closes (the server restarted, or the client dropped),
+            // or is aborted (the pool closed it).
             let _ = conn.await;
         });
-        Ok(client)
+        Ok((client, task.abort_handle()))
     }
 
     pub(crate) async fn get(&self) -> Result<Pooled<'_>, String> {
-        let slot = self
-            .slots
-            .acquire()
+        let slot = tokio::time::timeout(self.timeout, self.slots.acquire())
             .await
+            .map_err(|_| "postgres: no pooled connection free in time (--pool)".to_owned())?
             .map_err(|e| format!("postgres pool: {e}"))?;
-        let reused = loop {
-            match self.idle().pop() {
-                Some(c) if c.is_closed() => continue,
-                other => break other,
-            }
-        };
-        let client = match reused {
+        self.prune();
+        // The most recently used first: the others age out when the load drops.
+        let reused = self.idle().pop().map(|c| (c.client, c.task));
+        let conn = match reused {
             Some(c) => c,
             None => self.connect().await?,
         };
         Ok(Pooled {
             pool: self,
-            client: Some(client),
+            conn: Some(conn),
+            done: false,
             _slot: slot,
         })
     }
 
     /// Creates the claims table (`xborder-sql`'s migration) and the events table.
     pub(crate) async fn migrate(&self) -> Result<(), String> {
-        let c = self.get().await?;
+        let mut c = self.get().await?;
         let client = c.client()?;
         PostgresClaims::migrate(client)
             .await
@@ -131,15 +186,40 @@ impl PgPool {
                 "SELECT pg_advisory_xact_lock(hashtext('xborder_events'));\n{EVENTS}"
             ))
             .await
-            .map_err(|e| format!("postgres: {e}"))
+            .map_err(|e| format!("postgres: {e}"))?;
+        c.done();
+        Ok(())
+    }
+
+    /// The server's clock (`clock_timestamp()`), in Unix milliseconds.
+    pub(crate) async fn clock_ms(&self) -> Result<i64, String> {
+        let mut c = self.get().await?;
+        let ms: i64 = c
+            .client()?
+            .query_one(
+                "SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint",
+                &[],
+            )
+            .await
+            .map_err(|e| format!("postgres: {e}"))?
+            .try_get(0)
+            .map_err(|e| format!("postgres: {e}"))?;
+        c.done();
+        Ok(ms)
     }
 }
 
 impl Pooled<'_> {
     fn client(&self) -> Result<&Client, String> {
-        self.client
+        self.conn
             .as_ref()
+            .map(|c| &c.0)
             .ok_or_else(|| "postgres: no client".to_owned())
+    }
+
+    /// The call finished: the connection may be reused.
+    fn done(&mut self) {
+        self.done = true;
     }
 }
 
@@ -157,9 +237,11 @@ impl Postgres {
         token: &str,
         at: u64,
     ) -> Result<Outcome, ClaimError> {
-        let c = self.pool.get().await.map_err(store_error)?;
+        let mut c = self.pool.get().await.map_err(store_error)?;
         let client = c.client().map_err(store_error)?;
-        self.claims.step(client, step, id, token, at).await
+        let outcome = self.claims.step(client, step, id, token, at).await?;
+        c.done();
+        Ok(outcome)
     }
 
     /// The event's row and `complete`, in one transaction: committed when `complete` answers
@@ -168,8 +250,9 @@ impl Postgres {
     pub(crate) async fn persist_and_complete(&self, row: &EventRow<'_>) -> Result<Outcome, String> {
         let mut c = self.pool.get().await?;
         let client = c
-            .client
+            .conn
             .as_mut()
+            .map(|c| &mut c.0)
             .ok_or_else(|| "postgres: no client".to_owned())?;
         let err = |e: tokio_postgres::Error| format!("postgres: {e}");
         let tx = client.transaction().await.map_err(err)?;
@@ -197,6 +280,7 @@ impl Postgres {
         } else {
             tx.rollback().await.map_err(err)?;
         }
+        c.done();
         Ok(outcome)
     }
 }
@@ -208,12 +292,21 @@ pub(crate) struct Sqlite {
 }
 
 impl Sqlite {
-    pub(crate) fn open(path: &std::path::Path, rules: ClaimRules) -> Result<Sqlite, String> {
+    /// Opens (and creates) the file; a write waits for another's at most `busy` (SQLite's
+    /// `busy_timeout`, `--store-timeout-ms`).
+    pub(crate) fn open(
+        path: &std::path::Path,
+        rules: ClaimRules,
+        busy: Duration,
+    ) -> Result<Sqlite, String> {
         let claims = SqliteClaims::open(path, rules).map_err(|e| format!("sqlite: {e}"))?;
-        claims
-            .lock()
-            .execute_batch(EVENTS)
-            .map_err(|e| format!("sqlite: {e}"))?;
+        {
+            let conn = claims.lock();
+            conn.busy_timeout(busy)
+                .map_err(|e| format!("sqlite: {e}"))?;
+            conn.execute_batch(EVENTS)
+                .map_err(|e| format!("sqlite: {e}"))?;
+        }
         Ok(Sqlite {
             claims: Arc::new(claims),
         })

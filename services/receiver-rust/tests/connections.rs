@@ -1,8 +1,11 @@
-//! `xborder-receiver` against idle and slow clients (issue 25, item 6): with a header timeout
-//! of 600 ms, an idle timeout of 1.5 s and a cap of 8 connections, 26 stalled connections
-//! (silent, half a header, a header trickled a byte at a time) are each closed after the
-//! header timeout, no more than 8 are ever open, valid deliveries sent meanwhile are all
-//! answered 200, and a kept-alive connection is closed after the idle timeout, not before.
+//! `xborder-receiver` against idle and slow clients (issue 25, item 6; issue 30): with a header
+//! timeout of 600 ms, an idle timeout of 1.5 s and a cap of 8 connections, 26 stalled
+//! connections (silent, half a header, a header trickled a byte at a time): those accepted are
+//! each closed after the header timeout, those over the cap are answered 503
+//! `TOO_MANY_CONNECTIONS` at once and closed (never left waiting in the backlog), no more than 8
+//! are ever open; valid deliveries sent meanwhile are all answered 200 in the end (retried after
+//! a 503, as the provider does); a kept-alive connection is closed after the idle timeout, not
+//! before.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -36,8 +39,9 @@ enum Stall {
 }
 
 /// Opens a stalled connection; the thread returns how long the server kept it open (from the
-/// connect), or panics when the server never closed it within 20 s.
-fn stalled(addr: &str, how: Stall) -> JoinHandle<Duration> {
+/// connect) and whether it was refused (answered 503 `TOO_MANY_CONNECTIONS`, over the cap), or
+/// panics when the server never closed it within 20 s or answered anything else.
+fn stalled(addr: &str, how: Stall) -> JoinHandle<(Duration, bool)> {
     let addr = addr.to_owned();
     let mut s = TcpStream::connect(&addr).unwrap();
     let t = Instant::now();
@@ -49,12 +53,13 @@ fn stalled(addr: &str, how: Stall) -> JoinHandle<Duration> {
             s.write_all(head).unwrap();
         }
         let mut sent = 0;
+        let mut refused = false;
         let mut buf = [0u8; 512];
         while t.elapsed() < Duration::from_secs(20) {
             if let Stall::Trickle = how {
                 let byte = head[sent % head.len()..].get(..1).unwrap_or(b"x");
-                if s.write_all(byte).is_err() {
-                    return t.elapsed();
+                if !refused && s.write_all(byte).is_err() {
+                    return (t.elapsed(), refused);
                 }
                 sent += 1;
             }
@@ -65,11 +70,18 @@ fn stalled(addr: &str, how: Stall) -> JoinHandle<Duration> {
                         std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
                     ) => {}
                 // Closed (FIN) or reset: the server let go.
-                Ok(0) | Err(_) => return t.elapsed(),
-                Ok(n) => panic!(
-                    "{how:?}: the server answered {:?}",
-                    String::from_utf8_lossy(&buf[..n])
-                ),
+                Ok(0) | Err(_) => return (t.elapsed(), refused),
+                Ok(n) => {
+                    let text = String::from_utf8_lossy(&buf[..n]);
+                    assert!(
+                        !refused
+                            && text.starts_with("HTTP/1.1 503 ")
+                            && text.contains("retry-after: 1")
+                            && text.ends_with(r#"{"error":"TOO_MANY_CONNECTIONS"}"#),
+                        "{how:?}: the server answered {text:?}"
+                    );
+                    refused = true;
+                }
             }
         }
         panic!("{how:?}: still open after 20 s");
@@ -121,15 +133,6 @@ fn closed_after(mut s: TcpStream, since: Instant) -> Duration {
     }
 }
 
-fn stats(addr: &str) -> serde_json::Value {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.write_all(b"GET /stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        .unwrap();
-    let mut text = String::new();
-    s.read_to_string(&mut text).unwrap();
-    serde_json::from_str(text.split_once("\r\n\r\n").unwrap().1).unwrap()
-}
-
 #[test]
 fn stalled_connections_are_closed_and_deliveries_still_answered() {
     let dir = scratch("connections");
@@ -149,7 +152,8 @@ fn stalled_connections_are_closed_and_deliveries_still_answered() {
         ],
     );
 
-    // More stalled connections than the cap, opened first: valid deliveries queue behind them.
+    // More stalled connections than the cap, opened first: those over it are refused at once,
+    // and so are valid deliveries while the accepted ones hold the cap.
     let kinds = [
         (Stall::Silent, 16),
         (Stall::HalfHeader, 8),
@@ -162,32 +166,53 @@ fn stalled_connections_are_closed_and_deliveries_still_answered() {
         }
     }
     let t0 = Instant::now();
-    let good: Vec<JoinHandle<(u16, String, Duration)>> = (0..20)
+    let good: Vec<JoinHandle<(u16, String, Duration, u32)>> = (0..20)
         .map(|i| {
             let a = addr.clone();
             std::thread::spawn(move || {
                 let (body, sig) =
                     signed_event(SECRET, &format!("evt_conn_{i:03}"), "order:created").unwrap();
                 let t = Instant::now();
-                let (status, _, text) = http(&a, "POST", &body, Some(&sig));
-                (status, text, t.elapsed())
+                // Refused while the cap is held: retried, as the provider retries a 503.
+                let mut refusals = 0;
+                loop {
+                    let (status, head, text) = http(&a, "POST", &body, Some(&sig));
+                    if status != 503 || refusals > 200 {
+                        return (status, text, t.elapsed(), refusals);
+                    }
+                    assert!(head.contains("connection: close"), "{head}");
+                    refusals += 1;
+                    std::thread::sleep(Duration::from_millis(50));
+                }
             })
         })
         .collect();
 
     let mut answered = 0;
+    let mut delivery_refusals = 0;
     let mut slowest = Duration::ZERO;
     for g in good {
-        let (status, text, took) = g.join().unwrap();
+        let (status, text, took, refusals) = g.join().unwrap();
         assert_eq!((status, text.as_str()), (200, r#"{"result":"processed"}"#));
         answered += 1;
+        delivery_refusals += refusals;
         slowest = slowest.max(took);
     }
     let mut lifetimes = Vec::new();
+    let mut refused = 0;
     for (how, h) in bad {
-        let lived = h.join().unwrap();
+        let (lived, was_refused) = h.join().unwrap();
+        if was_refused {
+            // Answered and closed at once, not left waiting for a slot.
+            refused += 1;
+            assert!(
+                lived < Duration::from_secs(5),
+                "{how:?} refused after {lived:?}"
+            );
+            continue;
+        }
         // Never before the header timeout (counted from the accept, which comes after the
-        // connect); and not long after: the cap's queue drains in rounds of one header timeout.
+        // connect); and not long after.
         assert!(
             lived >= Duration::from_millis(HEADER_MS),
             "{how:?} closed after {lived:?}"
@@ -195,6 +220,11 @@ fn stalled_connections_are_closed_and_deliveries_still_answered() {
         assert!(lived < Duration::from_secs(10), "{how:?} lived {lived:?}");
         lifetimes.push(lived);
     }
+    // The cap held: at most 8 stalled ones accepted, the rest (18 or more) refused.
+    assert!(
+        lifetimes.len() <= CAP && refused >= 26 - CAP,
+        "{refused} refused"
+    );
     let storm = t0.elapsed();
 
     // A kept-alive connection: closed after the idle timeout following its answer, not at the
@@ -210,7 +240,8 @@ fn stalled_connections_are_closed_and_deliveries_still_answered() {
     let st = stats(&addr);
     let n = |k: &str| st[k].as_u64().unwrap();
     assert!(n("connections_open_max") <= CAP as u64, "{st}");
-    assert!(n("closed_header_timeout") >= 26, "{st}");
+    assert_eq!(n("closed_header_timeout"), lifetimes.len() as u64, "{st}");
+    assert!(n("refused_connections") >= refused as u64, "{st}");
     assert_eq!(n("closed_idle_timeout"), 1, "{st}");
     assert_eq!(n("processed"), 21, "{st}");
     assert_eq!(persisted_ids(&p).len(), 21);
@@ -219,11 +250,12 @@ fn stalled_connections_are_closed_and_deliveries_still_answered() {
         lifetimes.iter().max().unwrap(),
     );
     println!(
-        "connections: {} stalled (16 silent, 8 half a header, 2 trickled) against a cap of {CAP}: \
-         all closed by the header timeout ({HEADER_MS} ms) {:.2}-{:.2} s after connecting, at most \
-         {} open at once; {answered} of 20 deliveries sent meanwhile answered 200 (slowest \
-         {:.2} s, storm over in {:.2} s); a kept-alive connection closed {:.2} s after its answer \
-         (idle timeout {IDLE_MS} ms); closed: {} header, {} idle",
+        "connections: 26 stalled (16 silent, 8 half a header, 2 trickled) against a cap of {CAP}: \
+         {refused} refused at once (503), {} closed by the header timeout ({HEADER_MS} ms) \
+         {:.2}-{:.2} s after connecting, at most {} open at once; {answered} of 20 deliveries sent \
+         meanwhile answered 200 ({delivery_refusals} refusals retried, slowest {:.2} s, storm \
+         over in {:.2} s); a kept-alive connection closed {:.2} s after its answer (idle timeout \
+         {IDLE_MS} ms); closed: {} header, {} idle",
         lifetimes.len(),
         min.as_secs_f64(),
         max.as_secs_f64(),

@@ -57,6 +57,11 @@ impl TestServer {
         self.port
     }
 
+    /// Its process id (to stop it with SIGSTOP and resume it with SIGCONT: a hung store).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Its URL, `redis://127.0.0.1:<port>/`.
     pub fn url(&self) -> String {
         format!("redis://127.0.0.1:{}/", self.port)

@@ -127,3 +127,94 @@ pub fn sim(urls: Vec<String>, dir: &std::path::Path, events: usize, seed: u64) -
         ..Config::default()
     }
 }
+
+/// A raw connection, reads bounded by `read_timeout`.
+pub fn connect(addr: &str) -> TcpStream {
+    let s = TcpStream::connect(addr).unwrap();
+    s.set_nodelay(true).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
+    s
+}
+
+/// One answer read from `s`: (status, head in lower case, body, whether the server then closed
+/// the connection, within 5 s).
+pub fn read_answer(s: &mut TcpStream) -> (u16, String, String, bool) {
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    let (head, body_start, len) = loop {
+        let n = s.read(&mut buf).unwrap();
+        assert!(n > 0, "closed before answering ({} bytes read)", got.len());
+        got.extend_from_slice(&buf[..n]);
+        if let Some(i) = got.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&got[..i]).to_ascii_lowercase();
+            let len: usize = head
+                .lines()
+                .find_map(|l| {
+                    l.strip_prefix("content-length: ")
+                        .map(|v| v.trim().parse().unwrap())
+                })
+                .unwrap_or(0);
+            break (head, i + 4, len);
+        }
+    };
+    while got.len() < body_start + len {
+        let n = s.read(&mut buf).unwrap();
+        assert!(n > 0, "closed in the middle of the answer");
+        got.extend_from_slice(&buf[..n]);
+    }
+    let body = String::from_utf8_lossy(&got[body_start..body_start + len]).into_owned();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .unwrap();
+    let closed = matches!(s.read(&mut buf), Ok(0) | Err(_));
+    (status, head, body, closed)
+}
+
+/// A signed delivery of `id`, `Connection: close`: (status, head, body).
+pub fn deliver(addr: &str, id: &str) -> (u16, String, String) {
+    let (body, sig) = xborder_simulator::signed_event(SECRET, id, "order:created").unwrap();
+    http(addr, "POST", &body, Some(&sig))
+}
+
+/// Sends `sig` (STOP, CONT, TERM...) to process `pid` with kill(1).
+pub fn signal(pid: u32, sig: &str) {
+    let ok = Command::new("kill")
+        .args([&format!("-{sig}"), &pid.to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -{sig} {pid}");
+}
+
+/// The resident memory of process `pid`, in KiB (`VmRSS` in /proc/PID/status).
+pub fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+/// GET /stats as JSON.
+pub fn stats(addr: &str) -> serde_json::Value {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.write_all(b"GET /stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    serde_json::from_str(text.split_once("\r\n\r\n").unwrap().1).unwrap()
+}
+
+/// Waits (up to `within`) for the child to exit; its status.
+pub fn wait_exit(p: &mut Proc, within: std::time::Duration) -> std::process::ExitStatus {
+    let t = std::time::Instant::now();
+    loop {
+        if let Some(st) = p.child.try_wait().unwrap() {
+            return st;
+        }
+        assert!(t.elapsed() < within, "still running after {within:?}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
