@@ -38,7 +38,7 @@ enum Store {
     Memory(Claims<MemoryClaims>),
     Redis(RedisClaims),
     /// Claims and events in PostgreSQL: the event's row commits with the completion.
-    Postgres(sql::Postgres),
+    Postgres(Box<sql::Postgres>),
     /// Claims and events in an SQLite file, likewise.
     Sqlite(sql::Sqlite),
     /// `SET key 1 NX` then persist: no lease, no release, no completion.
@@ -318,10 +318,10 @@ impl App {
                     .await
                     .map_err(|e| format!("--postgres {url}: {e}"))?;
                 (
-                    Store::Postgres(sql::Postgres {
+                    Store::Postgres(Box::new(sql::Postgres {
                         claims: xborder_sql::PostgresClaims::new(rules),
                         pool,
-                    }),
+                    })),
                     format!(
                         "claims and events in postgres {url} (one transaction each, pool {}, idle {} ms)",
                         o.pool_size, o.pool_idle_ms

@@ -103,9 +103,9 @@ mod tests {
         stall: bool,
     }
 
-    fn frames(parts: &[&'static [u8]], stall: bool) -> Frames {
+    fn frames(parts: Vec<&'static [u8]>, stall: bool) -> Frames {
         Frames {
-            parts: parts.to_vec().into_iter(),
+            parts: parts.into_iter(),
             stall,
         }
     }
@@ -131,12 +131,12 @@ mod tests {
 
     #[tokio::test]
     async fn copies_frames_into_one_buffer_and_refuses_past_the_limit() {
-        let got = read_body(frames(&[b"ab", b"cd", b"e"], false), 5, later()).await;
+        let got = read_body(frames(vec![b"ab", b"cd", b"e"], false), 5, later()).await;
         assert_eq!(got.unwrap(), b"abcde");
-        let got = read_body(frames(&[b"ab", b"cd", b"ef"], false), 5, later()).await;
+        let got = read_body(frames(vec![b"ab", b"cd", b"ef"], false), 5, later()).await;
         assert_eq!(got, Err(BodyError::TooLarge));
         // Refused as soon as the bytes pass the limit, though the body then stalls.
-        let got = read_body(frames(&[b"abc", b"def"], true), 5, later()).await;
+        let got = read_body(frames(vec![b"abc", b"def"], true), 5, later()).await;
         assert_eq!(got, Err(BodyError::TooLarge));
         // A declared length over the limit: refused unread.
         let full = Full::new(Bytes::from_static(b"abcdef"));
@@ -146,14 +146,14 @@ mod tests {
         let got = read_body(full, 5, later()).await.unwrap();
         assert_eq!((got.as_slice(), got.capacity()), (&b"abcde"[..], 5));
         // Undeclared: the buffer never grows past the limit.
-        let got = read_body(frames(&[b"abc", b"d", b"e"], false), 5, later()).await;
+        let got = read_body(frames(vec![b"abc", b"d", b"e"], false), 5, later()).await;
         assert!(got.unwrap().capacity() <= 5);
     }
 
     #[tokio::test(start_paused = true)]
     async fn a_body_that_stalls_times_out() {
         let t = Instant::now();
-        let got = read_body(frames(&[b"ab"], true), 5, t + Duration::from_millis(300)).await;
+        let got = read_body(frames(vec![b"ab"], true), 5, t + Duration::from_millis(300)).await;
         assert_eq!(got, Err(BodyError::Timeout));
         assert!(t.elapsed() >= Duration::from_millis(300));
     }
