@@ -19,6 +19,10 @@
 # that user. XBORDER_PG_BIN names the folder of initdb and pg_ctl (default: the newest
 # /usr/lib/postgresql/*/bin, then the PATH); `bash tests/tools/setup.sh postgres` installs them.
 #
+# With XBORDER_PG_MAX_CONNECTIONS=N, `start` runs the server with max_connections N (kept in
+# DIR/max_connections, so `restart` keeps it; superuser_reserved_connections stays 3): the fault
+# test's postgres-maxconn run.
+#
 # With XBORDER_PG_OWNER=PID, `start` also leaves a watchdog: when process PID is gone (a test
 # run that was killed, or that never stopped its server), it stops the server (-m immediate) and
 # removes DIR. The Rust tests set it to their own pid.
@@ -64,8 +68,10 @@ url() { echo "postgres://xborder@127.0.0.1:$(cat "$dir/port")/postgres"; }
 
 # pg_ctl start on $dir/port; 0 when it accepts connections (30 s at most).
 pg_start() {
+  local more=""
+  [ -s "$dir/max_connections" ] && more=" -c max_connections=$(cat "$dir/max_connections")"
   as_pg "$bin/pg_ctl" start -D "$data" -l "$dir/postgres.log" -w -t 30 -s \
-    -o "-p $(cat "$dir/port") -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off" \
+    -o "-p $(cat "$dir/port") -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off$more" \
     >/dev/null 2>&1
 }
 
@@ -78,6 +84,10 @@ case $cmd in
       as_pg "$bin/initdb" -D "$data" -U xborder --auth=trust -E UTF8 --locale=C --no-sync \
         --no-instructions >"$dir/initdb.log" 2>&1 ||
         { tail -5 "$dir/initdb.log" >&2; die "initdb failed (log: $dir/initdb.log)"; }
+    fi
+    if [ -n "${XBORDER_PG_MAX_CONNECTIONS:-}" ]; then
+      case $XBORDER_PG_MAX_CONNECTIONS in *[!0-9]*) die "XBORDER_PG_MAX_CONNECTIONS: a number" ;; esac
+      echo "$XBORDER_PG_MAX_CONNECTIONS" >"$dir/max_connections"
     fi
     started=
     for try in 1 2 3 4 5; do
