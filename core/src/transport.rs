@@ -17,6 +17,117 @@
 use std::fmt;
 
 use crate::claims::{reply_to_code, Reply};
+use crate::envelope::EnvelopeError;
+
+/// A request body gathered as it arrives into ONE buffer that never grows past the limit, so the
+/// memory a body holds is the bytes received (plus at most the buffer's doubling), however it
+/// is cut into frames or chunks. The host copies each frame in with [`BodyBuffer::push`] and
+/// drops the frame at once: a list of frames would keep alive every read buffer they were cut
+/// from (a body trickled a byte per TCP segment held about 4 KB of memory per byte that way).
+/// A declared `Content-Length` over the limit is refused before a byte is read
+/// ([`BodyBuffer::new`]); bytes past it as they come. Both are
+/// [`EnvelopeError::BodyTooLarge`] (413). The deadline for the whole body is the host's clock
+/// ([`TransportError::BodyTimeout`]).
+///
+/// ```
+/// use xborder_core::transport::BodyBuffer;
+/// let mut body = BodyBuffer::new(None, 8).unwrap();
+/// body.push(b"{\"a\"").unwrap();
+/// body.push(b":1}").unwrap();
+/// assert_eq!(body.into_bytes(), b"{\"a\":1}");
+/// assert_eq!(BodyBuffer::new(Some(9), 8).unwrap_err().code(), "BODY_TOO_LARGE");
+/// let mut body = BodyBuffer::new(None, 4).unwrap();
+/// assert_eq!(body.push(b"12345").unwrap_err().code(), "BODY_TOO_LARGE");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BodyBuffer {
+    buf: Vec<u8>,
+    limit: usize,
+}
+
+impl BodyBuffer {
+    /// An empty buffer for a body of at most `limit` bytes; `declared` is the request's
+    /// `Content-Length` when it has one: over the limit, `BODY_TOO_LARGE` before a byte is read;
+    /// within it, reserved once.
+    ///
+    /// ```
+    /// use xborder_core::transport::BodyBuffer;
+    /// assert!(BodyBuffer::new(Some(1024), 1024).is_ok());
+    /// assert!(BodyBuffer::new(Some(1025), 1024).is_err());
+    /// ```
+    pub fn new(declared: Option<u64>, limit: usize) -> Result<BodyBuffer, EnvelopeError> {
+        let too_large = EnvelopeError::BodyTooLarge { limit };
+        let reserve = match declared {
+            Some(n) => usize::try_from(n)
+                .ok()
+                .filter(|n| *n <= limit)
+                .ok_or(too_large)?,
+            None => 0,
+        };
+        Ok(BodyBuffer {
+            buf: Vec::with_capacity(reserve),
+            limit,
+        })
+    }
+
+    /// Copies `chunk` in; `BODY_TOO_LARGE` (and nothing copied) when the body would pass the
+    /// limit. The buffer doubles as it grows, never past the limit.
+    ///
+    /// ```
+    /// use xborder_core::transport::BodyBuffer;
+    /// let mut body = BodyBuffer::new(None, 3).unwrap();
+    /// body.push(b"ab").unwrap();
+    /// assert!(body.push(b"cd").is_err());
+    /// assert_eq!(body.len(), 2);
+    /// ```
+    pub fn push(&mut self, chunk: &[u8]) -> Result<(), EnvelopeError> {
+        let need = self.buf.len().saturating_add(chunk.len());
+        if need > self.limit {
+            return Err(EnvelopeError::BodyTooLarge { limit: self.limit });
+        }
+        if need > self.buf.capacity() {
+            let target = need
+                .max(self.buf.capacity().saturating_mul(2))
+                .min(self.limit);
+            self.buf
+                .reserve_exact(target.saturating_sub(self.buf.len()));
+        }
+        self.buf.extend_from_slice(chunk);
+        Ok(())
+    }
+
+    /// The bytes received so far.
+    ///
+    /// ```
+    /// use xborder_core::transport::BodyBuffer;
+    /// assert_eq!(BodyBuffer::new(None, 3).unwrap().len(), 0);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Whether nothing was received.
+    ///
+    /// ```
+    /// use xborder_core::transport::BodyBuffer;
+    /// assert!(BodyBuffer::new(None, 3).unwrap().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+
+    /// The whole body, to hand to the receiver.
+    ///
+    /// ```
+    /// use xborder_core::transport::BodyBuffer;
+    /// let mut body = BodyBuffer::new(Some(2), 8).unwrap();
+    /// body.push(b"{}").unwrap();
+    /// assert_eq!(body.into_bytes(), b"{}");
+    /// ```
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.buf
+    }
+}
 
 /// Why a receiver refused a request before its body reached core.
 ///
@@ -91,6 +202,24 @@ impl std::error::Error for TransportError {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_trickled_body_holds_what_it_received() {
+        let limit = 1 << 20;
+        let mut body = BodyBuffer::new(None, limit).unwrap();
+        for _ in 0..50_000 {
+            body.push(b"x").unwrap();
+        }
+        assert_eq!(body.len(), 50_000);
+        // Doubling: never more than twice what arrived, never past the limit.
+        assert!(body.buf.capacity() <= 100_000, "{}", body.buf.capacity());
+        let mut full = BodyBuffer::new(Some(limit as u64), limit).unwrap();
+        full.push(&vec![0; limit]).unwrap();
+        assert_eq!(full.buf.capacity(), limit);
+        assert!(full.push(b"x").is_err());
+        assert_eq!(full.len(), limit);
+        assert!(BodyBuffer::new(Some(u64::MAX), limit).is_err());
+    }
 
     #[test]
     fn each_refusal_has_its_status() {

@@ -16,6 +16,7 @@ use bytes::Buf;
 use http_body_util::BodyExt;
 use hyper::body::Body;
 use tokio::time::Instant;
+use xborder_core::transport::BodyBuffer;
 
 /// Why a body was not read whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,7 +40,9 @@ impl BodyError {
     }
 }
 
-/// Reads `body` whole into one buffer, refusing it past `limit` bytes or after `deadline`.
+/// Reads `body` whole into one buffer (core's [`BodyBuffer`]: the limit and the buffer's growth
+/// are core's rule), refusing it past `limit` bytes or after `deadline`; each frame is copied in
+/// and dropped at once, with its hold on hyper's read buffer.
 pub(crate) async fn read_body<B>(
     mut body: B,
     limit: usize,
@@ -48,18 +51,12 @@ pub(crate) async fn read_body<B>(
 where
     B: Body + Unpin,
 {
-    let declared = body.size_hint().exact();
-    if let Some(n) = declared {
-        if n > u64::try_from(limit).unwrap_or(u64::MAX) {
-            return Err(BodyError::TooLarge);
-        }
-    }
-    // Within the limit (checked above), so at most `limit` reserved for a declared length.
-    let mut buf = Vec::with_capacity(declared.map_or(0, |n| usize::try_from(n).unwrap_or(0)));
+    let mut buf =
+        BodyBuffer::new(body.size_hint().exact(), limit).map_err(|_| BodyError::TooLarge)?;
     loop {
         let frame = match tokio::time::timeout_at(deadline, body.frame()).await {
             Err(_) => return Err(BodyError::Timeout),
-            Ok(None) => return Ok(buf),
+            Ok(None) => return Ok(buf.into_bytes()),
             Ok(Some(Err(_))) => return Err(BodyError::Unreadable),
             Ok(Some(Ok(frame))) => frame,
         };
@@ -70,16 +67,7 @@ where
         while data.has_remaining() {
             let chunk = data.chunk();
             let n = chunk.len();
-            let need = buf.len().saturating_add(n);
-            if need > limit {
-                return Err(BodyError::TooLarge);
-            }
-            if need > buf.capacity() {
-                // Doubling, but never past the limit: the buffer holds at most `limit` bytes.
-                let target = need.max(buf.capacity().saturating_mul(2)).min(limit);
-                buf.reserve_exact(target - buf.len());
-            }
-            buf.extend_from_slice(chunk);
+            buf.push(chunk).map_err(|_| BodyError::TooLarge)?;
             data.advance(n);
         }
         // `data` (the frame, and its hold on hyper's read buffer) is dropped here.

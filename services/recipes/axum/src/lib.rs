@@ -56,6 +56,7 @@ use serde_json::{json, Value};
 use xborder_core::claims::{reply_to_code, ClaimError, ClaimRules, Claims, Outcome, Reply, Step};
 use xborder_core::delivery::{Decision, Receiver, StoreError};
 use xborder_core::envelope::{Envelope, Limits};
+use xborder_core::transport::BodyBuffer;
 use xborder_redis::RedisClaims;
 
 /// The header the provider signs with (HTTP header names are case-insensitive).
@@ -170,19 +171,15 @@ pub async fn read_body(
     deadline: tokio::time::Instant,
 ) -> Result<Vec<u8>, BodyError> {
     let mut body = body;
-    let too_large = BodyError::TooLarge { limit };
-    let declared = http_body::Body::size_hint(&body).exact();
-    if let Some(n) = declared {
-        if n > u64::try_from(limit).unwrap_or(u64::MAX) {
-            return Err(too_large);
-        }
-    }
-    // Within the limit (checked above): reserved once.
-    let mut buf = Vec::with_capacity(declared.map_or(0, |n| usize::try_from(n).unwrap_or(0)));
+    let too_large = |_| BodyError::TooLarge { limit };
+    // core's BodyBuffer: a declared length over the limit refused at once, one buffer that
+    // never grows past the limit.
+    let mut buf =
+        BodyBuffer::new(http_body::Body::size_hint(&body).exact(), limit).map_err(too_large)?;
     loop {
         let frame = match tokio::time::timeout_at(deadline, body.frame()).await {
             Err(_) => return Err(BodyError::Timeout),
-            Ok(None) => return Ok(buf),
+            Ok(None) => return Ok(buf.into_bytes()),
             Ok(Some(Err(_))) => return Err(BodyError::Unreadable),
             Ok(Some(Ok(frame))) => frame,
         };
@@ -190,16 +187,7 @@ pub async fn read_body(
         let Ok(data) = frame.into_data() else {
             continue;
         };
-        let need = buf.len().saturating_add(data.len());
-        if need > limit {
-            return Err(too_large);
-        }
-        if need > buf.capacity() {
-            // Doubling, but never past the limit.
-            let target = need.max(buf.capacity().saturating_mul(2)).min(limit);
-            buf.reserve_exact(target - buf.len());
-        }
-        buf.extend_from_slice(&data);
+        buf.push(&data).map_err(too_large)?;
         // `data` dropped here: hyper may reuse its read buffer.
     }
 }
