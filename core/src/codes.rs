@@ -43,6 +43,7 @@
 //! | `INVALID_ROUTING_NUMBER` | beneficiary | not 9 digits with a valid ABA check digit (also an issue code) | |
 //! | `RULES_UNREADABLE` | beneficiary | the rules document was given and does not have its shape | |
 //! | `BANKS_UNREADABLE` | beneficiary | the bank list was given and does not have its shape | |
+//! | `UNKNOWN_ACCOUNT_KIND` | beneficiary | an account kind that is none of the ten names (`iban`, `bic`, `clabe`, `cbu`, `cuit`, `ifsc`, `sort_code`, `bsb`, `ca_branch`, `aba`) | |
 //! | `INTERNAL_ERROR` | bindings | a bug of xborder (a panic) reached a binding | |
 //! | `NOT_INITIALIZED` | bindings | the npm package was called before its module loaded | |
 //! | `FREED` | bindings | an object was used after `free()` | |
@@ -50,7 +51,10 @@
 //! ## Beneficiary issues ([`ISSUES`])
 //!
 //! Each issue of a [`Validation`](crate::beneficiary::Validation) has a path, one of these
-//! codes, an English message saying what to fix, and the rules document's label of the field.
+//! codes, an English message saying what to fix, and the rules document's label of the field;
+//! an account-detail issue (`INVALID_ROUTING_NUMBER` and `INVALID_IBAN` to `INVALID_BRANCH_CODE`)
+//! also its [`Reason`](crate::beneficiary::Reason) and figures
+//! ([`AccountParams`](crate::beneficiary::AccountParams)).
 //!
 //! | code | means |
 //! |---|---|
@@ -63,9 +67,9 @@
 //! | `UNSUPPORTED_PAYMENT_TYPE` | the rules document lists payment types and the draft's is not one |
 //! | `RULES_UNREADABLE` | the rules document was given and cannot be read: none of its rules applied (path `""`) |
 //! | `BANKS_UNREADABLE` | the bank list was given and cannot be read: no bank checked (path `""`) |
-//! | `INVALID_IBAN` | an `accountNumber` starting with two letters: not a registry country, wrong length or layout, or mod 97 fails |
+//! | `INVALID_IBAN` | an `accountNumber` starting with two letters (outside `AR`), or any in an IBAN country: not a registry country, wrong length or layout, check digits `00`, `01`, `99`, or mod 97 fails |
 //! | `INVALID_CLABE` | an 18-digit `accountNumber` to `MX`: its check digit (weights 3, 7, 1) fails |
-//! | `INVALID_CBU` | a 22-digit `accountNumber` to `AR`: a block's check digit fails |
+//! | `INVALID_CBU` | a 22-digit `accountNumber` to `AR` (any other there is an alias, not checked): a block's check digit fails |
 //! | `INVALID_CUIT` | `bankDocumentNumber` to `AR`: not 11 digits, a wrong type prefix, or mod 11 fails |
 //! | `INVALID_BIC` | `bic`: not 8 or 11 characters of bank, ISO country, location, branch |
 //! | `INVALID_IFSC` | `ifscCode` to `IN`: not 4 letters, `0`, 6 letters or digits |
@@ -155,6 +159,7 @@ coded!(
     #[copy] crate::beneficiary::RoutingNumberError,
     crate::beneficiary::UnreadableDocument,
     crate::beneficiary::AccountDetailError,
+    crate::beneficiary::UnknownAccountKind,
     crate::MalformedJson,
     #[copy] crate::transport::TransportError,
 );
@@ -216,6 +221,8 @@ pub const ERRORS: &[&str] = &[
     // where the answer is an error rather than an issue (the fields a form asks for)
     "RULES_UNREADABLE",
     "BANKS_UNREADABLE",
+    // beneficiary::UnknownAccountKind: `account.check` of a kind that is not one of the ten
+    "UNKNOWN_ACCOUNT_KIND",
     // the bindings
     INTERNAL_ERROR,
     NOT_INITIALIZED,
@@ -518,6 +525,8 @@ mod tests {
         reported.extend(every_claim_error().iter().map(|e| e.code()));
         reported.insert(CatalogError::InvalidName(String::new()).code());
         reported.insert(crate::MalformedJson.code());
+        let kind = "IBAN".parse::<crate::beneficiary::AccountDetail>();
+        reported.extend(kind.err().map(|e| e.code()));
         reported.extend(every_transport_error().iter().map(|e| e.code()));
         for document in [Document::Rules, Document::Banks] {
             match document {

@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value};
 use xborder_core::beneficiary::{
     self, is_assigned_country, AccountDetail, AccountProblem, BankList, BeneficiaryDraft,
-    BeneficiaryValidator, Document, FieldRule, IssueCode, Unreadable, UnreadableDocument,
-    Validation, ValidationRules,
+    BeneficiaryValidator, CountryLetters, Document, FieldRule, IssueCode, Unreadable,
+    UnreadableDocument, Validation, ValidationRules,
 };
 
 use crate::is_code;
@@ -271,12 +271,19 @@ fn check_validator(
 // ---------------------------------------------------------------------------------------------
 // Account details.
 
-/// ASCII spaces and hyphens removed, ASCII letters upper-cased: how every detail is read.
+/// ASCII spaces and hyphens removed, ASCII letters upper-cased: how every detail is read. One
+/// byte per character (a Unicode scalar value: lengths count them), `0xFF` for one that is not
+/// ASCII (no layout accepts it).
 fn compact(value: &str) -> Vec<u8> {
     value
-        .bytes()
-        .filter(|b| !matches!(b, b' ' | b'-'))
-        .map(|b| b.to_ascii_uppercase())
+        .chars()
+        .filter(|c| !matches!(c, ' ' | '-'))
+        .map(|c| {
+            u8::try_from(c)
+                .ok()
+                .filter(u8::is_ascii)
+                .map_or(0xFF, |b| b.to_ascii_uppercase())
+        })
         .collect()
 }
 
@@ -381,10 +388,24 @@ fn model_detail(kind: AccountDetail, value: &str) -> Option<Result<(), AccountPr
                 if cc == "XK" || is_assigned_country(cc) {
                     Ok(())
                 } else {
-                    Err(AccountProblem::UnknownBicCountry)
+                    Err(AccountProblem::UnknownBicCountry {
+                        country: CountryLetters::new(&b[4..6]).expect("ASCII letters"),
+                    })
                 }
             }
         }
+        AccountDetail::Aba => digits_of(9, &b).and_then(|()| {
+            let prefix = digit(&b, 0) * 10 + digit(&b, 1);
+            if !matches!(prefix, 0..=12 | 21..=32 | 61..=72 | 80) || b.iter().all(|d| *d == b'0') {
+                return Err(AccountProblem::UnknownType);
+            }
+            let s: u32 = [3, 7, 1, 3, 7, 1, 3, 7, 1]
+                .iter()
+                .enumerate()
+                .map(|(i, w)| digit(&b, i) * w)
+                .sum();
+            check_digits(s % 10 == 0)
+        }),
         AccountDetail::Ifsc => length(11, &b).and_then(|()| {
             if letters(&b[..4]) && b[4] == b'0' && alnum(&b[5..]) {
                 Ok(())
@@ -397,42 +418,44 @@ fn model_detail(kind: AccountDetail, value: &str) -> Option<Result<(), AccountPr
 }
 
 /// The IBAN check, where it does not depend on the registry: a valid IBAN has two letters,
-/// two digits, letters and digits, and is 1 mod 97 (letters as 10…35) with its first four moved
-/// to the end; `CHECK_DIGITS` only for a number of that shape that is not; a length problem
-/// counts the characters.
+/// two digits (never `00`, `01`, `99`), letters and digits, and is 1 mod 97 (letters as 10…35)
+/// with its first four moved to the end; `CHECK_DIGITS` only for a number of that shape that is
+/// not, or whose check digits are never issued; `LAYOUT` first when the first two characters
+/// are not letters; a length problem counts the characters.
 fn check_iban_model(value: &str, got: Result<(), AccountProblem>) {
     let b = compact(value);
     let shaped = b.len() >= 5 && letters(&b[..2]) && all_digits(&b[2..4]) && alnum(&b[4..]);
+    let reserved = b.len() >= 4 && matches!(&b[2..4], b"00" | b"01" | b"99");
     let mod97 = || {
         b[4..].iter().chain(&b[..4]).fold(0u32, |rem, c| match c {
             b'0'..=b'9' => (rem * 10 + u32::from(c - b'0')) % 97,
             _ => (rem * 100 + u32::from(c - b'A') + 10) % 97,
         })
     };
+    let country_letters = b.len() >= 2 && letters(&b[..2]);
     // The registry's shortest IBANs (Norway's) have 15 characters, its countries are letters.
-    let registered = b.len() >= 15 && letters(&b[..2]);
+    let registered = b.len() >= 15 && country_letters;
     match got {
         Ok(()) => assert!(
-            registered && shaped && mod97() == 1,
+            registered && shaped && !reserved && mod97() == 1,
             "a valid IBAN {value:?}"
         ),
         Err(AccountProblem::CheckDigits) => assert!(
-            registered && shaped && mod97() != 1,
+            registered && shaped && (reserved || mod97() != 1),
             "IBAN check digits of {value:?}"
         ),
         Err(AccountProblem::Length { expected, actual }) => {
+            assert!(country_letters, "{value:?}");
             assert_eq!(actual, b.len(), "{value:?}");
             assert_ne!(usize::from(expected), actual, "{value:?}");
         }
         Err(AccountProblem::UnknownCountry { country }) => {
-            // The two characters as the message shows them: an ASCII letter or digit, else `?`.
-            let shown: Vec<u8> = b[..2]
-                .iter()
-                .map(|c| if c.is_ascii_alphanumeric() { *c } else { b'?' })
-                .collect();
-            assert_eq!(shown, country, "{value:?}")
+            assert!(country_letters, "{value:?}");
+            assert_eq!(country.as_str().as_bytes(), &b[..2], "{value:?}")
         }
-        Err(AccountProblem::Layout) => assert!(registered, "IBAN layout of {value:?}"),
+        Err(AccountProblem::Layout) => {
+            assert!(!country_letters || registered, "IBAN layout of {value:?}")
+        }
         Err(other) => panic!("IBAN {value:?}: {other:?}"),
     }
 }
@@ -541,15 +564,23 @@ fn expected_account_issue(
     };
     let kind = if field == "accountNumber" {
         let b = compact(s);
-        // DECISIONS.md: two ASCII letters first, and no `.` (a CBU alias is not an IBAN).
-        let iban_shaped =
-            b.len() >= 2 && b[..2].iter().all(u8::is_ascii_alphabetic) && !s.contains('.');
-        if bank_account && iban_shaped {
+        // FORMAT.md v4: only where the country is valid; in AR a CBU at 22 digits, else an
+        // alias; in the IBAN countries always an IBAN; elsewhere two ASCII letters first (a dot
+        // exempts nothing).
+        let country = country?;
+        let iban_shaped = b.len() >= 2 && b[..2].iter().all(u8::is_ascii_alphabetic);
+        const IBAN_COUNTRIES: &str = "AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE IS LI NO CH MC SM VA AD";
+        let iban_country = IBAN_COUNTRIES.split(' ').any(|c| c == country);
+        if bank_account && country == "AR" {
+            if b.len() == 22 && all_digits(&b) {
+                AccountDetail::Cbu
+            } else {
+                return None;
+            }
+        } else if bank_account && (iban_country || iban_shaped) {
             AccountDetail::Iban
-        } else if country == Some("MX") && b.len() == 18 && all_digits(&b) {
+        } else if country == "MX" && b.len() == 18 && all_digits(&b) {
             AccountDetail::Clabe
-        } else if bank_account && country == Some("AR") && b.len() == 22 && all_digits(&b) {
-            AccountDetail::Cbu
         } else {
             return None;
         }

@@ -49,7 +49,7 @@ fn problem_name(p: AccountProblem) -> &'static str {
         AccountProblem::UnknownCountry { .. } => "unknown_country",
         AccountProblem::Layout => "layout",
         AccountProblem::UnknownType => "unknown_type",
-        AccountProblem::UnknownBicCountry => "unknown_bic_country",
+        AccountProblem::UnknownBicCountry { .. } => "unknown_bic_country",
         AccountProblem::CheckDigits => "check_digits",
         _ => "other",
     }
@@ -300,7 +300,10 @@ fn registry_mode() -> Result<(), String> {
             let cc = [a, b];
             let name = String::from_utf8_lossy(&cc).into_owned();
             let length = match iban.check(&format!("{name}00")) {
-                Err(e) if e.problem == (AccountProblem::UnknownCountry { country: cc }) => {
+                Err(AccountDetailError {
+                    problem: AccountProblem::UnknownCountry { country },
+                    ..
+                }) if country.as_str() == name => {
                     unknown += 1;
                     continue;
                 }

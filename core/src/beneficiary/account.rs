@@ -1,43 +1,52 @@
 //! Account details checked as banks check them: IBAN, BIC, CLABE, CBU, CUIT, IFSC, sort code,
-//! BSB and Canadian branch code.
+//! BSB, Canadian branch code and ABA routing number.
 //!
 //! Every check reads the value as a form sends it: ASCII spaces and hyphens are removed and
-//! letters are read without regard to case (`de89 3704-0044…` is read as `DE893704…`).
+//! ASCII letters are read without regard to case (`de89 3704-0044…` is read as `DE893704…`). A
+//! character is a Unicode scalar value: lengths count them, never bytes. Each check also reads an
+//! unfinished value (what [`check_account`](super::check_account) needs): the same checks in the
+//! same order, a short value taken as one still being typed.
 
 use std::fmt;
+use std::str::FromStr;
 
 use super::iban_registry::IBAN_REGISTRY;
-use super::{is_assigned_country, IssueCode};
+use super::{is_assigned_country, AccountParams, CountryLetters, IssueCode, Reason};
 
-/// A kind of account detail, with the field of `paymentInfo` it is read from.
+/// A kind of account detail, with the field of `paymentInfo` it is read from. Its name
+/// ([`AccountDetail::as_str`], parsed by [`str::parse`]) is the kind of `account.check` and of
+/// the form model.
 ///
 /// ```
 /// use xborder_core::beneficiary::AccountDetail;
 /// assert!(AccountDetail::Iban.check("DE89 3704 0044 0532 0130 00").is_ok());
 /// assert_eq!(AccountDetail::Clabe.field(), "accountNumber");
 /// assert_eq!(AccountDetail::SortCode.issue_code().as_str(), "INVALID_SORT_CODE");
+/// assert_eq!("ca_branch".parse::<AccountDetail>(), Ok(AccountDetail::BranchCode));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum AccountDetail {
-    /// An IBAN (ISO 13616), in `accountNumber`.
+    /// An IBAN (ISO 13616), in `accountNumber` (`iban`).
     Iban,
-    /// A Mexican CLABE (18 digits), in `accountNumber`.
+    /// A Mexican CLABE (18 digits), in `accountNumber` (`clabe`).
     Clabe,
-    /// An Argentine CBU (22 digits), in `accountNumber`.
+    /// An Argentine CBU (22 digits), in `accountNumber` (`cbu`).
     Cbu,
-    /// An Argentine CUIT/CUIL (11 digits), in `bankDocumentNumber`.
+    /// An Argentine CUIT/CUIL (11 digits), in `bankDocumentNumber` (`cuit`).
     Cuit,
-    /// A BIC (ISO 9362), in `bic`.
+    /// A BIC (ISO 9362), in `bic` (`bic`).
     Bic,
-    /// An Indian IFSC (11 characters), in `ifscCode`.
+    /// An Indian IFSC (11 characters), in `ifscCode` (`ifsc`).
     Ifsc,
-    /// A British sort code (6 digits), in `sortCode`.
+    /// A British sort code (6 digits), in `sortCode` (`sort_code`).
     SortCode,
-    /// An Australian BSB (6 digits), in `bsbNumber`.
+    /// An Australian BSB (6 digits), in `bsbNumber` (`bsb`).
     Bsb,
-    /// A Canadian branch code (institution 3 + transit 5 digits), in `branchCode`.
+    /// A Canadian branch code (institution 3 + transit 5 digits), in `branchCode` (`ca_branch`).
     BranchCode,
+    /// A US ABA routing number (9 digits), in `routingNumber` (`aba`).
+    Aba,
 }
 
 /// What is wrong with an account detail: what a form tells its user to fix.
@@ -50,27 +59,52 @@ pub enum AccountDetail {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum AccountProblem {
-    /// The number has the wrong count of characters.
+    /// The number has the wrong count of characters (a BIC: not 8 or 11; `expected` 11).
     Length {
         /// The count it must have.
         expected: u8,
-        /// The count it has (spaces and hyphens removed).
+        /// The count of characters it has (spaces and hyphens removed).
         actual: usize,
     },
     /// The IBAN's first two letters are not a country of the IBAN registry.
     UnknownCountry {
-        /// The two characters, upper case.
-        country: [u8; 2],
+        /// The two letters.
+        country: CountryLetters,
     },
     /// A character stands where the layout wants another kind (a letter for a digit, ...).
     Layout,
     /// The first two digits of a CUIT are not one of its types (20, 23, 24, 27, 30, 33, 34, 50,
-    /// 51, 55).
+    /// 51, 55); those of a routing number are outside 00–12, 21–32, 61–72 and 80, or it is all
+    /// zeros.
     UnknownType,
-    /// The BIC's country letters are not an assigned ISO 3166-1 code.
-    UnknownBicCountry,
-    /// The check digits do not match the rest: a digit is mistyped or two are swapped.
+    /// The BIC's country letters are not an assigned ISO 3166-1 code (nor `XK`).
+    UnknownBicCountry {
+        /// The two letters.
+        country: CountryLetters,
+    },
+    /// The check digits do not match the rest: a digit is mistyped or two are swapped (or an
+    /// IBAN's are `00`, `01` or `99`, which are never issued).
     CheckDigits,
+}
+
+impl AccountProblem {
+    /// The reason code of the problem (the reasons table of the account details).
+    ///
+    /// ```
+    /// use xborder_core::beneficiary::{AccountProblem, Reason};
+    /// assert_eq!(AccountProblem::UnknownType.reason(), Reason::Type);
+    /// ```
+    pub fn reason(&self) -> Reason {
+        match self {
+            AccountProblem::Length { .. } => Reason::Length,
+            AccountProblem::UnknownCountry { .. } | AccountProblem::UnknownBicCountry { .. } => {
+                Reason::Country
+            }
+            AccountProblem::Layout => Reason::Layout,
+            AccountProblem::UnknownType => Reason::Type,
+            AccountProblem::CheckDigits => Reason::CheckDigits,
+        }
+    }
 }
 
 /// An account detail that fails its check: which kind, and what is wrong.
@@ -100,6 +134,40 @@ impl AccountDetailError {
     pub fn code(&self) -> &'static str {
         self.detail.issue_code().as_str()
     }
+
+    /// The reason code (`LAYOUT`, `COUNTRY`, `LENGTH`, `TYPE`, `CHECK_DIGITS`).
+    ///
+    /// ```
+    /// use xborder_core::beneficiary::{AccountDetail, Reason};
+    /// assert_eq!(AccountDetail::Cuit.check("21123456786").unwrap_err().reason(), Reason::Type);
+    /// ```
+    pub fn reason(&self) -> Reason {
+        self.problem.reason()
+    }
+
+    /// The figures an app needs to say the problem in its own words: `expected` and `actual`
+    /// for a length (a BIC: `actual` only), `country` for a country; none for the others.
+    ///
+    /// ```
+    /// use xborder_core::beneficiary::AccountDetail;
+    /// let p = AccountDetail::Bic.check("DEUTDEF").unwrap_err().params();
+    /// assert_eq!((p.expected, p.actual), (None, Some(7)));
+    /// ```
+    pub fn params(&self) -> AccountParams {
+        let mut p = AccountParams::default();
+        match self.problem {
+            AccountProblem::Length { expected, actual } => {
+                if self.detail != AccountDetail::Bic {
+                    p.expected = Some(usize::from(expected));
+                }
+                p.actual = Some(actual);
+            }
+            AccountProblem::UnknownCountry { country }
+            | AccountProblem::UnknownBicCountry { country } => p.country = Some(country),
+            AccountProblem::Layout | AccountProblem::UnknownType | AccountProblem::CheckDigits => {}
+        }
+        p
+    }
 }
 
 impl fmt::Display for AccountDetailError {
@@ -121,15 +189,13 @@ impl fmt::Display for AccountDetailError {
                     if self.detail.digits_only() { "digits" } else { "characters" }
                 ),
             },
-            AccountProblem::UnknownCountry { country: [a, b] } => write!(
+            AccountProblem::UnknownCountry { country } => write!(
                 f,
-                "an IBAN starts with its country's two letters, and {}{} is not a country that uses IBANs",
-                char::from(a),
-                char::from(b)
+                "an IBAN starts with its country's two letters, and {country} is not a country that uses IBANs"
             ),
             AccountProblem::Layout => match self.detail {
                 AccountDetail::Iban => f.write_str(
-                    "this IBAN has a letter where its country's IBANs have a digit, or another character out of place",
+                    "an IBAN is its country's two letters, two check digits, then the letters and digits its country's IBANs have: a character is out of place",
                 ),
                 AccountDetail::Bic => f.write_str(
                     "a BIC is 4 letters (the bank), 2 letters (the country), 2 letters or digits (the place), then optionally 3 letters or digits (the branch)",
@@ -139,11 +205,17 @@ impl fmt::Display for AccountDetailError {
                 ),
                 _ => write!(f, "a {name} has digits only"),
             },
-            AccountProblem::UnknownType => f.write_str(
-                "a CUIT or CUIL starts with 20, 23, 24, 27, 30, 33, 34, 50, 51 or 55",
-            ),
-            AccountProblem::UnknownBicCountry => f.write_str(
-                "the BIC's 5th and 6th letters must be an ISO 3166-1 country code",
+            AccountProblem::UnknownType => match self.detail {
+                AccountDetail::Aba => f.write_str(
+                    "a routing number starts with 00-12, 21-32, 61-72 or 80, and is not all zeros",
+                ),
+                _ => f.write_str(
+                    "a CUIT or CUIL starts with 20, 23, 24, 27, 30, 33, 34, 50, 51 or 55",
+                ),
+            },
+            AccountProblem::UnknownBicCountry { country } => write!(
+                f,
+                "the BIC's 5th and 6th letters must be an ISO 3166-1 country code, and {country} is not one"
             ),
             AccountProblem::CheckDigits => write!(
                 f,
@@ -155,38 +227,104 @@ impl fmt::Display for AccountDetailError {
 
 impl std::error::Error for AccountDetailError {}
 
-/// A value with ASCII spaces and hyphens removed and ASCII letters upper-cased, on the stack:
-/// no format checked here is longer than 34 characters, so a longer value is only counted.
-struct Compact {
-    buf: [u8; 34],
-    len: usize,
+/// A name that is none of the ten account kinds (`UNKNOWN_ACCOUNT_KIND`).
+///
+/// ```
+/// use xborder_core::beneficiary::{AccountDetail, UnknownAccountKind};
+/// let e = "swift".parse::<AccountDetail>().unwrap_err();
+/// assert_eq!(e.code(), "UNKNOWN_ACCOUNT_KIND");
+/// assert_eq!(e.to_string(), "UNKNOWN_ACCOUNT_KIND: swift is not an account kind (iban, bic, clabe, cbu, cuit, ifsc, sort_code, bsb, ca_branch, aba)");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct UnknownAccountKind {
+    /// The name given.
+    pub name: String,
+}
+
+impl UnknownAccountKind {
+    /// The stable code, `UNKNOWN_ACCOUNT_KIND`.
+    ///
+    /// ```
+    /// use xborder_core::beneficiary::AccountDetail;
+    /// assert_eq!("IBAN".parse::<AccountDetail>().unwrap_err().code(), "UNKNOWN_ACCOUNT_KIND");
+    /// ```
+    pub fn code(&self) -> &'static str {
+        "UNKNOWN_ACCOUNT_KIND"
+    }
+}
+
+impl fmt::Display for UnknownAccountKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {} is not an account kind (iban, bic, clabe, cbu, cuit, ifsc, sort_code, bsb, ca_branch, aba)",
+            self.code(),
+            self.name
+        )
+    }
+}
+
+impl std::error::Error for UnknownAccountKind {}
+
+impl FromStr for AccountDetail {
+    type Err = UnknownAccountKind;
+
+    /// One of the ten names, exactly (`iban`, `bic`, `clabe`, `cbu`, `cuit`, `ifsc`,
+    /// `sort_code`, `bsb`, `ca_branch`, `aba`).
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        AccountDetail::ALL
+            .iter()
+            .copied()
+            .find(|d| d.as_str() == name)
+            .ok_or_else(|| UnknownAccountKind {
+                name: name.to_owned(),
+            })
+    }
+}
+
+impl fmt::Display for AccountDetail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A byte that stands for a character that is not ASCII: no layout accepts it.
+const NOT_ASCII: u8 = 0xFF;
+
+/// The longest value read in full: an IBAN has at most 34 characters, every other kind fewer.
+const MAX: usize = 34;
+
+/// A value with ASCII spaces and hyphens removed and ASCII letters upper-cased, on the stack
+/// (a character that is not ASCII as [`NOT_ASCII`]): no kind is longer than 34 characters, so a
+/// longer value is only counted. `len` counts characters.
+pub(super) struct Compact {
+    buf: [u8; MAX],
+    pub(super) len: usize,
 }
 
 impl Compact {
-    fn of(value: &str) -> Compact {
+    pub(super) fn of(value: &str) -> Compact {
         let mut c = Compact {
-            buf: [0; 34],
+            buf: [0; MAX],
             len: 0,
         };
-        for b in value.bytes().filter(|b| !matches!(b, b' ' | b'-')) {
+        for ch in value.chars().filter(|ch| !matches!(ch, ' ' | '-')) {
             if let Some(slot) = c.buf.get_mut(c.len) {
-                *slot = b.to_ascii_uppercase();
+                *slot = u8::try_from(ch)
+                    .ok()
+                    .filter(u8::is_ascii)
+                    .map_or(NOT_ASCII, |b| b.to_ascii_uppercase());
             }
             c.len += 1;
         }
         c
     }
 
-    /// The bytes, when the whole value fits (else a length problem is reported first).
+    /// The bytes, when the whole value fits (else the first 34: a length problem is reported
+    /// before anything past them is read).
     fn bytes(&self) -> &[u8] {
         self.buf.get(..self.len).unwrap_or(&self.buf)
-    }
-
-    fn digits(&self) -> Option<impl Iterator<Item = u32> + '_> {
-        let b = self.bytes();
-        b.iter()
-            .all(u8::is_ascii_digit)
-            .then(|| b.iter().map(|d| u32::from(d - b'0')))
     }
 }
 
@@ -200,21 +338,19 @@ pub(super) fn is_digits(value: &str, count: usize) -> bool {
     c.len == count && c.bytes().iter().all(u8::is_ascii_digit)
 }
 
-/// Whether `value` is an IBAN to check (the "when" of an IBAN): spaces and hyphens removed, it
-/// starts with two ASCII letters, and it has no `.`: an Argentine CBU alias (`mi.alias.banco`,
-/// letters, digits, dots and hyphens) is not an IBAN to check.
+/// Whether `value` is an IBAN to check outside the IBAN countries and Argentina: spaces and
+/// hyphens removed, it starts with two ASCII letters (dots and all: a `.` exempts nothing).
 pub(super) fn iban_shaped(value: &str) -> bool {
-    let mut chars = value.bytes().filter(|b| !matches!(b, b' ' | b'-'));
-    chars.next().is_some_and(|b| b.is_ascii_alphabetic())
-        && chars.next().is_some_and(|b| b.is_ascii_alphabetic())
-        && !value.contains('.')
+    let mut chars = value.chars().filter(|ch| !matches!(ch, ' ' | '-'));
+    chars.next().is_some_and(|ch| ch.is_ascii_alphabetic())
+        && chars.next().is_some_and(|ch| ch.is_ascii_alphabetic())
 }
 
 impl AccountDetail {
     /// Every kind, in the order of the crate's account-details table.
     ///
     /// ```
-    /// assert_eq!(xborder_core::beneficiary::AccountDetail::ALL.len(), 9);
+    /// assert_eq!(xborder_core::beneficiary::AccountDetail::ALL.len(), 10);
     /// ```
     pub const ALL: &'static [AccountDetail] = &[
         AccountDetail::Iban,
@@ -226,7 +362,30 @@ impl AccountDetail {
         AccountDetail::SortCode,
         AccountDetail::Bsb,
         AccountDetail::BranchCode,
+        AccountDetail::Aba,
     ];
+
+    /// The kind's name, as `account.check` and the form model name it.
+    ///
+    /// ```
+    /// use xborder_core::beneficiary::AccountDetail;
+    /// assert_eq!(AccountDetail::SortCode.as_str(), "sort_code");
+    /// assert_eq!(AccountDetail::Aba.as_str(), "aba");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AccountDetail::Iban => "iban",
+            AccountDetail::Clabe => "clabe",
+            AccountDetail::Cbu => "cbu",
+            AccountDetail::Cuit => "cuit",
+            AccountDetail::Bic => "bic",
+            AccountDetail::Ifsc => "ifsc",
+            AccountDetail::SortCode => "sort_code",
+            AccountDetail::Bsb => "bsb",
+            AccountDetail::BranchCode => "ca_branch",
+            AccountDetail::Aba => "aba",
+        }
+    }
 
     /// The field of `paymentInfo` it is read from.
     ///
@@ -242,6 +401,7 @@ impl AccountDetail {
             AccountDetail::SortCode => "sortCode",
             AccountDetail::Bsb => "bsbNumber",
             AccountDetail::BranchCode => "branchCode",
+            AccountDetail::Aba => "routingNumber",
         }
     }
 
@@ -260,6 +420,7 @@ impl AccountDetail {
             AccountDetail::SortCode => Some("GB"),
             AccountDetail::Bsb => Some("AU"),
             AccountDetail::BranchCode => Some("CA"),
+            AccountDetail::Aba => Some("US"),
         }
     }
 
@@ -280,6 +441,39 @@ impl AccountDetail {
             AccountDetail::SortCode => IssueCode::InvalidSortCode,
             AccountDetail::Bsb => IssueCode::InvalidBsb,
             AccountDetail::BranchCode => IssueCode::InvalidBranchCode,
+            AccountDetail::Aba => IssueCode::InvalidRoutingNumber,
+        }
+    }
+
+    /// The count of characters the kind has in electronic form, `(min, max)`: an IBAN 15–34,
+    /// a BIC 8–11, the others one count.
+    ///
+    /// ```
+    /// use xborder_core::beneficiary::AccountDetail;
+    /// assert_eq!(AccountDetail::Iban.length(), (15, 34));
+    /// assert_eq!(AccountDetail::Aba.length(), (9, 9));
+    /// ```
+    pub fn length(self) -> (u8, u8) {
+        match self {
+            AccountDetail::Iban => (15, 34),
+            AccountDetail::Bic => (8, 11),
+            _ => {
+                let n = self.count();
+                (n, n)
+            }
+        }
+    }
+
+    /// The one count of the kinds that have one (an IBAN's is its country's, a BIC's 8 or 11).
+    fn count(self) -> u8 {
+        match self {
+            AccountDetail::Clabe => 18,
+            AccountDetail::Cbu => 22,
+            AccountDetail::Cuit | AccountDetail::Ifsc | AccountDetail::Bic => 11,
+            AccountDetail::SortCode | AccountDetail::Bsb => 6,
+            AccountDetail::BranchCode => 8,
+            AccountDetail::Aba => 9,
+            AccountDetail::Iban => 34,
         }
     }
 
@@ -295,6 +489,7 @@ impl AccountDetail {
             AccountDetail::SortCode => "sort code",
             AccountDetail::Bsb => "BSB",
             AccountDetail::BranchCode => "branch code",
+            AccountDetail::Aba => "routing number",
         }
     }
 
@@ -314,20 +509,10 @@ impl AccountDetail {
     /// assert_eq!(AccountDetail::Clabe.check("002010077777777772").unwrap_err().problem, AccountProblem::CheckDigits);
     /// assert!(AccountDetail::Cuit.check("20-12345678-6").is_ok());
     /// assert!(AccountDetail::Bic.check("deutdeff500").is_ok());
+    /// assert!(AccountDetail::Aba.check("021-000-021").is_ok());
     /// ```
     pub fn check(self, value: &str) -> Result<(), AccountDetailError> {
-        let c = Compact::of(value);
-        let problem = match self {
-            AccountDetail::Iban => iban(&c),
-            AccountDetail::Clabe => clabe(&c),
-            AccountDetail::Cbu => cbu(&c),
-            AccountDetail::Cuit => cuit(&c),
-            AccountDetail::Bic => bic(&c),
-            AccountDetail::Ifsc => ifsc(&c),
-            AccountDetail::SortCode | AccountDetail::Bsb => digits(&c, 6),
-            AccountDetail::BranchCode => digits(&c, 8),
-        };
-        match problem {
+        match self.problem(&Compact::of(value), false) {
             None => Ok(()),
             Some(problem) => Err(AccountDetailError {
                 detail: self,
@@ -335,30 +520,53 @@ impl AccountDetail {
             }),
         }
     }
+
+    /// Whether a compacted value of `len` characters has a full length of this kind (an IBAN:
+    /// its country's, read from `c`).
+    pub(super) fn is_full(self, c: &Compact) -> bool {
+        match self {
+            AccountDetail::Iban => c
+                .bytes()
+                .get(..2)
+                .and_then(registry)
+                .is_some_and(|(len, _)| c.len == usize::from(len)),
+            AccountDetail::Bic => c.len == 8 || c.len == 11,
+            _ => c.len == usize::from(self.count()),
+        }
+    }
+
+    /// The first problem of `c`, in the order of the reasons table. `partial`: `c` may still be
+    /// being typed, so a value shorter than the kind's length is not a problem in itself and
+    /// only the checks its characters so far can fail are made.
+    pub(super) fn problem(self, c: &Compact, partial: bool) -> Option<AccountProblem> {
+        match self {
+            AccountDetail::Iban => iban(c, partial),
+            AccountDetail::Bic => bic(c, partial),
+            AccountDetail::Ifsc => ifsc(c, partial),
+            _ => digits_kind(self, c, partial),
+        }
+    }
 }
 
-fn length(c: &Compact, expected: u8) -> Option<AccountProblem> {
-    (c.len != usize::from(expected)).then_some(AccountProblem::Length {
+/// A `Length` problem when `c` is longer than `expected`, or (not `partial`) of another length.
+fn length(c: &Compact, expected: u8, partial: bool) -> Option<AccountProblem> {
+    let n = usize::from(expected);
+    (c.len > n || (!partial && c.len != n)).then_some(AccountProblem::Length {
         expected,
         actual: c.len,
     })
 }
 
-fn digits(c: &Compact, count: u8) -> Option<AccountProblem> {
-    length(c, count).or_else(|| c.digits().is_none().then_some(AccountProblem::Layout))
-}
-
-/// Whether `bytes` follow a registry structure (`8n12c`: 8 digits, then 12 letters or digits).
-fn follows(structure: &str, mut bytes: &[u8]) -> bool {
+/// Whether `bytes` follow a registry structure (`8n12c`: 8 digits, then 12 letters or digits);
+/// `partial`: whether they begin one.
+fn follows(structure: &str, mut bytes: &[u8], partial: bool) -> bool {
     let mut count = 0usize;
     for s in structure.bytes() {
         if s.is_ascii_digit() {
             count = count * 10 + usize::from(s - b'0');
             continue;
         }
-        let Some((run, rest)) = bytes.split_at_checked(count) else {
-            return false;
-        };
+        let (run, rest) = bytes.split_at(count.min(bytes.len()));
         let ok = match s {
             b'n' => run.iter().all(u8::is_ascii_digit),
             b'a' => run.iter().all(u8::is_ascii_uppercase),
@@ -366,6 +574,9 @@ fn follows(structure: &str, mut bytes: &[u8]) -> bool {
         };
         if !ok {
             return false;
+        }
+        if run.len() < count {
+            return partial;
         }
         bytes = rest;
         count = 0;
@@ -382,44 +593,40 @@ fn registry(country: &[u8]) -> Option<(u8, &'static str)> {
         .map(|(_, len, structure)| (*len, *structure))
 }
 
-fn iban(c: &Compact) -> Option<AccountProblem> {
+fn iban(c: &Compact, partial: bool) -> Option<AccountProblem> {
     let b = c.bytes();
-    let Some(country) = b.get(..2) else {
-        // Norway's, the shortest IBANs, have 15 characters.
-        return Some(AccountProblem::Length {
-            expected: 15,
-            actual: c.len,
-        });
+    let letters = b.get(..2).unwrap_or(b);
+    if !letters.iter().all(u8::is_ascii_uppercase) || (!partial && letters.len() < 2) {
+        return Some(AccountProblem::Layout);
+    }
+    // Fewer than two letters typed so far: nothing more to check.
+    let country = CountryLetters::new(letters)?;
+    let Some((len, structure)) = registry(letters) else {
+        return Some(AccountProblem::UnknownCountry { country });
     };
-    let Some((len, structure)) = registry(country) else {
-        // Shown in the message: anything but an ASCII letter or digit as `?`.
-        let shown = |i: usize| {
-            country
-                .get(i)
-                .copied()
-                .filter(|b| b.is_ascii_alphanumeric())
-                .unwrap_or(b'?')
-        };
-        return Some(AccountProblem::UnknownCountry {
-            country: [shown(0), shown(1)],
-        });
-    };
-    if let Some(p) = length(c, len) {
+    if let Some(p) = length(c, len, partial) {
         return Some(p);
     }
     let (check, bban) = (
-        b.get(2..4).unwrap_or_default(),
+        b.get(2..4.min(b.len())).unwrap_or_default(),
         b.get(4..).unwrap_or_default(),
     );
-    if !check.iter().all(u8::is_ascii_digit) || !follows(structure, bban) {
+    if !check.iter().all(u8::is_ascii_digit) || !follows(structure, bban, partial) {
         return Some(AccountProblem::Layout);
+    }
+    // ISO 13616 computes check digits 02 to 98: 00, 01 and 99 are never issued.
+    if matches!(check, b"00" | b"01" | b"99") {
+        return Some(AccountProblem::CheckDigits);
+    }
+    if partial {
+        return None;
     }
     // The number with its first four characters moved to the end, each letter as two digits
     // (A = 10 ... Z = 35), must be 1 mod 97.
     // Digits gather in a u64 and are reduced mod 97 only when it could overflow (below 10^16:
     // two more digits always fit), one division every seven characters or so.
     let mut rem = 0u64;
-    for ch in bban.iter().chain(country).chain(check) {
+    for ch in bban.iter().chain(letters).chain(check) {
         if rem >= 10_000_000_000_000_000 {
             rem %= 97;
         }
@@ -437,96 +644,118 @@ fn weighted_check(digits: &[u8], weights: &[u32]) -> u32 {
     let sum: u32 = digits
         .iter()
         .zip(weights.iter().cycle())
-        .map(|(d, w)| (u32::from(d - b'0') * w) % 10)
+        .map(|(d, w)| (u32::from(d.wrapping_sub(b'0')) * w) % 10)
         .sum();
     (10 - sum % 10) % 10
 }
 
 fn check_digit_at(bytes: &[u8], at: usize) -> Option<u32> {
-    bytes.get(at).map(|d| u32::from(d - b'0'))
+    bytes.get(at).map(|d| u32::from(d.wrapping_sub(b'0')))
 }
 
-fn clabe(c: &Compact) -> Option<AccountProblem> {
-    if let Some(p) = digits(c, 18) {
+/// The kinds of digits only: CLABE, CBU, CUIT, sort code, BSB, branch code, routing number.
+fn digits_kind(kind: AccountDetail, c: &Compact, partial: bool) -> Option<AccountProblem> {
+    if let Some(p) = length(c, kind.count(), partial) {
         return Some(p);
     }
     let b = c.bytes();
-    let body = b.get(..17).unwrap_or(b);
-    (check_digit_at(b, 17) != Some(weighted_check(body, &[3, 7, 1])))
-        .then_some(AccountProblem::CheckDigits)
+    if !b.iter().all(u8::is_ascii_digit) {
+        return Some(AccountProblem::Layout);
+    }
+    let prefix = b.get(..2);
+    let full = !partial;
+    match kind {
+        AccountDetail::Clabe if full => {
+            let body = b.get(..17).unwrap_or(b);
+            (check_digit_at(b, 17) != Some(weighted_check(body, &[3, 7, 1])))
+                .then_some(AccountProblem::CheckDigits)
+        }
+        AccountDetail::Cbu => {
+            // The first block (bank and branch) is whole from its check digit, the 8th, on.
+            let first = weighted_check(b.get(..7).unwrap_or(b), &[7, 1, 3, 9, 7, 1, 3]);
+            if b.len() >= 8 && check_digit_at(b, 7) != Some(first) {
+                return Some(AccountProblem::CheckDigits);
+            }
+            let second = weighted_check(
+                b.get(8..21).unwrap_or_default(),
+                &[3, 9, 7, 1, 3, 9, 7, 1, 3, 9, 7, 1, 3],
+            );
+            (full && check_digit_at(b, 21) != Some(second)).then_some(AccountProblem::CheckDigits)
+        }
+        AccountDetail::Cuit => {
+            const TYPES: [&[u8]; 10] = [
+                b"20", b"23", b"24", b"27", b"30", b"33", b"34", b"50", b"51", b"55",
+            ];
+            if prefix.is_some_and(|t| !TYPES.contains(&t)) {
+                return Some(AccountProblem::UnknownType);
+            }
+            if partial {
+                return None;
+            }
+            let s: u32 = b
+                .iter()
+                .zip([5, 4, 3, 2, 7, 6, 5, 4, 3, 2])
+                .map(|(d, w)| u32::from(d - b'0') * w)
+                .sum();
+            let expected = match s % 11 {
+                0 => 0,
+                1 => 9,
+                r => 11 - r,
+            };
+            (check_digit_at(b, 10) != Some(expected)).then_some(AccountProblem::CheckDigits)
+        }
+        AccountDetail::Aba => {
+            let assigned = |p: &[u8]| {
+                let n = p.iter().fold(0u32, |acc, d| acc * 10 + u32::from(d - b'0'));
+                matches!(n, 0..=12 | 21..=32 | 61..=72 | 80)
+            };
+            if prefix.is_some_and(|p| !assigned(p)) || (full && b.iter().all(|d| *d == b'0')) {
+                return Some(AccountProblem::UnknownType);
+            }
+            let weights = [3, 7, 1, 3, 7, 1, 3, 7, 1];
+            let sum: u32 = b
+                .iter()
+                .zip(weights)
+                .map(|(d, w)| u32::from(d - b'0') * w)
+                .sum();
+            (full && sum % 10 != 0).then_some(AccountProblem::CheckDigits)
+        }
+        _ => None,
+    }
 }
 
-fn cbu(c: &Compact) -> Option<AccountProblem> {
-    if let Some(p) = digits(c, 22) {
-        return Some(p);
-    }
-    let b = c.bytes();
-    let first = weighted_check(b.get(..7).unwrap_or(b), &[7, 1, 3, 9, 7, 1, 3]);
-    let second = weighted_check(
-        b.get(8..21).unwrap_or(b),
-        &[3, 9, 7, 1, 3, 9, 7, 1, 3, 9, 7, 1, 3],
-    );
-    (check_digit_at(b, 7) != Some(first) || check_digit_at(b, 21) != Some(second))
-        .then_some(AccountProblem::CheckDigits)
-}
-
-fn cuit(c: &Compact) -> Option<AccountProblem> {
-    if let Some(p) = digits(c, 11) {
-        return Some(p);
-    }
-    let b = c.bytes();
-    const TYPES: [&[u8]; 10] = [
-        b"20", b"23", b"24", b"27", b"30", b"33", b"34", b"50", b"51", b"55",
-    ];
-    if !b.get(..2).is_some_and(|t| TYPES.contains(&t)) {
-        return Some(AccountProblem::UnknownType);
-    }
-    let s: u32 = b
-        .iter()
-        .zip([5, 4, 3, 2, 7, 6, 5, 4, 3, 2])
-        .map(|(d, w)| u32::from(d - b'0') * w)
-        .sum();
-    let expected = match s % 11 {
-        0 => 0,
-        1 => 9,
-        r => 11 - r,
-    };
-    (check_digit_at(b, 10) != Some(expected)).then_some(AccountProblem::CheckDigits)
-}
-
-fn bic(c: &Compact) -> Option<AccountProblem> {
-    if c.len != 8 && c.len != 11 {
+fn bic(c: &Compact, partial: bool) -> Option<AccountProblem> {
+    if c.len > 11 || (!partial && c.len != 8 && c.len != 11) {
         return Some(AccountProblem::Length {
             expected: 11,
             actual: c.len,
         });
     }
     let b = c.bytes();
-    let (bank, country, rest) = (
-        b.get(..4).unwrap_or_default(),
-        b.get(4..6).unwrap_or_default(),
-        b.get(6..).unwrap_or_default(),
-    );
-    if !bank.iter().all(u8::is_ascii_uppercase)
-        || !country.iter().all(u8::is_ascii_uppercase)
-        || !rest.iter().all(is_alnum)
-    {
+    let layout = b.iter().enumerate().all(|(i, ch)| {
+        if i < 6 {
+            ch.is_ascii_uppercase()
+        } else {
+            is_alnum(ch)
+        }
+    });
+    if !layout {
         return Some(AccountProblem::Layout);
     }
-    let assigned = country == b"XK" || std::str::from_utf8(country).is_ok_and(is_assigned_country);
-    (!assigned).then_some(AccountProblem::UnknownBicCountry)
+    let country = CountryLetters::new(b.get(4..6)?)?;
+    let assigned = country.as_str() == "XK" || is_assigned_country(country.as_str());
+    (!assigned).then_some(AccountProblem::UnknownBicCountry { country })
 }
 
-fn ifsc(c: &Compact) -> Option<AccountProblem> {
-    if let Some(p) = length(c, 11) {
+fn ifsc(c: &Compact, partial: bool) -> Option<AccountProblem> {
+    if let Some(p) = length(c, 11, partial) {
         return Some(p);
     }
-    let b = c.bytes();
-    let ok = b
-        .get(..4)
-        .is_some_and(|s| s.iter().all(u8::is_ascii_uppercase))
-        && b.get(4) == Some(&b'0')
-        && b.get(5..).is_some_and(|s| s.iter().all(is_alnum));
+    let ok = c.bytes().iter().enumerate().all(|(i, ch)| match i {
+        0..=3 => ch.is_ascii_uppercase(),
+        4 => *ch == b'0',
+        _ => is_alnum(ch),
+    });
     (!ok).then_some(AccountProblem::Layout)
 }
 
@@ -591,7 +820,9 @@ mod tests {
             (
                 A::Iban,
                 "XX82WEST1234569876543",
-                AccountProblem::UnknownCountry { country: *b"XX" },
+                AccountProblem::UnknownCountry {
+                    country: CountryLetters::new(b"XX").unwrap(),
+                },
             ),
             (A::Iban, "GB82W3ST12345698765432", AccountProblem::Layout),
             (A::Iban, "GBX2WEST12345698765432", AccountProblem::Layout),
@@ -603,7 +834,13 @@ mod tests {
             ),
             (A::Cuit, "21123456786", AccountProblem::UnknownType),
             (A::Cuit, "20123456787", AccountProblem::CheckDigits),
-            (A::Bic, "DEUTZZFF", AccountProblem::UnknownBicCountry),
+            (
+                A::Bic,
+                "DEUTZZFF",
+                AccountProblem::UnknownBicCountry {
+                    country: CountryLetters::new(b"ZZ").unwrap(),
+                },
+            ),
             (A::Bic, "DEU1DEFF", AccountProblem::Layout),
             (A::Ifsc, "HDFC1001234", AccountProblem::Layout),
             (
@@ -643,6 +880,59 @@ mod tests {
         assert_eq!(
             AccountDetail::Iban.check("ZZ12").unwrap_err().to_string(),
             "an IBAN starts with its country's two letters, and ZZ is not a country that uses IBANs"
+        );
+    }
+
+    /// Lengths count characters (Unicode scalar values), not bytes; check digits 00, 01 and 99
+    /// are never valid; a dot is a character like any other.
+    #[test]
+    fn contract_v4_rules() {
+        let e = AccountDetail::Iban
+            .check("DE89370400440532013000\u{1F600}")
+            .unwrap_err();
+        assert_eq!(
+            e.problem,
+            AccountProblem::Length {
+                expected: 22,
+                actual: 23
+            }
+        );
+        assert!(e.to_string().starts_with("this IBAN has 23 characters"));
+        assert_eq!(e.params().actual, Some(23));
+        for v in ["DE00370400440000000060", "DE99370400440000000024"] {
+            assert_eq!(
+                AccountDetail::Iban.check(v).map_err(|e| e.reason()),
+                Err(Reason::CheckDigits),
+                "{v}"
+            );
+        }
+        assert_eq!(
+            AccountDetail::Iban
+                .check("ES91.2100.0418.4502.0005.1332")
+                .map_err(|e| e.reason()),
+            Err(Reason::Length)
+        );
+        assert_eq!(
+            AccountDetail::Iban.check("1DE89").map_err(|e| e.reason()),
+            Err(Reason::Layout)
+        );
+        assert_eq!(
+            format!("{:?}", AccountDetail::Iban.check("IR").unwrap_err().problem),
+            "UnknownCountry { country: \"IR\" }"
+        );
+        assert_eq!(
+            format!(
+                "{:?}",
+                AccountDetail::Iban.check("QQ12").unwrap_err().problem
+            ),
+            "UnknownCountry { country: \"QQ\" }"
+        );
+        for v in ["021-000-021", "0210 0002 1", " 021000021"] {
+            assert_eq!(AccountDetail::Aba.check(v), Ok(()), "{v}");
+        }
+        assert_eq!(
+            AccountDetail::Aba.check("--").map_err(|e| e.reason()),
+            Err(Reason::Length)
         );
     }
 

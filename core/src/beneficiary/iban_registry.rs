@@ -98,3 +98,17 @@ pub(crate) static IBAN_REGISTRY: &[(&str, u8, &str)] = &[
     ("XK", 20, "16n"),
     ("YE", 30, "4a4n18c"),
 ];
+
+/// The IBAN countries of contract v4: the SEPA members whose domestic accounts are IBANs (GB is
+/// not one: its accounts are a sort code and an account number), sorted. A `bank_account` to one
+/// of them has an IBAN as its `accountNumber`, whatever it begins with.
+static IBAN_COUNTRIES: [&str; 35] = [
+    "AD", "AT", "BE", "BG", "CH", "CY", "CZ", "DE", "DK", "EE", "ES", "FI", "FR", "GR", "HR", "HU",
+    "IE", "IS", "IT", "LI", "LT", "LU", "LV", "MC", "MT", "NL", "NO", "PL", "PT", "RO", "SE", "SI",
+    "SK", "SM", "VA",
+];
+
+/// Whether `country` is one of the IBAN countries.
+pub(crate) fn is_iban_country(country: &str) -> bool {
+    IBAN_COUNTRIES.binary_search(&country).is_ok()
+}

@@ -14,7 +14,8 @@
 //! The module by concern: [`rules`](ValidationRules) (the server's validation-rules document),
 //! banks and countries ([`BankList`], [`is_assigned_country`]), documents that cannot be read
 //! ([`UnreadableDocument`]), routing numbers ([`check_routing_number`]), account details
-//! ([`AccountDetail`], with the IBAN registry as static data), validation ([`validate`],
+//! ([`AccountDetail`], with the IBAN registry as static data; [`check_account`] as the user types;
+//! [`Reason`] and [`AccountParams`] for messages of one's own), validation ([`validate`],
 //! [`BeneficiaryValidator`]), the fields a form asks for ([`required_fields`]) and typed drafts
 //! ([`BeneficiaryDraft`]).
 //!
@@ -44,21 +45,25 @@ use std::fmt;
 
 mod account;
 mod banks;
+mod check;
 mod document;
 mod draft;
 mod fields;
 mod iban_registry;
+mod reason;
 mod routing;
 mod rules;
 mod validate;
 
 /// Kept here for code written against earlier releases: it lives at the crate root now.
 pub use crate::MalformedJson;
-pub use account::{AccountDetail, AccountDetailError, AccountProblem};
+pub use account::{AccountDetail, AccountDetailError, AccountProblem, UnknownAccountKind};
 pub use banks::{is_assigned_country, Bank, BankList};
+pub use check::{check_account, AccountCheck, AccountState};
 pub use document::{Document, Unreadable, UnreadableDocument};
 pub use draft::{BeneficiaryDraft, PaymentInfo};
 pub use fields::{required_fields, FieldSource, RequiredField};
+pub use reason::{AccountParams, CountryLetters, Reason};
 pub use routing::{check_routing_number, RoutingNumberError};
 pub use rules::{FieldRule, PaymentTypeRules, ValidationRules};
 pub use validate::{validate, BeneficiaryValidator, Validation};
@@ -90,11 +95,12 @@ pub enum IssueCode {
     RulesUnreadable,
     /// The bank list was given and cannot be read (path `""`).
     BanksUnreadable,
-    /// `accountNumber` starts with two letters and is not a valid IBAN.
+    /// `accountNumber` is an IBAN to check (it starts with two letters outside `AR`, or the
+    /// country is an IBAN country) and is not a valid one.
     InvalidIban,
     /// `accountNumber` of 18 digits to `MX` is not a valid CLABE.
     InvalidClabe,
-    /// `accountNumber` of 22 digits to `AR` is not a valid CBU.
+    /// `accountNumber` of 22 digits to `AR` is not a valid CBU (any other there is an alias).
     InvalidCbu,
     /// `bankDocumentNumber` to `AR` is not a valid CUIT/CUIL.
     InvalidCuit,
@@ -204,7 +210,8 @@ impl fmt::Display for IssueCode {
 }
 
 /// One problem: the dotted payload path, its code, an English message that says what to fix,
-/// and the rules document's description of the field as a label, where it has one.
+/// the rules document's description of the field as a label, where it has one, and for an
+/// account detail the reason and its figures (so an app can say it in its own language).
 ///
 /// ```
 /// use xborder_core::beneficiary::{Issue, IssueCode};
@@ -212,6 +219,8 @@ impl fmt::Display for IssueCode {
 /// assert_eq!(i.to_string(), "paymentInfo.bankId: REQUIRED");
 /// assert_eq!(i.message, "this field is required: fill it in");
 /// assert_eq!(i.label, None);
+/// assert_eq!(i.reason, None);
+/// assert!(i.params.is_empty());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -224,6 +233,11 @@ pub struct Issue {
     pub message: Cow<'static, str>,
     /// The rules document's `description` of the field at `path`, when it has one.
     pub label: Option<String>,
+    /// Why an account detail fails (`INVALID_IBAN`, ..., `INVALID_ROUTING_NUMBER`): `None` for
+    /// the other codes.
+    pub reason: Option<Reason>,
+    /// The figures of `reason` (empty where it names none, and for the other codes).
+    pub params: AccountParams,
 }
 
 impl Issue {
@@ -239,6 +253,8 @@ impl Issue {
             code,
             message: Cow::Borrowed(code.message()),
             label: None,
+            reason: None,
+            params: AccountParams::default(),
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::IssueCode;
+use super::{AccountDetail, AccountProblem, IssueCode};
 
 /// Why a routing number is not a valid ABA number.
 ///
@@ -14,7 +14,7 @@ use super::IssueCode;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RoutingNumberError {
-    /// Not exactly 9 ASCII digits.
+    /// Not exactly 9 ASCII digits (ASCII spaces and hyphens aside).
     Format,
     /// All zeros.
     AllZeros,
@@ -72,31 +72,31 @@ impl fmt::Display for RoutingNumberError {
 impl std::error::Error for RoutingNumberError {}
 
 /// Checks an ABA routing number: 9 ASCII digits, not all zeros, an assigned prefix, the checksum.
-/// Nothing is trimmed.
+/// ASCII spaces and hyphens are removed first, as in every account detail
+/// ([`AccountDetail::Aba`], whose error carries the reason and its figures).
 ///
 /// ```
 /// use xborder_core::beneficiary::{check_routing_number, RoutingNumberError};
 /// assert_eq!(check_routing_number("011000015"), Ok(()));
-/// assert_eq!(check_routing_number(" 011000015"), Err(RoutingNumberError::Format));
+/// assert_eq!(check_routing_number(" 011-000-015"), Ok(()));
+/// assert_eq!(check_routing_number("01100001"), Err(RoutingNumberError::Format));
 /// assert_eq!(check_routing_number("000000000"), Err(RoutingNumberError::AllZeros));
 /// ```
 pub fn check_routing_number(number: &str) -> Result<(), RoutingNumberError> {
-    let bytes = number.as_bytes();
-    if bytes.len() != 9 || !bytes.iter().all(u8::is_ascii_digit) {
-        return Err(RoutingNumberError::Format);
-    }
-    let d: Vec<u32> = bytes.iter().map(|b| u32::from(b - b'0')).collect();
-    if d.iter().all(|&x| x == 0) {
-        return Err(RoutingNumberError::AllZeros);
-    }
-    let prefix = d.iter().take(2).fold(0, |acc, x| acc * 10 + x);
-    if !matches!(prefix, 0..=12 | 21..=32 | 61..=72 | 80) {
-        return Err(RoutingNumberError::Prefix);
-    }
-    let weights = [3, 7, 1, 3, 7, 1, 3, 7, 1];
-    let sum: u32 = d.iter().zip(weights).map(|(x, w)| x * w).sum();
-    if sum % 10 != 0 {
-        return Err(RoutingNumberError::Checksum);
-    }
-    Ok(())
+    let Err(e) = AccountDetail::Aba.check(number) else {
+        return Ok(());
+    };
+    Err(match e.problem {
+        AccountProblem::UnknownType
+            if number
+                .chars()
+                .filter(|c| !matches!(c, ' ' | '-'))
+                .all(|c| c == '0') =>
+        {
+            RoutingNumberError::AllZeros
+        }
+        AccountProblem::UnknownType => RoutingNumberError::Prefix,
+        AccountProblem::CheckDigits => RoutingNumberError::Checksum,
+        _ => RoutingNumberError::Format,
+    })
 }

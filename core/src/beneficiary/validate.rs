@@ -7,9 +7,10 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::account::{iban_shaped, is_digits};
+use super::iban_registry::is_iban_country;
 use super::{
-    check_routing_number, is_assigned_country, AccountDetail, BankList, FieldRule, Issue,
-    IssueCode, UnreadableDocument, ValidationRules,
+    is_assigned_country, AccountDetail, AccountDetailError, BankList, FieldRule, Issue, IssueCode,
+    UnreadableDocument, ValidationRules,
 };
 
 /// The result of a validation: every issue, not just the first.
@@ -66,12 +67,22 @@ impl Validation {
     ) {
         let path = path.into();
         if !self.issues.iter().any(|i| i.code == code && i.path == path) {
-            self.issues.push(Issue {
-                path,
-                code,
-                message,
-                label: label.map(str::to_owned),
-            });
+            let mut issue = Issue::new(path, code);
+            issue.message = message;
+            issue.label = label.map(str::to_owned);
+            self.issues.push(issue);
+        }
+    }
+
+    /// Adds the issue of an account detail at `path`: its code, message, reason and figures.
+    fn push_detail(&mut self, path: String, e: &AccountDetailError) {
+        let code = e.detail.issue_code();
+        if !self.issues.iter().any(|i| i.code == code && i.path == path) {
+            let mut issue = Issue::new(path, code);
+            issue.message = Cow::Owned(e.to_string());
+            issue.reason = Some(e.reason());
+            issue.params = e.params();
+            self.issues.push(issue);
         }
     }
 }
@@ -405,13 +416,11 @@ fn check(draft: &Value, rules: Doc<'_, ValidationRules>, banks: Doc<'_, BankList
         });
         if let (Some("bank_account"), Some(pi)) = (payment_type, payment_info) {
             if country == "US" {
+                // Read as every account detail is: ASCII spaces and hyphens removed (`--` is
+                // checked, and has no digit).
                 if let Some(rn) = required_str(&mut out, pi, "paymentInfo", "routingNumber") {
-                    if let Err(e) = check_routing_number(rn) {
-                        out.push_with(
-                            "paymentInfo.routingNumber",
-                            IssueCode::InvalidRoutingNumber,
-                            Cow::Owned(e.reason().to_owned()),
-                        );
+                    if let Err(e) = AccountDetail::Aba.check(rn) {
+                        out.push_detail("paymentInfo.routingNumber".to_owned(), &e);
                     }
                 }
             } else if let Some(id) = required_str(&mut out, pi, "paymentInfo", "bankId") {
@@ -449,16 +458,21 @@ fn account_details(
             }
         }
     }
-    // `accountNumber` is read as whichever detail its shape and the country make it (a CLABE
-    // for `spei` too); one in another shape (a Colombian `123456`, a CBU alias) is not checked.
+    // `accountNumber` is read as whichever detail the country and its shape make it, only
+    // where the country is valid: in Argentina a CBU at 22 digits, else an alias (not checked);
+    // in an IBAN country always an IBAN; elsewhere an IBAN when it starts with two letters (dots
+    // and all), a CLABE of 18 digits in Mexico (for `spei` too); one in another shape (a
+    // Colombian `123456`, a Mexican card number) is not checked. One that is not a string is
+    // `INVALID_VALUE` whatever the country.
     if bank_account || (payment_type == "spei" && country == Some("MX")) {
         check_detail(out, pi, "accountNumber", |v| {
-            if bank_account && iban_shaped(v) {
+            let country = country?;
+            if bank_account && country == "AR" {
+                is_digits(v, 22).then_some(AccountDetail::Cbu)
+            } else if bank_account && (is_iban_country(country) || iban_shaped(v)) {
                 Some(AccountDetail::Iban)
-            } else if country == Some("MX") && is_digits(v, 18) {
+            } else if country == "MX" && is_digits(v, 18) {
                 Some(AccountDetail::Clabe)
-            } else if bank_account && country == Some("AR") && is_digits(v, 22) {
-                Some(AccountDetail::Cbu)
             } else {
                 None
             }
@@ -477,13 +491,10 @@ fn check_detail(
     let Some(v) = pi.get(field).filter(|v| !is_missing(Some(v))) else {
         return;
     };
-    let (code, message) = match v.as_str() {
-        None => (
-            IssueCode::InvalidValue,
-            Cow::Borrowed("this value must be a string"),
-        ),
+    let found = match v.as_str() {
+        None => None,
         Some(s) => match detail(s).map(|d| d.check(s)) {
-            Some(Err(e)) => (e.detail.issue_code(), Cow::Owned(e.to_string())),
+            Some(Err(e)) => Some(e),
             _ => return,
         },
     };
@@ -493,8 +504,17 @@ fn check_detail(
             .strip_prefix("paymentInfo.")
             .is_some_and(|f| f == field)
     };
-    if !out.issues.iter().any(at_field) {
-        out.push_with(format!("paymentInfo.{field}"), code, message);
+    if out.issues.iter().any(at_field) {
+        return;
+    }
+    let path = format!("paymentInfo.{field}");
+    match found {
+        Some(e) => out.push_detail(path, &e),
+        None => out.push_with(
+            path,
+            IssueCode::InvalidValue,
+            Cow::Borrowed("this value must be a string"),
+        ),
     }
 }
 
