@@ -10,7 +10,9 @@ use std::process::ExitCode;
 
 use base64::Engine;
 use serde_json::{json, Map, Value};
-use xborder_core::beneficiary::BeneficiaryValidator;
+use xborder_core::beneficiary::{
+    check_account, AccountDetail, AccountParams, AccountState, BeneficiaryValidator,
+};
 use xborder_core::claims::{ClaimRules, ClaimStore, Claims, Entry};
 use xborder_core::delivery::{Decision, Receiver, StoreError, DEFAULT_WINDOW};
 use xborder_core::envelope::Envelope;
@@ -199,9 +201,59 @@ fn beneficiary_validate(input: &Value) -> Outcome {
     let issues: Vec<Value> = v
         .issues
         .iter()
-        .map(|i| json!({ "path": i.path, "code": i.code.as_str() }))
+        .map(|i| {
+            let mut issue = json!({
+                "path": i.path,
+                "code": i.code.as_str(),
+                "message": i.message,
+                "label": i.label,
+            });
+            if let Some(reason) = i.reason {
+                issue["reason"] = json!(reason.as_str());
+                issue["params"] = params_json(&i.params);
+            }
+            issue
+        })
         .collect();
     Ok(json!({ "valid": v.valid(), "issues": issues }))
+}
+
+/// `params` as the wire has it: the figures present, `{}` when none.
+fn params_json(p: &AccountParams) -> Value {
+    let mut out = Map::new();
+    if let Some(n) = p.expected {
+        out.insert("expected".into(), json!(n));
+    }
+    if let Some(n) = p.actual {
+        out.insert("actual".into(), json!(n));
+    }
+    if let Some(c) = p.country {
+        out.insert("country".into(), json!(c.as_str()));
+    }
+    Value::Object(out)
+}
+
+fn account_check(input: &Value) -> Outcome {
+    let kind = input["kind"].as_str().ok_or("input.kind is not a string")?;
+    let value = input["value"]
+        .as_str()
+        .ok_or("input.value is not a string")?;
+    let kind: AccountDetail = match kind.parse() {
+        Ok(k) => k,
+        Err(e) => return Ok(json!({ "ok": false, "error": e.code() })),
+    };
+    let c = check_account(kind, value);
+    let mut out = json!({
+        "state": c.state.as_str(),
+        "electronic": c.electronic,
+        "display": c.display,
+    });
+    if let AccountState::Invalid(e) = c.state {
+        out["code"] = json!(e.code());
+        out["reason"] = json!(e.reason().as_str());
+        out["params"] = params_json(&e.params());
+    }
+    Ok(out)
 }
 
 fn pagination_query(input: &Value) -> Outcome {
@@ -377,6 +429,7 @@ fn op(name: &str) -> Option<Option<OpFn>> {
         "pagination.info" => pagination_info,
         "pagination.walk" => pagination_walk,
         "delivery.claims" => delivery_claims,
+        "account.check" => account_check,
         _ => return None,
     };
     Some(Some(f))
@@ -389,7 +442,8 @@ fn num_eq(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// Deep equality with numbers compared by value.
+/// Deep equality with numbers compared by value; (v4) an expected `null` matches a key that is
+/// `null` or absent, so an object's keys beyond the expected ones must be `null`.
 fn deep_eq(expected: &Value, actual: &Value) -> bool {
     match (expected, actual) {
         (Value::Number(_), Value::Number(_)) => num_eq(expected, actual),
@@ -397,12 +451,52 @@ fn deep_eq(expected: &Value, actual: &Value) -> bool {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| deep_eq(p, q))
         }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| deep_eq(v, w)))
+            x.iter().all(|(k, v)| key_eq(v, y.get(k)))
+                && y.iter().all(|(k, w)| x.contains_key(k) || w.is_null())
         }
         _ => expected == actual,
     }
+}
+
+/// An expected key's value against the actual one: `null` matches `null` or absent.
+fn key_eq(expected: &Value, actual: Option<&Value>) -> bool {
+    match actual {
+        None => expected.is_null(),
+        Some(a) => deep_eq(expected, a),
+    }
+}
+
+/// (v4) An expected issue matches an actual one when every key it has equals the actual
+/// issue's (`{path, code}` matches an issue that also carries `reason`, `message`, `label`).
+fn element_matches(expected: &Value, actual: &Value) -> bool {
+    match (expected.as_object(), actual.as_object()) {
+        (Some(e), Some(_)) => e.iter().all(|(k, v)| key_eq(v, actual.get(k))),
+        _ => deep_eq(expected, actual),
+    }
+}
+
+/// (v4) The expected elements paired one to one with actual elements they match, none left
+/// over on either side: a search over every pairing (the lists are short).
+fn paired(expected: &Value, actual: &Value) -> bool {
+    fn pair(e: &[Value], a: &[Value], used: &mut Vec<bool>) -> bool {
+        let Some((first, rest)) = e.split_first() else {
+            return true;
+        };
+        for (i, cand) in a.iter().enumerate() {
+            if !used[i] && element_matches(first, cand) {
+                used[i] = true;
+                if pair(rest, a, used) {
+                    return true;
+                }
+                used[i] = false;
+            }
+        }
+        false
+    }
+    let (Some(x), Some(y)) = (expected.as_array(), actual.as_array()) else {
+        return false;
+    };
+    x.len() == y.len() && pair(x, y, &mut vec![false; y.len()])
 }
 
 /// Same elements, order ignored, counted with multiplicity.
@@ -422,7 +516,6 @@ fn multiset_eq(expected: &Value, actual: &Value) -> bool {
             })
 }
 
-/// Partial match: every key of `expect` equals the same key of `actual`.
 /// Equal as sets: the same distinct values, whatever their order and count.
 fn set_eq(expected: &Value, actual: &Value) -> bool {
     match (expected.as_array(), actual.as_array()) {
@@ -434,12 +527,14 @@ fn set_eq(expected: &Value, actual: &Value) -> bool {
     }
 }
 
+/// Partial match: every key of `expect` equals the same key of `actual` (an expected `null`:
+/// `null` or absent).
 fn check(expect: &Map<String, Value>, actual: &Value) -> Result<(), String> {
     for (k, want) in expect {
-        // A key `expect` names must be there (an expected `null` too), as in every runner.
         let same = match actual.get(k) {
-            None => false,
-            Some(got) if matches!(k.as_str(), "issues" | "rejected") => multiset_eq(want, got),
+            None => want.is_null(),
+            Some(got) if k == "issues" => paired(want, got),
+            Some(got) if k == "rejected" => multiset_eq(want, got),
             Some(got) if k == "drifts" => set_eq(want, got),
             Some(got) => deep_eq(want, got),
         };
@@ -454,6 +549,10 @@ fn check(expect: &Map<String, Value>, actual: &Value) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// The contract v4 files this runner reads whatever folders it is given (`api.json` belongs to
+/// a later issue): `../shared/conformance/v4/accounts.json`, when present.
+const V4_FILES: &[&str] = &["accounts.json"];
 
 fn vector_files() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = match std::env::var("XBORDER_VECTOR_DIRS") {
@@ -491,6 +590,16 @@ fn vector_files() -> Vec<PathBuf> {
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
     files.sort();
+    let v4 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/v4");
+    for name in V4_FILES {
+        let f = v4.join(name);
+        let listed = files.iter().any(|g| {
+            g.file_name() == f.file_name() && g.parent().is_some_and(|p| p.ends_with("v4"))
+        });
+        if f.is_file() && !listed {
+            files.push(f);
+        }
+    }
     files
 }
 
