@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use base64::Engine;
 use serde_json::{json, Map, Value};
 use xborder_core::beneficiary::{
-    check_account, AccountDetail, AccountParams, AccountState, BeneficiaryValidator,
+    check_account, normalize, AccountDetail, AccountParams, AccountState, BeneficiaryValidator,
 };
 use xborder_core::claims::{ClaimRules, ClaimStore, Claims, Entry};
 use xborder_core::delivery::{Decision, Receiver, StoreError, DEFAULT_WINDOW};
@@ -233,6 +233,11 @@ fn params_json(p: &AccountParams) -> Value {
     Value::Object(out)
 }
 
+fn beneficiary_normalize(input: &Value) -> Outcome {
+    let draft = input.get("draft").cloned().unwrap_or(Value::Null);
+    Ok(json!({ "draft": normalize(draft) }))
+}
+
 fn account_check(input: &Value) -> Outcome {
     let kind = input["kind"].as_str().ok_or("input.kind is not a string")?;
     let value = input["value"]
@@ -408,7 +413,7 @@ fn delivery_claims(input: &Value) -> Outcome {
 /// The ops FORMAT.md defines that this runner does not implement yet: counted as skipped (and
 /// named in a `SKIP` line), never passed or failed. Implementing one: its arm in [`op`], and its
 /// name out of this list.
-const NOT_YET: &[&str] = &[];
+const NOT_YET: &[&str] = &["beneficiary.form"];
 
 /// Every op FORMAT.md defines, with this runtime's implementation: `Some(None)` for an op of
 /// [`NOT_YET`], `None` for a name FORMAT.md does not define (a failure).
@@ -430,6 +435,7 @@ fn op(name: &str) -> Option<Option<OpFn>> {
         "pagination.walk" => pagination_walk,
         "delivery.claims" => delivery_claims,
         "account.check" => account_check,
+        "beneficiary.normalize" => beneficiary_normalize,
         _ => return None,
     };
     Some(Some(f))
@@ -551,8 +557,9 @@ fn check(expect: &Map<String, Value>, actual: &Value) -> Result<(), String> {
 }
 
 /// The contract v4 files this runner reads whatever folders it is given (`api.json` belongs to
-/// a later issue): `../shared/conformance/v4/accounts.json`, when present.
-const V4_FILES: &[&str] = &["accounts.json"];
+/// a later issue), when present: `accounts.json`, and `forms.json` (its `beneficiary.form`
+/// cases skipped until that op is implemented).
+const V4_FILES: &[&str] = &["accounts.json", "forms.json"];
 
 fn vector_files() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = match std::env::var("XBORDER_VECTOR_DIRS") {

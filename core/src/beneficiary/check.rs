@@ -83,13 +83,7 @@ pub struct AccountCheck {
 /// assert_eq!((e.params().expected, e.params().actual), (Some(22), Some(23)));
 /// ```
 pub fn check_account(kind: AccountDetail, value: &str) -> AccountCheck {
-    let mut electronic = String::with_capacity(value.len());
-    electronic.extend(
-        value
-            .chars()
-            .filter(|ch| !matches!(ch, ' ' | '-'))
-            .map(|ch| ch.to_ascii_uppercase()),
-    );
+    let electronic = electronic(value);
     let display = display(kind, &electronic);
     let c = Compact::of(&electronic);
     let state = if c.len == 0 {
@@ -110,6 +104,19 @@ pub fn check_account(kind: AccountDetail, value: &str) -> AccountCheck {
         electronic,
         display,
     }
+}
+
+/// The electronic form: ASCII spaces and hyphens removed, ASCII letters upper-cased, everything
+/// else kept.
+pub(super) fn electronic(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    out.extend(
+        value
+            .chars()
+            .filter(|ch| !matches!(ch, ' ' | '-'))
+            .map(|ch| ch.to_ascii_uppercase()),
+    );
+    out
 }
 
 /// `electronic` grouped for reading: separators only between typed characters, characters past

@@ -14,7 +14,7 @@
 //! The module by concern: [`rules`](ValidationRules) (the server's validation-rules document),
 //! banks and countries ([`BankList`], [`is_assigned_country`]), documents that cannot be read
 //! ([`UnreadableDocument`]), routing numbers ([`check_routing_number`]), account details
-//! ([`AccountDetail`], with the IBAN registry as static data; [`check_account`] as the user types;
+//! ([`AccountDetail`], with the IBAN registry as static data; [`check_account`] as the user types; [`normalize`] before sending;
 //! [`Reason`] and [`AccountParams`] for messages of one's own), validation ([`validate`],
 //! [`BeneficiaryValidator`]), the fields a form asks for ([`required_fields`]) and typed drafts
 //! ([`BeneficiaryDraft`]).
@@ -50,6 +50,7 @@ mod document;
 mod draft;
 mod fields;
 mod iban_registry;
+mod normalize;
 mod reason;
 mod routing;
 mod rules;
@@ -63,6 +64,7 @@ pub use check::{check_account, AccountCheck, AccountState};
 pub use document::{Document, Unreadable, UnreadableDocument};
 pub use draft::{BeneficiaryDraft, PaymentInfo};
 pub use fields::{required_fields, FieldSource, RequiredField};
+pub use normalize::normalize;
 pub use reason::{AccountParams, CountryLetters, Reason};
 pub use routing::{check_routing_number, RoutingNumberError};
 pub use rules::{FieldRule, PaymentTypeRules, ValidationRules};

@@ -102,7 +102,7 @@ fn push_segment(path: &mut String, field: &str) {
     path.push_str(field);
 }
 
-fn is_missing(v: Option<&Value>) -> bool {
+pub(super) fn is_missing(v: Option<&Value>) -> bool {
     match v {
         None | Some(Value::Null) => true,
         Some(Value::String(s)) => s.trim().is_empty(),
@@ -449,34 +449,82 @@ fn account_details(
     payment_type: &str,
     country: Option<&str>,
 ) {
-    let bank_account = payment_type == "bank_account";
-    if bank_account {
-        use AccountDetail as D;
-        for d in [D::Cuit, D::Bic, D::Ifsc, D::SortCode, D::Bsb, D::BranchCode] {
-            if d.country().is_none_or(|c| country == Some(c)) {
-                check_detail(out, pi, d.field(), |_| Some(d));
-            }
+    for field in DETAIL_FIELDS {
+        if checked_field(field, payment_type, country) {
+            check_detail(out, pi, field, |v| {
+                account_detail_of(field, v, payment_type, country)
+            });
         }
     }
-    // `accountNumber` is read as whichever detail the country and its shape make it, only
-    // where the country is valid: in Argentina a CBU at 22 digits, else an alias (not checked);
-    // in an IBAN country always an IBAN; elsewhere an IBAN when it starts with two letters (dots
-    // and all), a CLABE of 18 digits in Mexico (for `spei` too); one in another shape (a
-    // Colombian `123456`, a Mexican card number) is not checked. One that is not a string is
-    // `INVALID_VALUE` whatever the country.
-    if bank_account || (payment_type == "spei" && country == Some("MX")) {
-        check_detail(out, pi, "accountNumber", |v| {
+}
+
+/// The fields of `paymentInfo` read as account details (the routing number aside: a fixed
+/// rule), in the order their issues are reported.
+const DETAIL_FIELDS: [&str; 7] = [
+    "bankDocumentNumber",
+    "bic",
+    "ifscCode",
+    "sortCode",
+    "bsbNumber",
+    "branchCode",
+    "accountNumber",
+];
+
+/// Whether `field` of `paymentInfo` is read as an account detail for this payment type and
+/// country (so a value that is not a string there is `INVALID_VALUE`): `accountNumber` for
+/// `bank_account` (and `spei` to `MX`), the BIC for `bank_account` whatever the country, the
+/// others for `bank_account` to their country.
+fn checked_field(field: &str, payment_type: &str, country: Option<&str>) -> bool {
+    let bank_account = payment_type == "bank_account";
+    if field == "accountNumber" {
+        return bank_account || (payment_type == "spei" && country == Some("MX"));
+    }
+    bank_account
+        && AccountDetail::ALL
+            .iter()
+            .find(|d| d.field() == field)
+            .is_some_and(|d| d.country().is_none_or(|c| country == Some(c)))
+}
+
+/// The detail a string `value` of `field` (of `paymentInfo`) is checked as, for a draft of this
+/// payment type to `country` (`None`: invalid), or `None` when it is not checked. The routing
+/// number is one of `bank_account` to `US`. `accountNumber` is read as whichever detail the
+/// country and its shape make it, only where the country is valid: in Argentina a CBU at 22
+/// digits, else an alias (not checked); in an IBAN country always an IBAN; elsewhere an IBAN
+/// when it starts with two letters (dots and all), a CLABE of 18 digits in Mexico (for `spei`
+/// too); one in another shape (a Colombian `123456`, a Mexican card number) is not checked.
+pub(super) fn account_detail_of(
+    field: &str,
+    value: &str,
+    payment_type: &str,
+    country: Option<&str>,
+) -> Option<AccountDetail> {
+    let bank_account = payment_type == "bank_account";
+    match field {
+        "routingNumber" => (bank_account && country == Some("US")).then_some(AccountDetail::Aba),
+        "accountNumber" => {
             let country = country?;
             if bank_account && country == "AR" {
-                is_digits(v, 22).then_some(AccountDetail::Cbu)
-            } else if bank_account && (is_iban_country(country) || iban_shaped(v)) {
+                is_digits(value, 22).then_some(AccountDetail::Cbu)
+            } else if bank_account && (is_iban_country(country) || iban_shaped(value)) {
                 Some(AccountDetail::Iban)
-            } else if country == "MX" && is_digits(v, 18) {
+            } else if country == "MX"
+                && (bank_account || payment_type == "spei")
+                && is_digits(value, 18)
+            {
                 Some(AccountDetail::Clabe)
             } else {
                 None
             }
-        });
+        }
+        _ => checked_field(field, payment_type, country)
+            .then(|| {
+                AccountDetail::ALL
+                    .iter()
+                    .copied()
+                    .find(|d| d.field() == field)
+            })
+            .flatten(),
     }
 }
 
