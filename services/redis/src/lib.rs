@@ -35,6 +35,7 @@ pub struct RedisClaims<C = ConnectionManager> {
     rules: ClaimRules,
     prefix: String,
     script: Script,
+    ttl_margin_ms: u64,
 }
 
 impl<C> std::fmt::Debug for RedisClaims<C> {
@@ -70,7 +71,27 @@ impl<C: ConnectionLike + Clone + Send + Sync> RedisClaims<C> {
             rules,
             prefix: prefix.into(),
             script: Script::new(REDIS_COMPARE_AND_SET),
+            ttl_margin_ms: 0,
         }
+    }
+
+    /// Keeps each entry in Redis `margin_ms` longer than core's TTL for it. Core reads an entry
+    /// past its TTL as no entry at the step's time, whatever Redis still holds, so a margin
+    /// changes no answer; it only stops Redis's own clock from dropping an entry early: when the
+    /// steps' times are not Redis's clock (the conformance vectors step at fixed times while
+    /// real time passes), or run ahead of it (clock skew).
+    ///
+    /// ```no_run
+    /// # async fn demo(conn: xborder_redis::ConnectionManager) {
+    /// use xborder_core::claims::ClaimRules;
+    /// let claims = xborder_redis::RedisClaims::new(conn, ClaimRules::new(500), "xb:")
+    ///     .with_ttl_margin(60_000);
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn with_ttl_margin(mut self, margin_ms: u64) -> Self {
+        self.ttl_margin_ms = margin_ms;
+        self
     }
 
     /// The rules in use.
@@ -140,7 +161,11 @@ impl<C: ConnectionLike + Clone + Send + Sync> RedisClaims<C> {
                         .key(&key)
                         .arg(text(expected))
                         .arg(text(new))
-                        .arg(ttl_ms.map(|t| t.to_string()).unwrap_or_default())
+                        .arg(
+                            ttl_ms
+                                .map(|t| t.saturating_add(self.ttl_margin_ms).to_string())
+                                .unwrap_or_default(),
+                        )
                         .invoke_async(&mut conn)
                         .await
                         .map_err(unavailable)?;

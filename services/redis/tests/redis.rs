@@ -51,6 +51,51 @@ fn vector_files() -> Vec<PathBuf> {
     files
 }
 
+/// How much longer than core's TTL Redis keeps an entry in the vector runs.
+const VECTOR_TTL_MARGIN_MS: u64 = 600_000;
+
+#[tokio::test]
+async fn a_ttl_margin_keeps_the_entry_longer_in_redis_only() {
+    let s = server().await;
+    let mut conn = connect(&s).await;
+    let claims = RedisClaims::new(conn.clone(), ClaimRules::new(0), "m:").with_ttl_margin(60_000);
+    assert_eq!(
+        claims.step("claim", "e", "r1", 0).await.unwrap().as_str(),
+        "claimed"
+    );
+    let ttl: i64 = redis::cmd("PTTL")
+        .arg("m:e")
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    assert!(
+        (59_000..=60_001).contains(&ttl),
+        "core's 1 ms plus the margin: {ttl}"
+    );
+    // The zero lease's rules are unchanged: a retry takes it over, the first completion is stale.
+    assert_eq!(
+        claims.step("claim", "e", "r2", 0).await.unwrap().as_str(),
+        "claimed"
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    assert_eq!(
+        claims
+            .step("complete", "e", "r1", 0)
+            .await
+            .unwrap()
+            .as_str(),
+        "stale"
+    );
+    assert_eq!(
+        claims
+            .step("complete", "e", "r2", 0)
+            .await
+            .unwrap()
+            .as_str(),
+        "completed"
+    );
+}
+
 #[tokio::test]
 async fn delivery_claims_vectors_pass_against_redis() {
     let s = server().await;
@@ -71,8 +116,12 @@ async fn delivery_claims_vectors_pass_against_redis() {
                 Some(w) => rules.with_window(w),
                 None => rules.without_window(), // FORMAT.md: no windowMs, duplicates for ever
             };
-            // A fresh key space per case: the vectors reuse ids.
-            let claims = RedisClaims::new(conn.clone(), rules, format!("t:{n}:{m}:"));
+            // A fresh key space per case: the vectors reuse ids. The steps' times are the
+            // vector's, not Redis's clock: a margin keeps Redis from dropping an entry (a 1 ms
+            // TTL for a zero lease) while a slow machine runs the steps; core still reads an
+            // entry past its TTL as none at the step's time.
+            let claims = RedisClaims::new(conn.clone(), rules, format!("t:{n}:{m}:"))
+                .with_ttl_margin(VECTOR_TTL_MARGIN_MS);
             let mut got = Vec::new();
             for st in input["steps"].as_array().unwrap() {
                 let r = claims
