@@ -37,7 +37,7 @@ case "$cmd" in
     step "uniffi bindings' API tests (python, kotlin, swift)" bash bindings-uniffi/test.sh
     step "Node claim stores against redis-server, PostgreSQL and SQLite (delivery.claims vectors); the Node receiver" bash services/receiver-node/test.sh
     step "Python receiver: Redis adapter (sync, asyncio), PostgreSQL and SQLite, in a fleet" bash services/receiver-python/test.sh
-    step "fault test (receivers on Redis, PostgreSQL and SQLite: instances killed, stores restarted)" bash services/fault-test.sh
+    step "fault test (receivers on Redis, PostgreSQL and SQLite: instances killed, stores restarted, hung and at their connection limit; slow-body attack with RSS, a clock 5 minutes ahead, a rolling SIGTERM restart)" bash services/fault-test.sh
     ;;
   *) sed -n '2,7p' "$0"; exit 2 ;;
 esac
