@@ -68,6 +68,13 @@ struct Stats {
     refused_connections: AtomicU64,
     body_too_large: AtomicU64,
     body_timeout: AtomicU64,
+    closed_drained: AtomicU64,
+    completions_retried: AtomicU64,
+    completions_recovered: AtomicU64,
+    completions_retry_stale: AtomicU64,
+    completions_retry_given_up: AtomicU64,
+    completions_retry_dropped: AtomicU64,
+    completions_retry_pending: AtomicU64,
 }
 
 #[derive(Serialize)]
@@ -98,6 +105,21 @@ struct StatsView<'a> {
     body_too_large: u64,
     /// Bodies not received whole within `--body-timeout-ms` (408).
     body_timeout: u64,
+    /// Idle connections closed at shutdown after the drain period (`--drain-ms`).
+    closed_drained: u64,
+    /// Completions that failed with a store error after the persist, retried in the
+    /// background with the same token.
+    completions_retried: u64,
+    /// Of which the retry completed (the id is done in the store).
+    completions_recovered: u64,
+    /// Of which the retry found the claim no longer this token's (`stale`): stopped.
+    completions_retry_stale: u64,
+    /// Of which the store kept failing for the whole retry bound: given up.
+    completions_retry_given_up: u64,
+    /// Not retried: too many retries pending already.
+    completions_retry_dropped: u64,
+    /// Retries still going.
+    completions_retry_pending: u64,
     /// The store's clock minus this host's, in ms (added to every time given to the claims).
     clock_offset_ms: i64,
 }
@@ -289,7 +311,17 @@ pub(crate) struct App {
     body_timeout: Duration,
     /// Requests being handled now (all connections).
     in_flight: AtomicU64,
+    /// Shutting down: every answer carries `Connection: close`.
+    draining: std::sync::atomic::AtomicBool,
 }
+
+/// Completion retries pending at most; past that, a failed completion is logged and dropped.
+const MAX_PENDING_RETRIES: u64 = 10_000;
+/// How long a failed completion is retried before it is given up.
+const RETRY_FOR: Duration = Duration::from_secs(120);
+/// The first wait before a retry, doubled each time up to `RETRY_WAIT_MAX`.
+const RETRY_WAIT: Duration = Duration::from_millis(250);
+const RETRY_WAIT_MAX: Duration = Duration::from_secs(1);
 
 impl App {
     pub(crate) async fn new(o: &Opts) -> Result<App, String> {
@@ -427,6 +459,7 @@ impl App {
             max_body_bytes: o.max_body_bytes,
             body_timeout: Duration::from_millis(o.body_timeout_ms),
             in_flight: AtomicU64::new(0),
+            draining: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -576,6 +609,93 @@ impl App {
         inc(match why {
             crate::conn::Closed::Header => &self.stats.closed_header_timeout,
             crate::conn::Closed::Idle => &self.stats.closed_idle_timeout,
+            crate::conn::Closed::Drained => &self.stats.closed_drained,
+        });
+    }
+
+    /// Shutting down: every answer from now on carries `Connection: close`.
+    pub(crate) fn start_draining(&self) {
+        self.draining.store(true, Ordering::Release);
+    }
+
+    fn is_draining(&self) -> bool {
+        self.draining.load(Ordering::Acquire)
+    }
+
+    /// Completion retries still going.
+    pub(crate) fn pending_retries(&self) -> u64 {
+        self.stats.completions_retry_pending.load(Ordering::Relaxed)
+    }
+
+    /// A `complete` after the persist failed with a store error (Redis hung or away): retried
+    /// in the background with the same token and the store's time, every 250 ms doubling up to
+    /// 1 s, until the store answers (`completed`: the id is done, logged; `stale`: the claim is
+    /// no longer this token's, logged, stopped) or `RETRY_FOR` passes (given up, logged). Core's
+    /// `complete` records the id done when it finds no entry, or one past its TTL (contract v3),
+    /// so the retry sticks after the lease expired too. At most `MAX_PENDING_RETRIES` at once.
+    fn retry_completion(self: &Arc<Self>, id: &str, token: &str) {
+        let pending = self
+            .stats
+            .completions_retry_pending
+            .fetch_add(1, Ordering::AcqRel);
+        if pending >= MAX_PENDING_RETRIES {
+            self.stats
+                .completions_retry_pending
+                .fetch_sub(1, Ordering::AcqRel);
+            inc(&self.stats.completions_retry_dropped);
+            self.log_error(&format!(
+                "complete {id}: not retried ({MAX_PENDING_RETRIES} retries pending already)"
+            ));
+            return;
+        }
+        inc(&self.stats.completions_retried);
+        let app = self.clone();
+        let (id, token) = (id.to_owned(), token.to_owned());
+        tokio::spawn(async move {
+            let started = tokio::time::Instant::now();
+            let mut wait = RETRY_WAIT;
+            let mut tries = 0u64;
+            loop {
+                tokio::time::sleep(wait).await;
+                tries += 1;
+                let took = || started.elapsed().as_millis();
+                match app.step("complete", &id, &token).await {
+                    Ok(Outcome::Completed) => {
+                        inc(&app.stats.completions_recovered);
+                        eprintln!(
+                            "[{}] complete {id}: recovered (done in the store after {tries} retries, {} ms)",
+                            app.instance,
+                            took()
+                        );
+                        break;
+                    }
+                    Ok(o) => {
+                        inc(&app.stats.completions_retry_stale);
+                        eprintln!(
+                            "[{}] complete {id}: the retry answered {o} after {tries} retries ({} ms): stopped",
+                            app.instance,
+                            took()
+                        );
+                        break;
+                    }
+                    Err(ClaimError::Store(e)) if started.elapsed() < RETRY_FOR => {
+                        app.log_error(&format!("complete {id}: retry {tries}: {e}"));
+                    }
+                    Err(e) => {
+                        inc(&app.stats.completions_retry_given_up);
+                        eprintln!(
+                            "[{}] complete {id}: given up after {tries} retries ({} ms): {e}",
+                            app.instance,
+                            took()
+                        );
+                        break;
+                    }
+                }
+                wait = (wait * 2).min(RETRY_WAIT_MAX);
+            }
+            app.stats
+                .completions_retry_pending
+                .fetch_sub(1, Ordering::AcqRel);
         });
     }
 
@@ -601,6 +721,13 @@ impl App {
             refused_connections: g(&s.refused_connections),
             body_too_large: g(&s.body_too_large),
             body_timeout: g(&s.body_timeout),
+            closed_drained: g(&s.closed_drained),
+            completions_retried: g(&s.completions_retried),
+            completions_recovered: g(&s.completions_recovered),
+            completions_retry_stale: g(&s.completions_retry_stale),
+            completions_retry_given_up: g(&s.completions_retry_given_up),
+            completions_retry_dropped: g(&s.completions_retry_dropped),
+            completions_retry_pending: g(&s.completions_retry_pending),
             clock_offset_ms: self.clock.offset_ms(),
         })
         .unwrap_or_else(|_| "{}".to_owned())
@@ -798,7 +925,7 @@ impl App {
         .map_err(|e| e.to_string())
     }
 
-    async fn webhook(&self, req: Request<Incoming>) -> Reply {
+    async fn webhook(self: &Arc<Self>, req: Request<Incoming>) -> Reply {
         inc(&self.stats.requests);
         // The header as sent; core parses it (a non-UTF-8 value cannot verify).
         let signature = req
@@ -850,7 +977,7 @@ impl App {
         }
     }
 
-    async fn process(&self, env: &Envelope) -> Reply {
+    async fn process(self: &Arc<Self>, env: &Envelope) -> Reply {
         let token = format!(
             "{}-{}",
             self.token_prefix,
@@ -940,7 +1067,14 @@ impl App {
             }
             Err(e) => {
                 inc(&self.stats.store_errors);
-                self.log_error(&format!("complete {}: {e}", env.id()));
+                self.log_error(&format!(
+                    "complete {}: {e} (retried in the background)",
+                    env.id()
+                ));
+                if matches!(e, ClaimError::Store(_)) {
+                    // The answer does not wait: the event is persisted.
+                    self.retry_completion(env.id(), &token);
+                }
                 Outcome::Completed
             }
         };
@@ -1021,7 +1155,17 @@ impl App {
 
 /// The service: `POST` any path is a webhook delivery; `GET /healthz`, `GET /stats`.
 pub(crate) async fn handle(app: Arc<App>, req: Request<Incoming>) -> Result<Reply, Infallible> {
-    Ok(match (req.method(), req.uri().path()) {
+    let answer = answer(&app, req).await;
+    // Shutting down: the client must not send another request on this connection.
+    Ok(if app.is_draining() {
+        closing(answer)
+    } else {
+        answer
+    })
+}
+
+async fn answer(app: &Arc<App>, req: Request<Incoming>) -> Reply {
+    match (req.method(), req.uri().path()) {
         (&Method::POST, _) => app.webhook(req).await,
         (&Method::GET, "/healthz") => result(StatusCode::OK, "ok"),
         (&Method::GET, "/stats") => {
@@ -1033,5 +1177,5 @@ pub(crate) async fn handle(app: Arc<App>, req: Request<Incoming>) -> Result<Repl
             r
         }
         _ => error(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", None),
-    })
+    }
 }

@@ -39,6 +39,9 @@ pub(crate) enum Closed {
     Header,
     /// Nothing sent for the idle timeout after an answer.
     Idle,
+    /// Shutting down: nothing sent for the drain period (`--drain-ms`) since the answer or
+    /// since the shutdown began, whichever came last.
+    Drained,
 }
 
 /// What the connection's reader, its service and its watchdog share.
@@ -54,6 +57,10 @@ pub(crate) struct Watch {
     in_flight: AtomicU32,
     /// A request was received on this connection.
     served: AtomicBool,
+    /// Shutting down: milliseconds since `start` when the drain began (`NONE`: not draining).
+    drain_since: AtomicU64,
+    /// The drain period, in milliseconds.
+    drain_ms: AtomicU64,
     wake: Notify,
 }
 
@@ -67,6 +74,8 @@ impl Watch {
             waiting_since: AtomicU64::new(0),
             in_flight: AtomicU32::new(0),
             served: AtomicBool::new(false),
+            drain_since: AtomicU64::new(NONE),
+            drain_ms: AtomicU64::new(0),
             wake: Notify::new(),
         })
     }
@@ -95,6 +104,21 @@ impl Watch {
         InFlight(self.clone())
     }
 
+    /// Shutting down: from now on the connection is closed once it has been idle (no request
+    /// being handled, no byte of a next head received) for `drain`, counted from its last
+    /// answer or from now, whichever is later. A request whose bytes came in is answered first.
+    pub(crate) fn drain(&self, drain: Duration) {
+        let ms = u64::try_from(drain.as_millis()).unwrap_or(u64::MAX / 4);
+        self.drain_ms.store(ms.min(u64::MAX / 4), Ordering::Release);
+        let _ = self.drain_since.compare_exchange(
+            NONE,
+            self.now_ms(),
+            Ordering::AcqRel,
+            Ordering::Relaxed,
+        );
+        self.wake.notify_one();
+    }
+
     /// When the connection is to be closed unless something happens first (`None`: a request
     /// is being handled).
     fn deadline_ms(&self) -> Option<(u64, Closed)> {
@@ -103,14 +127,31 @@ impl Watch {
         }
         let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX / 2);
         let head = self.head_started.load(Ordering::Acquire);
-        Some(if head != NONE {
+        let timeout = self.timeout_ms(head, ms);
+        let drain_since = self.drain_since.load(Ordering::Acquire);
+        if drain_since == NONE || head != NONE {
+            return Some(timeout);
+        }
+        // Draining and idle: closed after the drain period of silence.
+        let since = drain_since.max(self.waiting_since.load(Ordering::Acquire));
+        let drained = since.saturating_add(self.drain_ms.load(Ordering::Acquire));
+        Some(if drained <= timeout.0 {
+            (drained, Closed::Drained)
+        } else {
+            timeout
+        })
+    }
+
+    /// The header or idle timeout's deadline.
+    fn timeout_ms(&self, head: u64, ms: impl Fn(Duration) -> u64) -> (u64, Closed) {
+        if head != NONE {
             (head.saturating_add(ms(self.header)), Closed::Header)
         } else if !self.served.load(Ordering::Acquire) {
             (ms(self.header), Closed::Header)
         } else {
             let since = self.waiting_since.load(Ordering::Acquire);
             (since.saturating_add(ms(self.idle)), Closed::Idle)
-        })
+        }
     }
 
     /// Resolves when the connection is to be closed, and says why.

@@ -41,8 +41,14 @@
 //! Every store call is bounded by `--store-timeout-ms` (503, core's `STORE_UNAVAILABLE`);
 //! PostgreSQL connections are pooled (`--pool`, closed after `--pool-idle-ms` idle). Claim
 //! times come from the store's clock (`clock.rs`, sampled every `--clock-sync-ms`). On SIGTERM
-//! or SIGINT the listener is closed, idle connections too, every request in flight is answered
-//! (within `--grace-ms`), then the process exits 0.
+//! or SIGINT the listener is closed (the connections in its backlog taken and served first), the
+//! open connections drain (`--drain-ms`: every answer with `Connection: close`, an idle one
+//! closed once idle that long, so a request written meanwhile is answered, never reset), every
+//! request in flight is answered (within `--grace-ms` in all), then the process exits 0.
+//!
+//! A `complete` that fails with a store error after the persist (Redis hung) is retried in the
+//! background with the same token until the store answers, so the id is recorded done as soon
+//! as it is back (`completions_retried`, `completions_recovered` in `/stats`).
 //!
 //! The first line on stdout is the bound address (`--listen 127.0.0.1:0` picks a free port);
 //! everything else goes to stderr. `GET /healthz` answers `ok`, `GET /stats` the counters.
@@ -145,19 +151,25 @@ async fn serve(opts: opts::Opts) -> Result<ExitCode, String> {
 
     let mut term = signal(SignalKind::terminate()).map_err(|e| format!("signal: {e}"))?;
     let mut int = signal(SignalKind::interrupt()).map_err(|e| format!("signal: {e}"))?;
-    // The cap on open connections. One over it is accepted, answered 503 (core's reply for
-    // TOO_MANY_CONNECTIONS) and closed: never left in the listen backlog, where a client waits
-    // without an answer. Refusing holds a descriptor for a moment (the answer written, what
-    // the client sends read and dropped, half a second at most, so that closing does not reset
-    // the connection under the answer): at most half the cap (64 at least) are refused at once,
-    // beyond that the answer is written without waiting.
-    let slots = Arc::new(Semaphore::new(opts.max_connections));
-    let refusing = Arc::new(Semaphore::new((opts.max_connections / 2).max(64)));
-    let refusal: Arc<[u8]> = app::too_many_connections().into();
-    let header = Duration::from_millis(opts.header_timeout_ms);
-    let idle = Duration::from_millis(opts.idle_timeout_ms);
-    // Set on SIGTERM/SIGINT: every connection shuts down gracefully.
+    // Set on SIGTERM/SIGINT: every connection drains, then shuts down gracefully.
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let grace = Duration::from_millis(opts.grace_ms);
+    let server = Server {
+        app: app.clone(),
+        // The cap on open connections. One over it is accepted, answered 503 (core's reply for
+        // TOO_MANY_CONNECTIONS) and closed: never left in the listen backlog, where a client
+        // waits without an answer. Refusing holds a descriptor for a moment (the answer
+        // written, what the client sends read and dropped, half a second at most, so that
+        // closing does not reset the connection under the answer): at most half the cap (64 at
+        // least) are refused at once, beyond that the answer is written without waiting.
+        slots: Arc::new(Semaphore::new(opts.max_connections)),
+        refusing: Arc::new(Semaphore::new((opts.max_connections / 2).max(64))),
+        refusal: app::too_many_connections().into(),
+        header: Duration::from_millis(opts.header_timeout_ms),
+        idle: Duration::from_millis(opts.idle_timeout_ms),
+        drain: Duration::from_millis(opts.drain_ms).min(grace),
+        stop: stop_rx,
+    };
     let mut tasks = JoinSet::new();
     loop {
         let accepted = tokio::select! {
@@ -166,36 +178,123 @@ async fn serve(opts: opts::Opts) -> Result<ExitCode, String> {
             _ = term.recv() => break,
             _ = int.recv() => break,
         };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
+        match accepted {
+            Ok((stream, _)) => server.take(&mut tasks, stream),
             Err(e) => {
                 // Out of descriptors, most likely: wait a little rather than spin.
                 app.log_error(&format!("accept: {e}"));
                 tokio::time::sleep(Duration::from_millis(20)).await;
-                continue;
             }
-        };
+        }
+    }
+
+    // SIGTERM or SIGINT: the connections the kernel has accepted already (the listen backlog)
+    // are taken and served, not reset by closing the listener under them; then the listener is
+    // closed, and only then does every answer say `Connection: close` (a client told so
+    // reconnects: refused now, never queued in a backlog about to be reset).
+    let started = Instant::now();
+    let mut backlog = 0u64;
+    while let Some(accepted) = std::future::poll_fn(|cx| {
+        std::task::Poll::Ready(match listener.poll_accept(cx) {
+            std::task::Poll::Ready(r) => Some(r),
+            std::task::Poll::Pending => None,
+        })
+    })
+    .await
+    {
+        match accepted {
+            Ok((stream, _)) => {
+                backlog += 1;
+                server.take(&mut tasks, stream);
+            }
+            Err(_) => break,
+        }
+    }
+    drop(listener);
+    app.start_draining();
+    let in_flight = app.in_flight();
+    // The drain: each connection is served until it has been idle --drain-ms (a request a
+    // client writes meanwhile is read and answered, with `Connection: close`), then closed;
+    // the whole shutdown within --grace-ms.
+    let _ = stop_tx.send(true);
+    let deadline = started + grace;
+    let drained = tokio::time::timeout_at(deadline, async {
+        while tasks.join_next().await.is_some() {}
+    })
+    .await;
+    // Completions being retried (a store that failed them): given the rest of the grace.
+    while app.pending_retries() > 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let retries = app.pending_retries();
+    if retries > 0 {
+        eprintln!(
+            "[{}] shutdown: {retries} completion retries still pending (the store did not answer)",
+            app.instance()
+        );
+    }
+    let ms = started.elapsed().as_millis();
+    eprintln!("[{}] stopping: {}", app.instance(), app.stats_json());
+    if backlog > 0 {
+        eprintln!(
+            "[{}] shutdown: {backlog} connections taken from the listen backlog",
+            app.instance()
+        );
+    }
+    match drained {
+        Ok(()) => {
+            eprintln!("shutdown: {in_flight} in flight answered in {ms} ms");
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(_) => {
+            let cut = app.in_flight();
+            tasks.abort_all();
+            eprintln!(
+                "shutdown: {cut} of {in_flight} in flight cut after the grace of {} ms",
+                opts.grace_ms
+            );
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+/// What serving a connection needs.
+struct Server {
+    app: Arc<app::App>,
+    slots: Arc<Semaphore>,
+    refusing: Arc<Semaphore>,
+    refusal: Arc<[u8]>,
+    header: Duration,
+    idle: Duration,
+    drain: Duration,
+    stop: tokio::sync::watch::Receiver<bool>,
+}
+
+impl Server {
+    /// Serves an accepted connection in its own task (or refuses it, over the cap).
+    fn take(&self, tasks: &mut JoinSet<()>, stream: tokio::net::TcpStream) {
         let _ = stream.set_nodelay(true);
-        let Ok(permit) = slots.clone().try_acquire_owned() else {
+        let app = self.app.clone();
+        let Ok(permit) = self.slots.clone().try_acquire_owned() else {
             app.connection_refused();
-            match refusing.clone().try_acquire_owned() {
+            match self.refusing.clone().try_acquire_owned() {
                 Ok(p) => {
-                    let refusal = refusal.clone();
+                    let refusal = self.refusal.clone();
                     tasks.spawn(async move {
                         refuse(stream, &refusal).await;
                         drop(p);
                     });
                 }
                 Err(_) => {
-                    let _ = stream.try_write(&refusal);
+                    let _ = stream.try_write(&self.refusal);
                     let mut sink = [0u8; 4096];
                     while matches!(stream.try_read(&mut sink), Ok(n) if n > 0) {}
                 }
             }
-            continue;
+            return;
         };
-        let app = app.clone();
-        let mut stop = stop_rx.clone();
+        let mut stop = self.stop.clone();
+        let (header, idle, drain) = (self.header, self.idle, self.drain);
         tasks.spawn(async move {
             let _open = app.connection_opened(permit);
             let watch = conn::Watch::new(header, idle);
@@ -225,40 +324,22 @@ async fn serve(opts: opts::Opts) -> Result<ExitCode, String> {
                 }
                 _ = stop.wait_for(|s| *s) => {}
             }
-            // Shutting down: an idle connection is closed now, one with a request in flight
-            // once it is answered (with `Connection: close`).
-            served.as_mut().graceful_shutdown();
+            // Shutting down: the connection is still served (each answer with `Connection:
+            // close`, after which hyper closes it) until it has been idle for the drain period;
+            // then closed. A request whose bytes came in is answered, never cut.
+            watch.drain(drain);
             tokio::select! {
                 _ = served.as_mut() => {}
-                why = watch.expired() => app.connection_closed(why),
+                why = watch.expired() => {
+                    app.connection_closed(why);
+                    if why == conn::Closed::Drained {
+                        // Idle: hyper closes it at once.
+                        served.as_mut().graceful_shutdown();
+                        let _ = served.as_mut().await;
+                    }
+                }
             }
         });
-    }
-
-    // SIGTERM or SIGINT: stop accepting, then let every connection finish what is in flight.
-    drop(listener);
-    let started = Instant::now();
-    let in_flight = app.in_flight();
-    let _ = stop_tx.send(true);
-    let grace = Duration::from_millis(opts.grace_ms);
-    let drained =
-        tokio::time::timeout(grace, async { while tasks.join_next().await.is_some() {} }).await;
-    let ms = started.elapsed().as_millis();
-    eprintln!("[{}] stopping: {}", app.instance(), app.stats_json());
-    match drained {
-        Ok(()) => {
-            eprintln!("shutdown: {in_flight} in flight answered in {ms} ms");
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(_) => {
-            let cut = app.in_flight();
-            tasks.abort_all();
-            eprintln!(
-                "shutdown: {cut} of {in_flight} in flight cut after the grace of {} ms",
-                opts.grace_ms
-            );
-            Ok(ExitCode::from(1))
-        }
     }
 }
 

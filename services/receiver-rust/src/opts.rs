@@ -78,10 +78,16 @@ usage: xborder-receiver --secret KEY [options]
   --body-timeout-ms N      the whole body must arrive within N ms of the end of the request head
                            (default 10000); otherwise 408 (core's BODY_TIMEOUT), connection
                            closed
-  --grace-ms N             on SIGTERM or SIGINT: stop accepting, close idle connections, answer
-                           every request in flight (with Connection: close), then exit 0 and
-                           print `shutdown: N in flight answered in M ms`; past N ms (default
-                           10000) exit 1 anyway, saying how many were cut
+  --grace-ms N             on SIGTERM or SIGINT: stop accepting (the listener closed, the
+                           connections already in its backlog served), drain (--drain-ms), answer
+                           every request in flight, then exit 0 and print `shutdown: N in flight
+                           answered in M ms`; past N ms in all (default 10000) exit 1 anyway,
+                           saying how many were cut
+  --drain-ms N             after SIGTERM, the open connections are still served: every answer
+                           carries Connection: close, and a kept-alive connection is closed only
+                           once it has been idle N ms (default 1000, at most --grace-ms), so a
+                           request a client writes on it meanwhile is read and answered, never
+                           reset
   --naive                  SET key NX then persist, no lease (needs --redis): loses events
                            on a crash, for comparison only
   --persist-delay-ms N     wait N ms before persisting (to show concurrent redeliveries, or a
@@ -119,6 +125,7 @@ pub(crate) struct Opts {
     pub(crate) clock_sync_ms: u64,
     pub(crate) clock_skew_ms: i64,
     pub(crate) grace_ms: u64,
+    pub(crate) drain_ms: u64,
 }
 
 impl Opts {
@@ -151,6 +158,7 @@ impl Opts {
             clock_sync_ms: 5_000,
             clock_skew_ms: 0,
             grace_ms: 10_000,
+            drain_ms: 1_000,
         };
         for (k, v) in args::options(args)? {
             match k.as_str() {
@@ -181,6 +189,7 @@ impl Opts {
                 "clock-sync-ms" => o.clock_sync_ms = args::number(&k, v)?,
                 "clock-skew-ms" => o.clock_skew_ms = args::number(&k, v)?,
                 "grace-ms" => o.grace_ms = args::number(&k, v)?,
+                "drain-ms" => o.drain_ms = args::number(&k, v)?,
                 _ => return Err(format!("unknown option --{k}")),
             }
         }
@@ -299,6 +308,9 @@ mod tests {
             ),
             (10_000, 5_000, 0, 10_000)
         );
+        assert_eq!(o.drain_ms, 1_000);
+        let o = Opts::parse(&args("--secret a --drain-ms 250")).unwrap();
+        assert_eq!(o.drain_ms, 250);
         let o = Opts::parse(&args(
             "--secret a --clock-skew-ms=-300000 --max-body-bytes 100 --grace-ms 5 --pool-idle-ms 7",
         ))

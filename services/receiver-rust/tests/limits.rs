@@ -335,3 +335,166 @@ fn read_answer_keep(s: &mut std::net::TcpStream) -> (u16, String, String, bool) 
         }
     }
 }
+
+/// One answer on a kept-alive connection, or why none came: (status, head in lower case).
+fn try_answer(s: &mut std::net::TcpStream) -> Result<(u16, String), String> {
+    use std::io::Read;
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let n = s.read(&mut buf).map_err(|e| format!("read: {e}"))?;
+        if n == 0 {
+            return Err(format!("closed after {} bytes of the answer", got.len()));
+        }
+        got.extend_from_slice(&buf[..n]);
+        let text = String::from_utf8_lossy(&got).into_owned();
+        if let Some((head, rest)) = text.split_once("\r\n\r\n") {
+            let head = head.to_ascii_lowercase();
+            let len: usize = head
+                .lines()
+                .find_map(|l| {
+                    l.strip_prefix("content-length: ")
+                        .map(|v| v.trim().parse().unwrap())
+                })
+                .unwrap_or(0);
+            if rest.len() >= len {
+                let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+                return Ok((status, head));
+            }
+        }
+    }
+}
+
+/// A keep-alive delivery request of `id` (no `Connection: close`).
+fn keep_alive_request(id: &str) -> Vec<u8> {
+    let (body, sig) = xborder_simulator::signed_event(SECRET, id, "order:created").unwrap();
+    let mut req = format!(
+        "POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\nX-Webhook-Signature: {sig}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    req.extend_from_slice(&body);
+    req
+}
+
+/// What one client saw: answers (of which with `Connection: close`), and the first request
+/// written that got no answer.
+#[derive(Default, Debug)]
+struct Client {
+    answered: u64,
+    told_to_close: u64,
+    unanswered: Option<String>,
+}
+
+/// Issue 30 follow-up B: SIGTERM while clients send deliveries back to back on kept-alive
+/// connections. Every request written is answered: the ones during the drain with
+/// `Connection: close`, after which the client opens a new connection (refused: the listener
+/// is closed) instead of writing on a connection the server closes; none is reset after being
+/// written. A connection left idle since before SIGTERM is still served during the drain.
+#[test]
+fn sigterm_drains_kept_alive_connections_without_cutting_a_request() {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let dir = scratch("drain");
+    let p = dir.join("rx.jsonl");
+    let (mut rx, addr) = receiver(
+        &dir,
+        "rx",
+        &[
+            "--persist",
+            p.to_str().unwrap(),
+            "--grace-ms",
+            "30000",
+            "--drain-ms",
+            "3000",
+        ],
+    );
+    // A kept-alive connection, idle from its answer until after SIGTERM.
+    let mut idle = connect(&addr);
+    idle.write_all(&keep_alive_request("evt_drain_idle_1"))
+        .unwrap();
+    assert_eq!(try_answer(&mut idle).unwrap().0, 200);
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let clients: Vec<_> = (0..4)
+        .map(|c| {
+            let (addr, stop) = (addr.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut seen = Client::default();
+                let mut n = 0u64;
+                'connections: while !stop.load(Ordering::Relaxed) {
+                    // Refused: the listener is closed (nothing was written).
+                    let Ok(mut s) = std::net::TcpStream::connect(&addr) else {
+                        break;
+                    };
+                    s.set_nodelay(true).unwrap();
+                    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+                    loop {
+                        n += 1;
+                        let id = format!("evt_drain_{c}_{n}");
+                        if let Err(e) = s.write_all(&keep_alive_request(&id)) {
+                            seen.unanswered = Some(format!("{id}: write: {e}"));
+                            break 'connections;
+                        }
+                        match try_answer(&mut s) {
+                            Ok((200, head)) => {
+                                seen.answered += 1;
+                                if head.contains("connection: close") {
+                                    seen.told_to_close += 1;
+                                    continue 'connections;
+                                }
+                            }
+                            Ok((status, head)) => {
+                                seen.unanswered = Some(format!("{id}: {status}\n{head}"));
+                                break 'connections;
+                            }
+                            Err(e) => {
+                                seen.unanswered = Some(format!("{id}: {e}"));
+                                break 'connections;
+                            }
+                        }
+                    }
+                }
+                seen
+            })
+        })
+        .collect();
+    let t = Instant::now();
+    while stats(&addr)["requests"].as_u64().unwrap() < 100 {
+        assert!(t.elapsed() < Duration::from_secs(20), "requests never came");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    signal(rx.child.id(), "TERM");
+    // Well within the drain (3 s), a request on the connection idle since before SIGTERM.
+    std::thread::sleep(Duration::from_millis(300));
+    idle.write_all(&keep_alive_request("evt_drain_idle_2"))
+        .unwrap();
+    let idle_answer = try_answer(&mut idle);
+    let status = wait_exit(&mut rx, Duration::from_secs(40));
+    stop.store(true, Ordering::Relaxed);
+    let seen: Vec<Client> = clients.into_iter().map(|c| c.join().unwrap()).collect();
+    let log = std::fs::read_to_string(dir.join("rx.log")).unwrap();
+    assert_eq!(status.code(), Some(0), "{status}\n{log}");
+    for (c, s) in seen.iter().enumerate() {
+        assert!(s.unanswered.is_none(), "client {c}: {s:?}\n{log}");
+    }
+    let (idle_status, _) = idle_answer.unwrap_or_else(|e| panic!("idle connection: {e}\n{log}"));
+    assert_eq!(idle_status, 200);
+    let answered: u64 = seen.iter().map(|s| s.answered).sum();
+    let told: u64 = seen.iter().map(|s| s.told_to_close).sum();
+    assert!(told >= 1, "{seen:?}");
+    // Every delivery answered 200 was persisted, once.
+    let ids = persisted_ids(&p);
+    assert_eq!(ids.len() as u64, answered + 2, "{seen:?}");
+    let line = log
+        .lines()
+        .find(|l| l.contains("shutdown:") && l.contains("in flight answered"))
+        .unwrap_or_else(|| panic!("{log}"));
+    println!(
+        "drain: 4 clients sending back to back through SIGTERM: {answered} answered, {told} of \
+         them with Connection: close, 0 unanswered; the connection idle since before SIGTERM \
+         answered 300 ms after it; exit 0; {line}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

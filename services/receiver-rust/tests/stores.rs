@@ -272,3 +272,99 @@ async fn postgres_clock_pool_and_a_hung_postgres() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 30 follow-up A: a `complete` cut by a hung Redis still sticks. The claim is made, then
+/// Redis stops (SIGSTOP) while the event is persisted (`--persist-delay-ms`), so `complete`
+/// times out: the delivery is answered 200 (persisted) and the completion retried in the
+/// background with the same token. Redis stays stopped past the lease, then resumes (SIGCONT):
+/// the retry records the id done (core's `complete` on an expired entry, contract v3), and a
+/// redelivery is answered `duplicate`, not processed a second time.
+#[test]
+fn a_completion_cut_by_a_hung_redis_is_retried_until_it_sticks() {
+    let dir = scratch("cut-complete");
+    let (redis, url) = redis_server();
+    let p = dir.join("rx.jsonl");
+    let (_rx, addr) = receiver(
+        &dir,
+        "rx",
+        &[
+            "--redis",
+            &url,
+            "--persist",
+            p.to_str().unwrap(),
+            "--persist-delay-ms",
+            "3000",
+            "--store-timeout-ms",
+            &STORE_MS.to_string(),
+            "--lease-ms",
+            "2000",
+        ],
+    );
+    let key = "xb:claims:evt_cut";
+    let mut conn = redis::Client::open(url.as_str())
+        .unwrap()
+        .get_connection_with_timeout(Duration::from_secs(5))
+        .unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut get =
+        move || -> Option<String> { redis::cmd("GET").arg(key).query(&mut conn).unwrap() };
+
+    let a = addr.clone();
+    let first = std::thread::spawn(move || deliver(&a, "evt_cut"));
+    // Claimed (held in Redis); the persist takes 3 s from there.
+    let t = Instant::now();
+    loop {
+        if let Some(v) = get() {
+            assert!(v.starts_with("h:"), "{v}");
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(20), "never claimed");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let (answer, retried) = {
+        let _stopped = Stopped::stop(vec![redis.pid()]);
+        // Persisted, `complete` timed out: answered 200 all the same.
+        let answer = first.join().unwrap();
+        let retried = stats(&addr)["completions_retried"].as_u64().unwrap();
+        // Stopped past the lease (2 s): the held entry expires meanwhile.
+        std::thread::sleep(Duration::from_millis(3000));
+        let st = stats(&addr);
+        assert_eq!(st["completions_recovered"].as_u64(), Some(0), "{st}");
+        assert_eq!(st["completions_retry_pending"].as_u64(), Some(1), "{st}");
+        (answer, retried)
+    };
+    let (status, head, body) = answer;
+    assert_eq!(
+        (status, body.as_str()),
+        (200, r#"{"result":"processed"}"#),
+        "{head}"
+    );
+    assert_eq!(retried, 1);
+
+    // Resumed: the retry completes the claim.
+    let t = Instant::now();
+    loop {
+        let st = stats(&addr);
+        if st["completions_recovered"].as_u64() == Some(1) {
+            assert_eq!(st["completions_retry_pending"].as_u64(), Some(0), "{st}");
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(30), "not recovered: {st}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let recovered_after = t.elapsed();
+    let entry = get().unwrap_or_default();
+    assert!(entry.starts_with("d:"), "the entry is {entry:?}, not done");
+    let (status, _, body) = deliver(&addr, "evt_cut");
+    assert_eq!((status, body.as_str()), (200, r#"{"result":"duplicate"}"#));
+    assert_eq!(persisted_ids(&p), ["evt_cut"]);
+    let log = std::fs::read_to_string(dir.join("rx.log")).unwrap();
+    assert!(log.contains("complete evt_cut: recovered"), "{log}");
+    println!(
+        "cut completion: answered 200 while Redis was stopped, retried in the background; done \
+         in Redis {:.2} s after SIGCONT (entry {entry}), the redelivery answered duplicate",
+        recovered_after.as_secs_f64()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
