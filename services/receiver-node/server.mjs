@@ -9,6 +9,7 @@
 //     [--max-body-bytes 1048576] [--body-timeout-ms 10000] [--header-timeout-ms 10000]
 //     [--idle-timeout-ms 75000] [--max-connections 512] [--store-timeout-ms 2000] [--pool 4]
 //     [--pool-idle-ms 10000] [--clock-sync-ms 5000] [--clock-skew-ms 0] [--grace-ms 10000]
+//     [--drain-ms 1000] [--persist-delay-ms 0 (tests)]
 //
 // 0. the connection and the body (the endpoint is on the public internet: whoever reaches it
 //    can attack it): past --max-connections open ones, a new connection is answered core's reply
@@ -30,7 +31,14 @@
 //    (linkSync fails if it exists: the unique key a
 //    consumer's table has; found already → processed again, nothing new kept), then one JSON
 //    line in FILE; a failure → release → 500 (the retry processes it);
-// 4. complete, then 200 (also when complete answers stale or the store fails: persisted).
+// 4. complete, then 200 (also when complete answers stale or the store fails: persisted). A
+//    complete that failed with a store error (Redis hung or away) is retried in the background
+//    with the same token and the store's time, every 250 ms doubling to 1 s, until it answers
+//    (completed: one log line, /stats completions_recovered; stale: logged, stopped) or 120 s
+//    pass (logged): so that once the store is back the id is recorded done and a redelivery is
+//    a duplicate, not processed again (core's contract v3: a complete that finds no entry, or
+//    one past its lease, records the id done). At most 10,000 pending, past that logged and
+//    dropped; /stats completions_retried counts them.
 // With --postgres URL or --sqlite PATH (pg-store.mjs, sqlite-store.mjs: claims in the table
 // xborder_claims, migrated at start) steps 3 and 4 are one transaction of that database: the
 // event's row goes into the table xborder_events (services/sql/receiver-events.sql, shared with
@@ -52,12 +60,18 @@
 // disagree; an offset over a tenth of the lease is logged (`clock: this host is N ms off the
 // store's clock (corrected)`); --clock-skew-ms N (tests) sets this process's clock N ms ahead.
 // SQLite and memory: offset 0 (one host). /stats and each persisted line carry clock_offset_ms.
-// SIGTERM / SIGINT: stop accepting, close idle connections, answer what is in flight (with
-// Connection: close), exit 0 (past --grace-ms: exit 1, saying how many were cut); one stderr line
-// `shutdown: N in flight answered in M ms`.
+// SIGTERM / SIGINT: stop accepting (the listener closed; node's own server.close() is not used,
+// since it destroys every connection it deems idle at once, a request the client has written but
+// this process not yet read included: reset, unanswered); then drain for --drain-ms (bounded by
+// --grace-ms): the open connections are still served, every answer carries Connection: close, and
+// a connection is ended (FIN, never a reset) only once it has no request in progress and has
+// received nothing for --drain-ms; then what is in flight is answered and the process exits 0 when
+// every connection has closed (past --grace-ms: exit 1, saying how many were cut); one stderr
+// line `shutdown: N in flight answered in M ms`.
 // Expired claim rows are purged at start and every 10 minutes (the clock less 60 s of skew).
 // The first line on stdout is the bound address; GET /healthz, GET /stats.
 import http from 'node:http';
+import net from 'node:net';
 import { appendFileSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Claims, Receiver, XborderError } from 'xborder-wasm';
@@ -65,12 +79,13 @@ import { Claims, Receiver, XborderError } from 'xborder-wasm';
 const USAGE = 'usage: server.mjs --listen HOST:PORT --secret KEY [--redis URL | --postgres URL | --sqlite PATH] ' +
   '[--persist FILE] [--records DIR] [--instance NAME] [--lease-ms N] [--window-ms N] [--capacity N] [--prefix TEXT] ' +
   '[--max-body-bytes N] [--body-timeout-ms N] [--header-timeout-ms N] [--idle-timeout-ms N] [--max-connections N] ' +
-  '[--store-timeout-ms N] [--pool N] [--pool-idle-ms N] [--clock-sync-ms N] [--clock-skew-ms N] [--grace-ms N]';
+  '[--store-timeout-ms N] [--pool N] [--pool-idle-ms N] [--clock-sync-ms N] [--clock-skew-ms N] [--grace-ms N] ' +
+  '[--drain-ms N] [--persist-delay-ms N]';
 const opts = { listen: '127.0.0.1:0', secrets: [], leaseMs: 30000, windowMs: 7 * 86400000,
   instance: `rx-${process.pid}`, capacity: 1000000, prefix: 'xb:claims:',
   maxBodyBytes: 1048576, bodyTimeoutMs: 10000, headerTimeoutMs: 10000, idleTimeoutMs: 75000,
   maxConnections: 512, storeTimeoutMs: 2000, pool: 4, poolIdleMs: 10000, clockSyncMs: 5000,
-  clockSkewMs: 0, graceMs: 10000 };
+  clockSkewMs: 0, graceMs: 10000, drainMs: 1000, persistDelayMs: 0 };
 const args = process.argv.slice(2);
 for (let i = 0; i < args.length; i += 1) {
   const [key, inline] = args[i].startsWith('--') ? args[i].slice(2).split(/=(.*)/s) : [null];
@@ -112,6 +127,9 @@ for (let i = 0; i < args.length; i += 1) {
     case 'clock-sync-ms': opts.clockSyncMs = positive(); break;
     case 'clock-skew-ms': opts.clockSkewMs = number(true); break;
     case 'grace-ms': opts.graceMs = count(); break;
+    case 'drain-ms': opts.drainMs = count(); break;
+    // Tests: wait N ms between the claim and the persist (a store stopped in between).
+    case 'persist-delay-ms': opts.persistDelayMs = count(); break;
     default: fail(`unknown argument ${args[i]}`);
   }
 }
@@ -323,7 +341,8 @@ if (opts.records) mkdirSync(opts.records, { recursive: true });
 
 const stats = { instance: opts.instance, requests: 0, processed: 0, duplicate: 0, in_progress: 0,
   ignored: 0, rejected: 0, persist_failed: 0, store_errors: 0, stale: 0, again: 0,
-  body_too_large: 0, body_timeouts: 0, connections_refused: 0, connections: 0, clock_offset_ms: 0 };
+  body_too_large: 0, body_timeouts: 0, connections_refused: 0, connections: 0, clock_offset_ms: 0,
+  completions_retried: 0, completions_recovered: 0 };
 const boot = Date.now();
 let counter = 0;
 let shutdown = null; // { at, answered } once SIGTERM or SIGINT came
@@ -497,6 +516,7 @@ async function webhook(req, res) {
     else stats.duplicate += 1;
     return send(claims.reply('claim', outcome), { result: outcome });
   }
+  if (opts.persistDelayMs) await new Promise((ok) => { setTimeout(ok, opts.persistDelayMs); });
   if (sql) return persistInTransaction(decision.envelope, token, claimedAt, step, send);
   try {
     persist(decision.envelope, token, claimedAt);
@@ -514,11 +534,60 @@ async function webhook(req, res) {
       stats.stale += 1;
       completed = 'stale';
     }
-  } catch {
+  } catch (e) {
+    // Persisted, the claim still held: completed in the background once the store answers.
     stats.store_errors += 1;
+    retryCompletion(id, token, e);
   }
   stats.processed += 1;
   return send(claims.reply('complete', completed), { result: 'processed' });
+}
+
+// ---- Completions cut by a store error, retried in the background (Redis, memory) ----
+const RETRY_FIRST_MS = 250;
+const RETRY_MOST_MS = 1000;
+const RETRY_FOR_MS = 120000;
+const RETRY_PENDING_MAX = 10000;
+const retrying = new Set(); // tokens whose completion is being retried
+/** Retries `id`'s complete with `token` (same token, the store's time) until it answers or 120 s pass. */
+function retryCompletion(id, token, why) {
+  if (retrying.size >= RETRY_PENDING_MAX) {
+    console.error(`receiver-node: completion of ${id} not retried: ${RETRY_PENDING_MAX} already pending (${why?.message ?? why})`);
+    return;
+  }
+  retrying.add(token);
+  stats.completions_retried += 1;
+  const started = Date.now();
+  let wait = RETRY_FIRST_MS;
+  let tries = 0;
+  const attempt = async () => {
+    tries += 1;
+    let outcome;
+    try {
+      outcome = await bounded(claims.stepAsync('complete', id, token, now()), "the claim's complete (retried)");
+    } catch (e) {
+      if (Date.now() - started + wait > RETRY_FOR_MS) {
+        retrying.delete(token);
+        console.error(`receiver-node: completion of ${id} given up after ${tries} tries in ${Date.now() - started} ms: ${e.message}`);
+        return;
+      }
+      const timer = setTimeout(attempt, wait);
+      timer.unref();
+      wait = Math.min(wait * 2, RETRY_MOST_MS);
+      return;
+    }
+    retrying.delete(token);
+    if (outcome === 'completed') {
+      stats.completions_recovered += 1;
+      console.error(`receiver-node: completion of ${id} recovered after ${tries} tries in ${Date.now() - started} ms`);
+    } else {
+      if (outcome === 'stale') stats.stale += 1;
+      console.error(`receiver-node: completion of ${id} retried: ${outcome} (another request took the claim over); stopped`);
+    }
+  };
+  const timer = setTimeout(attempt, wait);
+  timer.unref();
+  wait = Math.min(wait * 2, RETRY_MOST_MS);
 }
 
 // The event's row and its claim's completion in one transaction (--postgres, --sqlite).
@@ -567,6 +636,9 @@ async function persistInTransaction(envelope, token, claimedAt, step, send) {
 // ---- The server ----
 let inFlight = 0;
 const REFUSED = Symbol('refused');
+const BUSY = Symbol('requests in progress'); // on a connection
+const QUIET = Symbol('quiet since'); // during the drain: { at, bytes, ticks } since nothing arrived
+const conns = new Set(); // the connections served (not the refused ones)
 const server = http.createServer({
   // node checks the head and request deadlines this often (its default: 30 s).
   connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(opts.headerTimeoutMs / 4))),
@@ -578,11 +650,15 @@ const server = http.createServer({
   }
   stats.requests += 1;
   inFlight += 1;
+  const socket = req.socket;
+  socket[BUSY] = (socket[BUSY] ?? 0) + 1;
   res.once('close', () => {
     inFlight -= 1;
+    socket[BUSY] -= 1;
+    socket[QUIET] = null; // its quiet time starts again with the next drain tick
     if (shutdown) {
       shutdown.answered += 1;
-      if (inFlight === 0) finishShutdown();
+      maybeFinishShutdown();
     }
   });
   if (req.method === 'GET' && req.url === '/healthz') return answer(res, 200, { result: 'ok' });
@@ -630,39 +706,80 @@ server.on('connection', (socket) => {
   }
   open += 1;
   stats.connections = open;
+  conns.add(socket);
   socket.once('close', () => {
     open -= 1;
     stats.connections = open;
+    conns.delete(socket);
+    if (shutdown) maybeFinishShutdown();
   });
 });
 
 // ---- Graceful shutdown ----
-function finishShutdown() {
-  if (shutdown.finished) return;
+// The bug this replaces (25 requests unanswered in the fault test's rolling restart): node's
+// server.close() and closeIdleConnections() destroy, at once and every 100 ms after, each
+// kept-alive connection node deems idle: one whose next request the client has already written
+// but this process has not yet read (it sits in the socket's buffer while the SIGTERM handler
+// runs) included. Destroyed with unread bytes, the connection is reset: the request was written
+// and never answered. And once nothing was in flight the process exited within 500 ms, cutting
+// requests written meanwhile on connections still open. Now: the listener is closed (net's
+// close, not http's), connections are ended only once quiet for --drain-ms (nothing received,
+// seen over several ticks of the event loop, so bytes waiting to be read are read first), with
+// end() (FIN) not destroy(), and the process exits once every connection has closed.
+const DRAIN_TICK_MS = 50;
+const drainMs = () => Math.min(opts.drainMs, opts.graceMs);
+function drainTick() {
+  const t = Date.now();
+  for (const socket of conns) {
+    if (socket[BUSY] > 0 || socket.destroyed || socket.writableEnded) {
+      socket[QUIET] = null;
+      continue;
+    }
+    const bytes = socket.bytesRead;
+    const q = socket[QUIET];
+    if (!q || q.bytes !== bytes) {
+      socket[QUIET] = { at: t, bytes, ticks: 0 };
+      continue;
+    }
+    q.ticks += 1;
+    // Quiet for --drain-ms since the drain began, over 3 ticks at least (the loop read the socket
+    // in between): the client sent nothing; end it (FIN), destroyed a second later if it lingers.
+    if (t - Math.max(q.at, shutdown.at) >= drainMs() && q.ticks >= 3) {
+      socket.end();
+      const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+      timer.unref();
+      socket.once('close', () => clearTimeout(timer));
+    }
+  }
+}
+function maybeFinishShutdown() {
+  if (shutdown.finished || inFlight > 0 || conns.size > 0) return;
   shutdown.finished = true;
-  const ms = Date.now() - shutdown.at;
-  console.error(`shutdown: ${shutdown.answered} in flight answered in ${ms} ms`);
-  // Every answer is written (each with Connection: close): exit once their connections have
-  // closed, or 500 ms at most.
-  server.closeIdleConnections();
-  server.once('close', () => process.exit(0));
-  setTimeout(() => process.exit(0), 500).unref();
+  console.error(`shutdown: ${shutdown.answered} in flight answered in ${Date.now() - shutdown.at} ms`);
+  process.exit(0);
 }
 function beginShutdown(signal) {
   if (shutdown) return;
   shutdown = { at: Date.now(), answered: 0 };
-  console.error(`receiver-node: ${signal}: ${inFlight} in flight; no new connections, idle ones closed (grace ${opts.graceMs} ms)`);
-  server.close(); // stops accepting; node also closes the idle connections
-  server.closeIdleConnections();
-  // Connections that went idle since (answered before the signal, kept alive) are closed as well.
-  const idle = setInterval(() => server.closeIdleConnections(), 100);
-  idle.unref();
-  if (inFlight === 0) return finishShutdown();
+  console.error(`receiver-node: ${signal}: ${inFlight} in flight, ${conns.size} connections; no new connections, ` +
+    `draining ${drainMs()} ms (grace ${opts.graceMs} ms)`);
+  // Stops accepting. net.Server's close: http.Server's would also destroy the idle connections.
+  net.Server.prototype.close.call(server);
+  const drain = setInterval(drainTick, DRAIN_TICK_MS);
+  drain.unref();
   setTimeout(() => {
+    if (shutdown.finished) return;
+    shutdown.finished = true;
+    if (inFlight === 0) {
+      console.error(`shutdown: ${shutdown.answered} in flight answered in ${Date.now() - shutdown.at} ms ` +
+        `(${conns.size} idle connections closed at the grace of ${opts.graceMs} ms)`);
+      process.exit(0);
+    }
     console.error(`shutdown: ${shutdown.answered} in flight answered in ${Date.now() - shutdown.at} ms; ` +
       `${inFlight} cut after the grace of ${opts.graceMs} ms`);
     process.exit(1);
   }, opts.graceMs).unref();
+  maybeFinishShutdown();
 }
 process.on('SIGTERM', () => beginShutdown('SIGTERM'));
 process.on('SIGINT', () => beginShutdown('SIGINT'));

@@ -365,6 +365,101 @@ try {
     c.close();
   });
 
+  await test('SIGTERM while clients send continuously on kept-alive connections: every request written answered (never reset), then refused; exit 0', async () => {
+    const srv = await startReceiver(['--grace-ms', '20000', '--drain-ms', '1000', '--instance', 'rx-drain']);
+    const WORKERS = 6;
+    const tally = { written: 0, answered: 0, closeAnswers: 0, unanswered: [], refused: 0, notProcessed: [], connections: 0 };
+    let signalled = false;
+    let n = 0;
+    // One client: a kept-alive connection, a request as soon as the previous one is answered; a
+    // new connection when an answer says Connection: close or the server closed it (FIN) BEFORE
+    // the next request was written; stops when a connection is refused (the listener closed).
+    const worker = async (w) => {
+      let c = null;
+      for (;;) {
+        if (c === null || c.ended) {
+          c?.close();
+          try {
+            c = await raw(srv);
+            tally.connections += 1;
+          } catch (e) {
+            assert.ok(signalled, `worker ${w}: connection failed before SIGTERM: ${e.message}`);
+            assert.equal(e.code, 'ECONNREFUSED', `worker ${w}: ${e.message}`);
+            tally.refused += 1;
+            return;
+          }
+        }
+        const id = `evt_drain_${w}_${(n += 1)}`;
+        const body = envelope(id);
+        c.received = Buffer.alloc(0);
+        c.write(head(`Content-Length: ${body.length}\r\nX-Webhook-Signature: ${sign(SECRET, body)}\r\n`) + body);
+        tally.written += 1;
+        await c.until((x) => x.response() !== null || x.ended, 30000);
+        const r = c.response();
+        if (r === null) {
+          tally.unanswered.push(`${id} (${c.ended ? `closed: ${c.error?.code ?? 'FIN'}` : 'no answer in 30 s'}, after SIGTERM: ${signalled})`);
+          c.close();
+          c = null;
+          continue;
+        }
+        tally.answered += 1;
+        if (r.status !== 200 || JSON.parse(r.body).result !== 'processed') tally.notProcessed.push(`${id}: ${r.status} ${r.body}`);
+        if (r.headers.connection === 'close') {
+          tally.closeAnswers += 1;
+          c.close();
+          c = null;
+        }
+      }
+    };
+    const workers = Array.from({ length: WORKERS }, (_, w) => worker(w));
+    // Under load (at least 20 answers per client), then SIGTERM while they keep sending.
+    const loaded = Date.now() + 60000;
+    while (tally.answered < 20 * WORKERS && Date.now() < loaded) await sleep(20);
+    assert.ok(tally.answered >= 20 * WORKERS, `only ${tally.answered} answered in 60 s before SIGTERM`);
+    assert.equal(tally.connections, WORKERS, 'each client kept its one connection alive before SIGTERM');
+    const before = tally.answered;
+    signalled = true;
+    srv.child.kill('SIGTERM');
+    const all = Promise.all(workers);
+    const ended = await Promise.race([all.then(() => true), sleep(60000).then(() => false)]);
+    assert.ok(ended, `clients still sending 60 s after SIGTERM: ${JSON.stringify(tally)}`);
+    await all; // a worker's assertion
+    const { code } = await Promise.race([srv.exited, sleep(30000).then(() => ({ code: 'still running after 30 s' }))]);
+    assert.deepEqual(tally.unanswered, [], `requests written and never answered; stderr: ${srv.stderr()}`);
+    assert.deepEqual(tally.notProcessed, []);
+    assert.equal(tally.written, tally.answered);
+    assert.ok(tally.answered > before, 'nothing answered after SIGTERM: the test did not cover the drain');
+    // Each client was told to close (Connection: close) and then refused: the listener closed at once.
+    assert.ok(tally.closeAnswers >= WORKERS, `${tally.closeAnswers} answers with Connection: close for ${WORKERS} clients`);
+    assert.equal(tally.refused, WORKERS, 'each client ended on a refused connection');
+    assert.equal(code, 0, `exit code; stderr: ${srv.stderr()}`);
+    assert.match(srv.stderr(), /shutdown: \d+ in flight answered in \d+ ms\n/);
+  });
+
+  await test('SIGTERM with an idle kept-alive connection: kept open through --drain-ms (a request then written is answered), then ended with a FIN', async () => {
+    const srv = await startReceiver(['--grace-ms', '30000', '--drain-ms', '3000', '--instance', 'rx-drain-idle']);
+    const c = await raw(srv);
+    c.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    assert.ok(await c.until((x) => x.response() !== null, 30000), 'no answer before SIGTERM');
+    assert.equal(c.response().headers.connection ?? 'keep-alive', 'keep-alive');
+    const t = Date.now();
+    srv.child.kill('SIGTERM');
+    await sleep(500); // within the drain (3 s): the connection is still served
+    assert.equal(c.ended, false, 'the idle connection was closed at once (node\'s closeIdleConnections)');
+    c.received = Buffer.alloc(0);
+    c.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    assert.ok(await c.until((x) => x.response() !== null || x.ended, 30000), 'no answer during the drain');
+    assert.ok(c.response(), `the request written during the drain was not answered (${c.error?.code ?? 'closed'})`);
+    assert.equal(c.response().status, 200);
+    assert.equal(c.response().headers.connection, 'close', 'answered during the drain with Connection: close');
+    assert.ok(await c.until((x) => x.ended, 10000), 'not closed after its Connection: close answer');
+    assert.equal(c.error, null, `closed with an error (a reset?): ${c.error?.code}`);
+    // A second idle connection opened before SIGTERM is not possible now; the process exits 0.
+    const { code } = await Promise.race([srv.exited, sleep(30000).then(() => ({ code: 'still running after 30 s' }))]);
+    assert.equal(code, 0, `exit code; stderr: ${srv.stderr()}`);
+    assert.ok(Date.now() - t >= 500, 'exited during the drain');
+  });
+
   // ---- Redis: hung, and its clock ----
   redisServer = await startRedis();
   const redisUrl = `redis://127.0.0.1:${redisServer.port}/`;
@@ -412,6 +507,64 @@ try {
       assert.deepEqual([after.status, after.body], [200, { result: 'processed' }], 'after SIGCONT');
     } finally {
       resume([redisServer.child.pid]);
+      srv.child.kill('SIGKILL');
+    }
+  });
+
+  await test('redis hung during a complete (claimed, then SIGSTOP): answered 200 (persisted); after SIGCONT the completion is retried until it sticks, a redelivery is a duplicate', async () => {
+    const persisted = join(work, 'redis-complete.jsonl');
+    // The claim, then 2.5 s before the persist: redis is stopped in between, so the complete hangs.
+    const srv = await startReceiver(['--redis', redisUrl, '--persist', persisted, '--store-timeout-ms', String(STORE_TIMEOUT),
+      '--lease-ms', '2000', '--persist-delay-ms', '2500', '--instance', 'rx-redis-complete']);
+    const redis = new Redis({ port: redisServer.port, host: '127.0.0.1', maxRetriesPerRequest: 0, enableOfflineQueue: false });
+    redis.on('error', () => {});
+    const id = 'evt_redis_complete_cut';
+    try {
+      await new Promise((ok) => { if (redis.status === 'ready') ok(); else redis.once('ready', ok); });
+      const first = deliver(srv, id);
+      // The claim is in redis (no clock raced: polled), then redis stops before the persist.
+      let claimed = null;
+      for (let i = 0; i < 500 && claimed === null; i += 1) {
+        claimed = await redis.get(`xb:claims:${id}`);
+        if (claimed === null) await sleep(10);
+      }
+      assert.ok(claimed !== null, 'the claim never appeared in redis');
+      hang([redisServer.child.pid]);
+      let got;
+      try {
+        got = await first;
+        // The lease (2 s) has passed while redis is stopped: the claim is expired when it resumes.
+        await sleep(500);
+        assert.equal(readFileSync(persisted, 'utf8').trim().split('\n').length, 1, 'persisted once');
+        assert.equal((await stats(srv)).completions_recovered, 0, 'recovered while redis was stopped');
+      } finally {
+        resume([redisServer.child.pid]);
+      }
+      assert.deepEqual([got.status, got.body], [200, { result: 'processed' }], 'persisted: answered as completed');
+      assert.ok(got.ms >= STORE_TIMEOUT, `answered after ${got.ms} ms: the complete did not hang`);
+      // After SIGCONT the background retry completes it (generously: 30 s).
+      let s = await stats(srv);
+      for (let i = 0; i < 300 && s.completions_recovered < 1; i += 1) {
+        await sleep(100);
+        s = await stats(srv);
+      }
+      assert.equal(s.completions_retried, 1, JSON.stringify(s));
+      assert.equal(s.completions_recovered, 1, `not recovered within 30 s of SIGCONT: ${JSON.stringify(s)}; ${srv.stderr()}`);
+      assert.match(srv.stderr(), new RegExp(`completion of ${id} recovered after \\d+ tries`));
+      // A redelivery (a duplicate after the ack): done, not processed a second time.
+      const again = await deliver(srv, id);
+      assert.deepEqual([again.status, again.body], [200, { result: 'duplicate' }], 'the redelivery');
+      assert.equal(readFileSync(persisted, 'utf8').trim().split('\n').length, 1, 'processed once');
+      // And another instance sharing the redis sees it done too.
+      const other = await startReceiver(['--redis', redisUrl, '--store-timeout-ms', String(STORE_TIMEOUT), '--instance', 'rx-redis-other']);
+      try {
+        assert.deepEqual((await deliver(other, id)).body, { result: 'duplicate' }, 'another instance');
+      } finally {
+        other.child.kill('SIGKILL');
+      }
+    } finally {
+      resume([redisServer.child.pid]);
+      redis.disconnect();
       srv.child.kill('SIGKILL');
     }
   });
