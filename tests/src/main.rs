@@ -12,6 +12,7 @@ use base64::Engine;
 use serde_json::{json, Map, Value};
 use xborder_core::beneficiary::{
     check_account, normalize, AccountDetail, AccountParams, AccountState, BeneficiaryValidator,
+    FormInput,
 };
 use xborder_core::claims::{ClaimRules, ClaimStore, Claims, Entry};
 use xborder_core::delivery::{Decision, Receiver, StoreError, DEFAULT_WINDOW};
@@ -233,6 +234,47 @@ fn params_json(p: &AccountParams) -> Value {
     Value::Object(out)
 }
 
+fn beneficiary_form(input: &Value) -> Outcome {
+    let banks = input.get("banks");
+    let validator = BeneficiaryValidator::from_documents(
+        input.get("rules"),
+        banks.and_then(|b| b.get("country")).and_then(Value::as_str),
+        banks.and_then(|b| b.get("response")),
+    );
+    let text = |k: &str| input.get(k).and_then(Value::as_str).unwrap_or("");
+    // An owner type that is given and not a string is not a valid one.
+    let owner = match input.get("ownerType") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.as_str().unwrap_or("")),
+    };
+    let fields = match validator.form(text("country"), text("paymentType"), owner) {
+        Ok(f) => f,
+        Err(e) => return Ok(json!({ "ok": false, "error": e.code.as_str(), "field": e.field })),
+    };
+    let fields: Vec<Value> = fields
+        .iter()
+        .map(|f| {
+            let options: Option<Vec<Value>> = (f.input == FormInput::Choice).then(|| {
+                f.options
+                    .iter()
+                    .map(|o| json!({ "value": o.value, "label": o.label }))
+                    .collect()
+            });
+            json!({
+                "path": f.path,
+                "required": f.required,
+                "source": f.source.as_str(),
+                "input": f.input.as_str(),
+                "options": options,
+                "account": f.account.map(AccountDetail::as_str),
+                "length": f.length().map(|(min, max)| json!({ "min": min, "max": max })),
+                "label": f.label,
+            })
+        })
+        .collect();
+    Ok(json!({ "fields": fields }))
+}
+
 fn beneficiary_normalize(input: &Value) -> Outcome {
     let draft = input.get("draft").cloned().unwrap_or(Value::Null);
     Ok(json!({ "draft": normalize(draft) }))
@@ -413,7 +455,7 @@ fn delivery_claims(input: &Value) -> Outcome {
 /// The ops FORMAT.md defines that this runner does not implement yet: counted as skipped (and
 /// named in a `SKIP` line), never passed or failed. Implementing one: its arm in [`op`], and its
 /// name out of this list.
-const NOT_YET: &[&str] = &["beneficiary.form"];
+const NOT_YET: &[&str] = &[];
 
 /// Every op FORMAT.md defines, with this runtime's implementation: `Some(None)` for an op of
 /// [`NOT_YET`], `None` for a name FORMAT.md does not define (a failure).
@@ -436,6 +478,7 @@ fn op(name: &str) -> Option<Option<OpFn>> {
         "delivery.claims" => delivery_claims,
         "account.check" => account_check,
         "beneficiary.normalize" => beneficiary_normalize,
+        "beneficiary.form" => beneficiary_form,
         _ => return None,
     };
     Some(Some(f))
@@ -505,6 +548,17 @@ fn paired(expected: &Value, actual: &Value) -> bool {
     x.len() == y.len() && pair(x, y, &mut vec![false; y.len()])
 }
 
+/// (v4) `fields` and `events`: element by element, in order, each matched by its keys, the
+/// same length.
+fn in_order(expected: &Value, actual: &Value) -> bool {
+    match (expected.as_array(), actual.as_array()) {
+        (Some(x), Some(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(e, a)| element_matches(e, a))
+        }
+        _ => false,
+    }
+}
+
 /// Same elements, order ignored, counted with multiplicity.
 fn multiset_eq(expected: &Value, actual: &Value) -> bool {
     let (Some(x), Some(y)) = (expected.as_array(), actual.as_array()) else {
@@ -540,6 +594,7 @@ fn check(expect: &Map<String, Value>, actual: &Value) -> Result<(), String> {
         let same = match actual.get(k) {
             None => want.is_null(),
             Some(got) if k == "issues" => paired(want, got),
+            Some(got) if matches!(k.as_str(), "fields" | "events") => in_order(want, got),
             Some(got) if k == "rejected" => multiset_eq(want, got),
             Some(got) if k == "drifts" => set_eq(want, got),
             Some(got) => deep_eq(want, got),
@@ -557,8 +612,7 @@ fn check(expect: &Map<String, Value>, actual: &Value) -> Result<(), String> {
 }
 
 /// The contract v4 files this runner reads whatever folders it is given (`api.json` belongs to
-/// a later issue), when present: `accounts.json`, and `forms.json` (its `beneficiary.form`
-/// cases skipped until that op is implemented).
+/// a later issue), when present.
 const V4_FILES: &[&str] = &["accounts.json", "forms.json"];
 
 fn vector_files() -> Vec<PathBuf> {

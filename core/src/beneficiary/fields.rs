@@ -75,6 +75,8 @@ fn collect_rule(out: &mut Vec<RequiredField>, parent: &str, rule: &FieldRule) {
 
 /// The fields a form must ask for, for a payment type and country: the fixed ones, then the
 /// rules document's (when given, and for that country), each once, parents before children.
+/// The lower-level list: a form renders [`BeneficiaryValidator::form`](super::BeneficiaryValidator::form)
+/// (labels, inputs, bank options, account kinds, the order a form shows).
 ///
 /// ```
 /// use xborder_core::beneficiary::{required_fields, ValidationRules};

@@ -16,7 +16,7 @@
 //! ([`UnreadableDocument`]), routing numbers ([`check_routing_number`]), account details
 //! ([`AccountDetail`], with the IBAN registry as static data; [`check_account`] as the user types; [`normalize`] before sending;
 //! [`Reason`] and [`AccountParams`] for messages of one's own), validation ([`validate`],
-//! [`BeneficiaryValidator`]), the fields a form asks for ([`required_fields`]) and typed drafts
+//! [`BeneficiaryValidator`]), the fields a form asks for ([`BeneficiaryValidator::form`], and the lower-level [`required_fields`]) and typed drafts
 //! ([`BeneficiaryDraft`]).
 //!
 //! ```
@@ -49,6 +49,7 @@ mod check;
 mod document;
 mod draft;
 mod fields;
+mod form;
 mod iban_registry;
 mod normalize;
 mod reason;
@@ -64,6 +65,7 @@ pub use check::{check_account, AccountCheck, AccountState};
 pub use document::{Document, Unreadable, UnreadableDocument};
 pub use draft::{BeneficiaryDraft, PaymentInfo};
 pub use fields::{required_fields, FieldSource, RequiredField};
+pub use form::{FormError, FormField, FormInput, FormOption, FormSource};
 pub use normalize::normalize;
 pub use reason::{AccountParams, CountryLetters, Reason};
 pub use routing::{check_routing_number, RoutingNumberError};
