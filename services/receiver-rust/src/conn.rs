@@ -274,4 +274,35 @@ mod tests {
         let took = t.elapsed();
         assert!(took >= Duration::from_millis(100) && took < Duration::from_millis(200));
     }
+
+    #[tokio::test(start_paused = true)]
+    async fn draining_closes_a_connection_once_idle_for_the_drain_period() {
+        // Idle since an answer long ago: closed the drain period after the drain began.
+        let w = Watch::new(Duration::from_millis(100), Duration::from_secs(75));
+        drop(w.request());
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        w.drain(Duration::from_millis(1000));
+        let t = Instant::now();
+        assert_eq!(w.expired().await, Closed::Drained);
+        assert!(t.elapsed() >= Duration::from_millis(1000));
+
+        // A request in flight when the drain begins: never closed under it; the drain period
+        // counts from its answer.
+        let w = Watch::new(Duration::from_millis(100), Duration::from_secs(75));
+        let guard = w.request();
+        w.drain(Duration::from_millis(1000));
+        let held = tokio::time::timeout(Duration::from_secs(5), w.expired()).await;
+        assert!(held.is_err());
+        drop(guard);
+        let t = Instant::now();
+        assert_eq!(w.expired().await, Closed::Drained);
+        assert!(t.elapsed() >= Duration::from_millis(1000));
+
+        // Bytes of a next head received: not drained, the header timeout applies.
+        let w = Watch::new(Duration::from_millis(100), Duration::from_secs(75));
+        drop(w.request());
+        w.drain(Duration::from_millis(1000));
+        w.read();
+        assert_eq!(w.expired().await, Closed::Header);
+    }
 }

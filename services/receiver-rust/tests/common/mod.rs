@@ -86,9 +86,20 @@ pub fn http(
     }
     head.push_str("\r\n");
     s.write_all(head.as_bytes()).unwrap();
-    s.write_all(body).unwrap();
-    let mut answer = String::new();
-    s.read_to_string(&mut answer).unwrap();
+    // A body the server refuses unread (over the limit) may meet a connection it has closed
+    // already: the answer is read all the same.
+    let _ = s.write_all(body);
+    // Read up to the end, or up to a reset that follows the answer.
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while let Ok(n) = s.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        got.extend_from_slice(&buf[..n]);
+    }
+    let answer = String::from_utf8_lossy(&got).into_owned();
+    assert!(!answer.is_empty(), "no answer");
     let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
     let status = head.split(' ').nth(1).unwrap().parse().unwrap();
     (status, head.to_ascii_lowercase(), body.to_owned())
