@@ -70,7 +70,7 @@ pub use normalize::normalize;
 pub use reason::{AccountParams, CountryLetters, Reason};
 pub use routing::{check_routing_number, RoutingNumberError};
 pub use rules::{FieldRule, PaymentTypeRules, ValidationRules};
-pub use validate::{validate, BeneficiaryValidator, Validation};
+pub use validate::{validate, BeneficiaryValidator, IssuesAt, Validation};
 
 /// The kind of problem found at a path (each code's meaning: [`crate::codes`]).
 ///

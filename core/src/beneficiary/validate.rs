@@ -37,14 +37,24 @@ impl Validation {
         self.issues.is_empty()
     }
 
-    /// The issues at one path.
+    /// The issues at one path. The issues borrow from the validation alone, not from `path`,
+    /// so a function can return one found with a path it built.
     ///
     /// ```
-    /// let v = xborder_core::beneficiary::validate(&serde_json::json!({}), None, None);
+    /// use xborder_core::beneficiary::{validate, Issue, Validation};
+    /// let v = validate(&serde_json::json!({}), None, None);
     /// assert_eq!(v.at("country").count(), 1);
+    /// fn first_at<'v>(v: &'v Validation, field: &str) -> Option<&'v Issue> {
+    ///     let path = format!("{field}");
+    ///     v.at(&path).next()
+    /// }
+    /// assert_eq!(first_at(&v, "country").map(|i| i.code.as_str()), Some("REQUIRED"));
     /// ```
-    pub fn at<'a>(&'a self, path: &'a str) -> impl Iterator<Item = &'a Issue> + 'a {
-        self.issues.iter().filter(move |i| i.path == path)
+    pub fn at<'v, 'p>(&'v self, path: &'p str) -> IssuesAt<'v, 'p> {
+        IssuesAt {
+            issues: self.issues.iter(),
+            path,
+        }
     }
 
     fn push(&mut self, path: impl Into<String>, code: IssueCode) {
@@ -84,6 +94,28 @@ impl Validation {
             issue.params = e.params();
             self.issues.push(issue);
         }
+    }
+}
+
+/// The issues of a [`Validation`] at one path ([`Validation::at`]).
+///
+/// ```
+/// let v = xborder_core::beneficiary::validate(&serde_json::json!({}), None, None);
+/// let mut at: xborder_core::beneficiary::IssuesAt<'_, '_> = v.at("ownerType");
+/// assert_eq!(at.next().map(|i| i.code.as_str()), Some("REQUIRED"));
+/// ```
+#[derive(Debug, Clone)]
+pub struct IssuesAt<'v, 'p> {
+    issues: std::slice::Iter<'v, Issue>,
+    path: &'p str,
+}
+
+impl<'v> Iterator for IssuesAt<'v, '_> {
+    type Item = &'v Issue;
+
+    fn next(&mut self) -> Option<&'v Issue> {
+        let path = self.path;
+        self.issues.find(|i| i.path == path)
     }
 }
 
