@@ -9,7 +9,8 @@ behind a load balancer sharing Redis. The same flow and flags as the Rust and No
       [--lease-ms 30000] [--window-ms 604800000] [--store-timeout-ms 2000]
       [--max-body-bytes 1048576] [--body-timeout-ms 10000] [--header-timeout-ms 10000]
       [--idle-timeout-ms 75000] [--max-connections 512] [--pool-idle-ms 10000]
-      [--clock-sync-ms 5000] [--clock-skew-ms 0] [--grace-ms 10000] [--persist-delay-ms 0]
+      [--clock-sync-ms 5000] [--clock-skew-ms 0] [--grace-ms 10000] [--drain-ms 1000]
+      [--persist-delay-ms 0]
 
 1. the RAW body and ``X-Webhook-Signature`` go to ``Receiver.receive`` (window 0: the claims
    dedupe): reject -> 400 ``{error, field}``; ignore -> 200;
@@ -20,7 +21,10 @@ behind a load balancer sharing Redis. The same flow and flags as the Rust and No
    (``os.link`` fails if it exists: the unique key
    a consumer's table has; found already -> processed again, nothing new kept), then one JSON
    line in FILE; a failure -> release -> 500;
-4. complete, then 200 (also when complete answers stale or the store fails: persisted).
+4. complete, then 200 (also when complete answers stale or the store fails: persisted). A
+   complete cut by a store failure is retried in the background with the same token until the
+   store answers (``Completer``), so that the id is recorded done once the store is back;
+   ``/stats`` counts ``completions_retried`` and ``completions_recovered``.
 
 With ``--postgres URL`` (psycopg 3, ``xborder.postgres``; a pool of ``--pool`` connections) or
 ``--sqlite PATH`` (``xborder.sqlite``, a file in WAL mode), the claims AND the events are in the
@@ -60,9 +64,12 @@ receivers share):
   ``--clock-sync-ms``, so instances whose clocks disagree still agree on leases. An offset over a
   tenth of the lease is logged. ``--clock-skew-ms N`` makes this process's clock read N ms ahead
   (tests). ``/stats`` and each persisted line carry ``clock_offset_ms``.
-- SIGTERM or SIGINT: the listener closes, idle connections close, every request in flight is
-  answered (``Connection: close``), then exit 0 with ``shutdown: N in flight answered in M ms``
-  on stderr; past ``--grace-ms``, exit 1 saying how many were cut.
+- SIGTERM or SIGINT: the listener closes (connections already in its backlog are accepted
+  first); for ``--drain-ms`` the open connections are still served, every answer with
+  ``Connection: close``, and an idle kept-alive connection is closed only once it has been idle
+  that long (a request its client wrote meanwhile is read and answered, not reset); every
+  request in flight is answered, then exit 0 with ``shutdown: N in flight answered in M ms`` on
+  stderr; past ``--grace-ms``, exit 1 saying how many were cut.
 
 Every status comes from core (``xborder.claim_error_reply``: core's ``reply_to_code``), except
 400 for a request whose framing HTTP itself forbids (Content-Length with Transfer-Encoding).
@@ -73,6 +80,7 @@ The first line on stdout is the bound address; ``GET /healthz``, ``GET /stats``.
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import heapq
 import http
@@ -85,6 +93,7 @@ import re
 import selectors
 import signal
 import socket
+import struct
 import sys
 import threading
 import time
@@ -150,6 +159,9 @@ def parse_args(argv):
     p.add_argument("--clock-skew-ms", type=int, default=0,
                    help="this process's clock reads N ms ahead of the real one (tests)")
     p.add_argument("--grace-ms", type=int, default=10_000)
+    p.add_argument("--drain-ms", type=int, default=1000,
+                   help="after SIGTERM, idle kept-alive connections are served this long before "
+                        "they are closed (default 1000, at most --grace-ms)")
     p.add_argument("--persist-delay-ms", type=int, default=0,
                    help="wait N ms before persisting (to show requests in flight)")
     o = p.parse_args(argv)
@@ -163,6 +175,9 @@ def parse_args(argv):
             p.error("--%s must be at least 1, got %d" % (name.replace("_", "-"), getattr(o, name)))
     if o.grace_ms < 0:
         p.error("--grace-ms must be 0 or more")
+    if o.drain_ms < 0:
+        p.error("--drain-ms must be 0 or more")
+    o.drain_ms = min(o.drain_ms, o.grace_ms)
     return o
 
 
@@ -500,7 +515,8 @@ class App:
                           in_progress=0, ignored=0, rejected=0, persist_failed=0,
                           store_errors=0, stale=0, again=0, body_too_large=0, body_timeout=0,
                           closed_header_timeout=0, closed_idle_timeout=0, refused_connections=0,
-                          bad_requests=0)
+                          bad_requests=0, completions_retried=0, completions_recovered=0,
+                          completions_retry_stale=0, completions_retry_given_up=0, completions_retry_dropped=0)
         # Connections being served, requests in flight (from the first byte of the head to the
         # answer), and the drain after SIGTERM.
         self.connections = 0
@@ -508,6 +524,7 @@ class App:
         self.draining = False
         self.drain_at = None
         self.ended_in_drain = 0
+        self.completer = Completer(self)
 
     def count(self, key):
         with self.lock:
@@ -620,8 +637,12 @@ class App:
             if step("complete") == xborder.ClaimOutcome.STALE:
                 self.count("stale")
                 completed = xborder.ClaimOutcome.STALE
-        except xborder.XborderError:
+        except xborder.XborderError as e:
+            # The store failed (or hung past the timeout): the claim would stay held and a
+            # redelivery after its lease would process the event again. Completed in the
+            # background, with the same token, as soon as the store answers.
             self.count("store_errors")
+            self.completer.add(env.id, token, e)
         self.count("processed")
         return send(self.claims.reply("complete", completed), dict(result="processed"))
 
@@ -682,6 +703,7 @@ class App:
         with self.lock:
             d = dict(self.stats)
             d.update(connections_open=self.connections, in_flight=self.in_flight)
+        d["completions_retry_pending"] = self.completer.pending()
         d["clock_offset_ms"] = self.clock.offset_ms
         return d
 
@@ -695,6 +717,81 @@ class App:
                 next_sync = time.monotonic() + self.o.clock_sync_ms / 1000
             if self.sql is not None:
                 self.sql.reap()
+
+
+class Completer:
+    """Completions cut by a store failure after the event was persisted (Redis and memory; SQL
+    stores complete in the event's transaction), retried in the background with the request's
+    token and the store's time (the clock offset) until the store answers: ``completed`` (the id
+    recorded done; core's contract v3 completes an id whose entry is gone, so this works after
+    the lease too) or ``stale`` (another request took the id over), logged either way. One at a
+    time, oldest first: while the store fails, the head is retried every ``BACKOFF_S`` doubling
+    to ``BACKOFF_MAX_S``; once it answers, the others follow at once. An entry still failing
+    ``BOUND_S`` after it was queued is given up (logged); at most ``CAP`` pending (past it,
+    logged and dropped)."""
+
+    CAP = 10_000
+    BOUND_S = 120.0
+    BACKOFF_S = 0.25
+    BACKOFF_MAX_S = 1.0
+
+    def __init__(self, app):
+        self.app = app
+        self.cv = threading.Condition()
+        self.queue = collections.deque()  # (queued at, id, token)
+        threading.Thread(target=self.run, name="completer", daemon=True).start()
+
+    def pending(self):
+        with self.cv:
+            return len(self.queue)
+
+    def add(self, id, token, why):
+        with self.cv:
+            full = len(self.queue) >= self.CAP
+            if not full:
+                self.queue.append((time.monotonic(), id, token))
+                self.cv.notify()
+        if full:
+            self.app.count("completions_retry_dropped")
+            log(f"receiver-python: complete {id}: {why}; {self.CAP} completions pending already: "
+                f"dropped (a redelivery after the lease may process it again)")
+            return
+        self.app.count("completions_retried")
+        log(f"receiver-python: complete {id}: {why}; retried in the background")
+
+    def run(self):
+        app = self.app
+        backoff = self.BACKOFF_S
+        while True:
+            with self.cv:
+                while not self.queue:
+                    self.cv.wait()
+                queued, id, token = self.queue[0]
+            try:
+                outcome = app.claims.step("complete", id, token, app.clock.now())
+            except Exception as e:  # the store still failing
+                now = time.monotonic()
+                with self.cv:
+                    while self.queue and now - self.queue[0][0] >= self.BOUND_S:
+                        _, gone, _ = self.queue.popleft()
+                        app.count("completions_retry_given_up")
+                        log(f"receiver-python: complete {gone}: still failing after "
+                            f"{self.BOUND_S:.0f} s ({type(e).__name__}: {e}); given up")
+                time.sleep(backoff)
+                backoff = min(backoff * 2, self.BACKOFF_MAX_S)
+                continue
+            backoff = self.BACKOFF_S
+            with self.cv:
+                if self.queue and self.queue[0][1] == id and self.queue[0][2] == token:
+                    self.queue.popleft()
+            ms = round((time.monotonic() - queued) * 1000)
+            if outcome == xborder.ClaimOutcome.COMPLETED:
+                app.count("completions_recovered")
+                log(f"receiver-python: complete {id}: recovered after {ms} ms (recorded done)")
+            else:
+                app.count("completions_retry_stale")
+                log(f"receiver-python: complete {id}: {outcome} after {ms} ms (another request "
+                    f"took the id over); stopped")
 
 
 class Lingerer:
@@ -762,6 +859,10 @@ class Lingerer:
                     with self.lock:
                         self.count -= 1
 
+    def busy(self):
+        with self.lock:
+            return self.count > 0
+
     def drop(self, left, sock):
         del left[sock]
         quietly(lambda: self.sel.unregister(sock))
@@ -784,9 +885,9 @@ class Wire(io.RawIOBase):
 
     - ``idle`` (waiting for a request): ``--header-timeout-ms`` from the accept for a new
       connection, ``--idle-timeout-ms`` from the last answer for a kept-alive one; while the
-      server drains, closed at once;
+      server drains, closed once idle for --drain-ms;
     - ``head`` (from the first byte): the header timeout (a new connection's from the accept);
-      while draining, a second at most;
+      while draining, the drain period and a second at most;
     - ``body``: ``--body-timeout-ms`` from the end of the head;
     - ``work``: no reads expected, no deadline."""
 
@@ -796,6 +897,7 @@ class Wire(io.RawIOBase):
         self.phase, self.deadline = "idle", None
         self.first = True  # no request yet on this connection
         self.in_flight = False
+        self.drained = False  # closed idle at the end of the drain
 
     def readable(self):
         return True
@@ -823,17 +925,22 @@ class Wire(io.RawIOBase):
             if self.phase in ("idle", "head"):
                 wait = SLICE_S if wait is None else min(wait, SLICE_S)
                 if app.draining:
-                    # An idle connection is closed (what already came is still read); a head
-                    # being received has a second.
+                    # An idle connection is served for the drain period, then closed (what
+                    # already came is still read); a head being received has a second more.
+                    drain_end = app.drain_at + app.o.drain_ms / 1000
                     if self.phase == "idle":
-                        wait, last = 0.0, True
-                    elif now >= app.drain_at + 1.0:
+                        if now >= drain_end:
+                            wait, last = 0.0, True
+                        else:
+                            wait = min(wait, drain_end - now)
+                    elif now >= max(drain_end, app.drain_at + 1.0):
                         raise HeadTimeout("draining: a head not received within a second")
             self.sock.settimeout(None if wait is None else max(wait, 0.0))
             try:
                 n = self.sock.recv_into(b)
             except (TimeoutError, BlockingIOError):
                 if last:
+                    self.drained = True
                     raise HeadTimeout("draining: an idle connection is closed") from None
                 continue
             if n and self.phase == "idle":
@@ -880,8 +987,13 @@ def handler(app: App):
                 if self.wire.in_flight:
                     self.wire.in_flight = False
                     app.end_request()
-                if app.draining:
-                    self.close_connection = True
+                # An answer written while draining said Connection: close (and closes); one
+                # written just before the drain did not, so its client may send another request:
+                # the connection goes back to waiting, for the drain period.
+                if self.wire.drained:
+                    # Shut for writing and read until the client closes (LINGER_S at most): a
+                    # request written just as it closed finds a FIN, not a reset.
+                    self.linger = True
 
         def parse_request(self):
             # The head is in (a pipelined one may have come with the previous request, unseen
@@ -1096,6 +1208,23 @@ class Server(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
+def drop_new_connections(listener):
+    """Attaches a classic BPF socket filter returning 0 (drop) to ``listener`` (Linux
+    ``SO_ATTACH_FILTER``): TCP applies it to a listener's SYNs and handshake ACKs. Elsewhere, or
+    if the kernel refuses, nothing (the backlog is still taken before the close)."""
+    import ctypes
+
+    so_attach_filter = getattr(socket, "SO_ATTACH_FILTER", 26)
+    if not sys.platform.startswith("linux"):
+        return
+    insn = ctypes.create_string_buffer(struct.pack("HBBI", 0x06, 0, 0, 0))  # BPF_RET|BPF_K 0
+    prog = struct.pack("HL", 1, ctypes.addressof(insn))
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, so_attach_filter, prog)
+    except OSError as e:
+        log(f"shutdown: no socket filter on the listener ({e})")
+
+
 def main(argv=None):
     o = parse_args(argv if argv is not None else sys.argv[1:])
     host, _, port = o.listen.rpartition(":")
@@ -1121,13 +1250,34 @@ def main(argv=None):
         f"{o.body_timeout_ms} ms, at most {o.max_connections} connections, clock offset "
         f"{app.clock.offset_ms} ms")
     server.serve_forever(poll_interval=0.1)
+    # Connections the kernel completed but nobody accepted yet: closing the listener would reset
+    # them, with their requests perhaps written. Accepted and served like the others.
+    # First the listener stops completing handshakes (a filter that drops every packet sent to
+    # it: a new client's SYN goes unanswered and its retry, a second later, finds the port
+    # closed), so the backlog stops growing; then it is taken in a tight loop (no thread
+    # started in between), the listener closed, and what was taken served.
+    drop_new_connections(server.socket)
+    waiting = []
+    server.socket.setblocking(False)
+    while len(waiting) < server.request_queue_size:
+        try:
+            waiting.append(server.socket.accept())
+        except OSError:  # BlockingIOError: none left
+            break
     server.server_close()  # the listener: new connections are refused
+    for request, client_address in waiting:
+        request.setblocking(True)
+        server.process_request(request, client_address)
     started = app.drain_at
     limit = started + o.grace_ms / 1000
+    # Every connection served to its end (idle ones are closed after the drain period, the
+    # others after their answer), the lingering ones let go, within the grace.
     while time.monotonic() < limit:
         with app.lock:
-            if app.in_flight == 0:
+            if app.in_flight == 0 and app.connections == 0:
                 break
+        time.sleep(0.01)
+    while time.monotonic() < limit and app.lingerer.busy():
         time.sleep(0.01)
     ms = round((time.monotonic() - started) * 1000)
     with app.lock:
@@ -1137,6 +1287,9 @@ def main(argv=None):
             f"({o.grace_ms} ms)")
     else:
         log(f"shutdown: {answered} in flight answered in {ms} ms")
+    left = app.completer.pending()
+    if left:
+        log(f"shutdown: {left} completions still pending dropped")
     sys.stdout.flush()
     # Threads still waiting on connections or the store end with the process.
     os._exit(1 if cut else 0)

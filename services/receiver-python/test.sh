@@ -21,9 +21,11 @@ PYTHONPATH=$ROOT/bindings-uniffi/dist/python:$HERE "$VENV/bin/python" "$HERE/tes
 # --sqlite and --postgres: the event's row and complete in one transaction.
 PYTHONPATH=$ROOT/bindings-uniffi/dist/python:$HERE "$VENV/bin/python" "$HERE/test_sql.py"
 # Hostile clients and hung stores (issue 30): body limits and deadlines, the connection cap,
-# Redis and PostgreSQL SIGSTOPped, the store's clock, the pool, SIGTERM.
+# Redis and PostgreSQL SIGSTOPped (a completion cut by the stop, retried), the store's clock,
+# the pool, SIGTERM (in flight, and under back-to-back kept-alive requests).
 PYTHONPATH=$ROOT/bindings-uniffi/dist/python:$HERE "$VENV/bin/python" "$HERE/test_limits.py"
-# The Python receiver in a fleet: the fault test's kill run with it as the third instance.
-echo "receiver-python: the fault test's kill run on Redis and PostgreSQL's restart, with the Python receiver as rx3"
+# The Python receiver in a fleet: the fault test's kill run, PostgreSQL's restart and the slow
+# body attack (its RSS line is required for every runtime) with it as the third instance.
+echo "receiver-python: the fault test's kill run on Redis, PostgreSQL's restart and slow-body, with the Python receiver as rx3"
 PYTHONPATH=$ROOT/bindings-uniffi/dist/python:$HERE \
-  RX3_CMD="$VENV/bin/python $HERE/server.py" bash "$ROOT/services/fault-test.sh" kill postgres-restart
+  RX3_CMD="$VENV/bin/python $HERE/server.py" bash "$ROOT/services/fault-test.sh" kill postgres-restart slow-body

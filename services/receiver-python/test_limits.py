@@ -16,7 +16,14 @@ free port; PostgreSQL with services/postgres/server.sh):
   store's clock, the warning logged, clock_offset_ms in /stats and the persisted line;
 - PostgreSQL's pool: at most --pool connections, closed after --pool-idle-ms;
 - SIGTERM with requests in flight: every one answered (Connection: close), idle connections
-  closed, exit 0 and the ``shutdown:`` line; past --grace-ms, exit 1.
+  closed after --drain-ms (a request written on one meanwhile is answered), exit 0 and the
+  ``shutdown:`` line; past --grace-ms, exit 1;
+- SIGTERM while clients send requests back to back on kept-alive connections: every request
+  written is answered (a connection is refused, or seen closed, only before a request is
+  written on it, never reset after);
+- a completion cut by a hung Redis (SIGSTOP after the claim, during the persist delay): the
+  answer is 200, the completion is retried in the background and, after SIGCONT (the lease
+  over by then), the id is done: a redelivery is answered duplicate, persisted once.
 
 Every time bound is generous (a loaded 2-core machine): "within 3 x the timeout plus a second",
 never a race with a server's clock. Run by services/receiver-python/test.sh."""
@@ -474,6 +481,188 @@ def test_redis(work):
         server.wait()
 
 
+def test_completion(work):
+    """Redis stopped between the claim and the complete: the completion is retried until Redis
+    answers again, so that a redelivery after the lease is a duplicate, not processed again."""
+    import redis
+    import test_redis
+
+    server, port = test_redis.start_server()
+    url = f"redis://127.0.0.1:{port}/0"
+    persist = os.path.join(work, "completion.jsonl")
+    records = os.path.join(work, "completion-records")
+    rx = None
+    client = redis.Redis(port=port, socket_timeout=10)
+    try:
+        # The claim, then 3 s before persisting (Redis is stopped meanwhile), then complete: its
+        # load times out (500 ms). The lease (2 s) is over long before Redis comes back.
+        rx = Receiver("--redis", url, "--store-timeout-ms", "500", "--persist-delay-ms", "3000",
+                      "--lease-ms", "2000", "--clock-sync-ms", "600000", "--persist", persist,
+                      "--records", records)
+        data = body("evt_cut")
+        got = []
+        poster = threading.Thread(target=lambda: got.append(rx.post(data, timeout=60)))
+        poster.start()
+        claimed = False
+        for _ in range(200):  # the claim in Redis: 20 s at most
+            if client.keys("*evt_cut*"):
+                claimed = True
+                break
+            time.sleep(0.1)
+        expect("completion: the claim is in Redis", claimed, True)
+        server.send_signal(signal.SIGSTOP)
+        try:
+            poster.join(timeout=60)
+            expect("completion: answered processed while Redis is stopped",
+                   got[0][:2] if got else None, (200, {"result": "processed"}))
+            st = rx.stats()
+            expect("completion: retried, not recovered while Redis is stopped",
+                   (st["completions_retried"], st["completions_recovered"],
+                    st["completions_retry_pending"]), (1, 0, 1))
+            time.sleep(1.0)  # some failed retries; the lease long over
+        finally:
+            server.send_signal(signal.SIGCONT)
+        st = {}
+        for _ in range(200):  # 20 s at most for the retry to land
+            st = rx.stats()
+            if st["completions_retry_pending"] == 0:
+                break
+            time.sleep(0.1)
+        expect("completion: recovered after SIGCONT",
+               (st.get("completions_recovered"), st.get("completions_retry_stale"),
+                st.get("completions_retry_given_up"), st.get("completions_retry_pending")), (1, 0, 0, 0))
+        expect_true("completion: the recovery logged",
+                    "complete evt_cut: recovered after" in rx.stderr(), rx.stderr())
+        # A redelivery after the lease: the id is done.
+        expect("completion: the redelivery is a duplicate", rx.post(data)[:2],
+               (200, {"result": "duplicate"}))
+        with open(persist, encoding="utf-8") as f:
+            lines = [json.loads(l) for l in f if "evt_cut" in l]
+        expect("completion: persisted once", [(l["id"], l.get("again", False)) for l in lines],
+               [("evt_cut", False)])
+        expect("completion: again", rx.stats()["again"], 0)
+    finally:
+        if rx is not None:
+            rx.stop()
+        client.close()
+        server.send_signal(signal.SIGCONT)
+        server.kill()
+        server.wait()
+
+
+def test_drain_idle():
+    """A kept-alive connection answered before SIGTERM is served through the drain period
+    (--drain-ms 3000): a request written on it 0.5 s after SIGTERM is answered, with
+    Connection: close, then the connection closes and the receiver exits 0."""
+    rx = Receiver("--drain-ms", "3000")
+    try:
+        with rx.connect() as s:
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            expect("drain: answered before SIGTERM", read_answer_keep(s)[0], 200)
+            rx.p.send_signal(signal.SIGTERM)
+            time.sleep(0.5)
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            status, headers, text, closed = read_answer(s)
+            expect("drain: a request on the idle kept-alive connection after SIGTERM",
+                   (status, headers.get("connection"), closed), (200, "close", True))
+        expect("drain: exit code", rx.p.wait(timeout=30), 0)
+    finally:
+        rx.stop()
+
+
+def test_rolling():
+    """SIGTERM while 16 clients post back to back on kept-alive connections (a new connection
+    when an answer says Connection: close): every request written is answered. Before writing
+    on a kept-alive connection a client looks whether the server closed it (then it is closed
+    BEFORE the request: it reconnects); a refused connection ends the client."""
+    rx = Receiver("--grace-ms", "10000")
+    n = 16
+    counts = dict(answered=0, answered_close=0, closed_before=0, unanswered=0, refused=0)
+    lock = threading.Lock()
+    termed = threading.Event()
+    details = []
+
+    def add(key, n=1):
+        with lock:
+            counts[key] += n
+
+    def client(k):
+        sock = None
+        deadline = time.monotonic() + 60
+        i = 0
+        while time.monotonic() < deadline:
+            if sock is None:
+                try:
+                    sock = socket.create_connection((rx.host, rx.port), timeout=10)
+                except OSError:
+                    add("refused")
+                    return
+            else:
+                r, _, _ = select.select([sock], [], [], 0)
+                if r:  # EOF (or a reset) before writing: closed before the request
+                    sock.close()
+                    sock = None
+                    add("closed_before")
+                    continue
+            i += 1
+            data = body(f"evt_roll_{k}_{i}")
+            sig = xborder.sign(SECRET, data)
+            try:
+                sock.sendall(head("/webhooks", len(data), [f"X-Webhook-Signature: {sig}"]) + data)
+                status, headers, _ = read_answer_keep(sock, timeout=20)
+            except OSError as e:
+                status, headers = None, {}
+                why = f"{type(e).__name__}: {e}"
+            else:
+                why = "closed with no answer"
+            if status != 200:
+                add("unanswered")
+                with lock:
+                    details.append(f"client {k} request {i}: {status} {why}")
+                sock.close()
+                sock = None
+                continue
+            add("answered")
+            if headers.get("connection") == "close":
+                add("answered_close")
+                sock.close()
+                sock = None
+        if sock is not None:
+            sock.close()
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(n)]
+    try:
+        for t in threads:
+            t.start()
+        for _ in range(300):  # 30 s at most for 200 answers
+            with lock:
+                if counts["answered"] >= 200:
+                    break
+            time.sleep(0.1)
+        termed.set()
+        rx.p.send_signal(signal.SIGTERM)
+        code = rx.p.wait(timeout=60)
+        for t in threads:
+            t.join(timeout=90)
+        expect("rolling: every client ended", [t.is_alive() for t in threads], [False] * n)
+        print(f"receiver-python limits: SIGTERM under back-to-back kept-alive requests: {counts}",
+              flush=True)
+        expect("rolling: requests written and not answered", (counts["unanswered"], details),
+               (0, []))
+        expect_true("rolling: answered", counts["answered"] >= 200, repr(counts))
+        expect_true("rolling: answers with Connection: close while draining",
+                    counts["answered_close"] >= 1, repr(counts))
+        expect("rolling: every client ended on a refused connection", counts["refused"], n)
+        expect("rolling: exit code", code, 0)
+        time.sleep(0.2)
+        expect_true("rolling: the shutdown line",
+                    any(l.startswith("shutdown: ") and " in flight answered in " in l
+                        for l in rx.stderr().splitlines()), rx.stderr())
+    finally:
+        termed.set()
+        rx.stop()
+
+
 def cluster_pids(pg_dir):
     """The postmaster of the cluster in ``pg_dir`` and its children."""
     with open(os.path.join(pg_dir, "data", "postmaster.pid")) as f:
@@ -679,7 +868,9 @@ def main():
     work = tempfile.mkdtemp(prefix="xb-rxpy-limits-")
     tests = [("bodies", lambda: test_bodies(work)), ("trickle", test_trickle),
              ("connections", test_connections),
-             ("shutdown", lambda: test_shutdown(work)), ("redis", lambda: test_redis(work)),
+             ("shutdown", lambda: test_shutdown(work)), ("drain", test_drain_idle),
+             ("rolling", test_rolling),
+             ("redis", lambda: test_redis(work)), ("completion", lambda: test_completion(work)),
              ("postgres", lambda: test_postgres(work))]
     try:
         for name, fn in tests:
