@@ -370,3 +370,8 @@ pub async fn webhook(State(app): State<Arc<App>>, headers: HeaderMap, body: Body
         json!({"action": "process", "complete": completed.map_or_else(|e| e.code().to_owned(), |o| o.to_string())}),
     )
 }
+
+/// The README's snippet, compiled as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
