@@ -28,17 +28,22 @@ fn usage_error(e: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// The tokio runtime of `send` and `slow-body` (exit 2 when it cannot be built).
+fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| usage_error(&format!("runtime: {e}")))
+}
+
 fn send_main(args: &[String]) -> ExitCode {
     let cfg = match cli::parse_send(args) {
         Ok(c) => c,
         Err(e) => return usage_error(&e),
     };
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let rt = match runtime() {
         Ok(rt) => rt,
-        Err(e) => return usage_error(&format!("runtime: {e}")),
+        Err(code) => return code,
     };
     match rt.block_on(xborder_simulator::run(&cfg)) {
         Ok(summary) => {
@@ -83,12 +88,9 @@ fn slow_main(args: &[String]) -> ExitCode {
         Ok(c) => c,
         Err(e) => return usage_error(&e),
     };
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let rt = match runtime() {
         Ok(rt) => rt,
-        Err(e) => return usage_error(&format!("runtime: {e}")),
+        Err(code) => return code,
     };
     match rt.block_on(slow::run(&cfg)) {
         Ok(report) => {
