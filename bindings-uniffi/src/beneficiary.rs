@@ -5,6 +5,7 @@ use std::fmt;
 
 use xborder_core::beneficiary;
 
+use crate::account::{AccountParams, Reason};
 use crate::errors::parse_json;
 use crate::XborderError;
 
@@ -122,6 +123,11 @@ pub struct Issue {
     pub message: String,
     /// The rules document's description of the field, where it has one.
     pub label: Option<String>,
+    /// Why an account detail fails (`INVALID_IBAN`, ..., `INVALID_ROUTING_NUMBER`); absent for
+    /// the other codes.
+    pub reason: Option<Reason>,
+    /// The figures of `reason`, to write a message of one's own (all absent where it names none).
+    pub params: AccountParams,
 }
 
 /// The result of a validation: every issue, not just the first.
@@ -145,6 +151,8 @@ impl From<beneficiary::Validation> for BeneficiaryValidation {
                     code: i.code.into(),
                     message: i.message.into_owned(),
                     label: i.label,
+                    reason: i.reason.map(Reason::of),
+                    params: i.params.into(),
                 })
                 .collect(),
         }
@@ -171,6 +179,13 @@ pub(crate) fn documents(
 #[derive(Debug, uniffi::Object)]
 pub struct BeneficiaryValidator {
     inner: beneficiary::BeneficiaryValidator,
+}
+
+impl BeneficiaryValidator {
+    /// Core's validator, for the form model (`form.rs`).
+    pub(crate) fn core(&self) -> &beneficiary::BeneficiaryValidator {
+        &self.inner
+    }
 }
 
 #[uniffi::export]
@@ -283,6 +298,15 @@ pub fn required_fields(
     )
 }
 
+/// The payload to send: the draft (JSON text) with every account detail validation checks
+/// (IBAN, sort code, routing number, ...) in electronic form (`de89 3704 …` → `DE893704…`,
+/// `12-34-56` → `123456`), nothing else changed; JSON text back. Throws only `MALFORMED_JSON`.
+#[uniffi::export]
+pub fn normalize_beneficiary(draft_json: String) -> Result<String, XborderError> {
+    let draft = parse_json(&draft_json, "draft_json")?;
+    Ok(beneficiary::normalize(draft).to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -299,6 +323,25 @@ mod tests {
             beneficiary::IssueCode::ALL.len(),
             xborder_core::codes::ISSUES.len()
         );
+    }
+
+    #[test]
+    fn issues_carry_reason_and_params() {
+        let draft = r#"{"ownerType":"individual","country":"DE","paymentType":"bank_account",
+            "paymentInfo":{"bankId":"b","accountNumber":"DE8937040044053201300"}}"#;
+        let v = validate_beneficiary(draft.into(), None, None, None).unwrap();
+        let iban = v
+            .issues
+            .iter()
+            .find(|i| i.code == IssueCode::InvalidIban)
+            .unwrap();
+        assert_eq!(iban.reason, Some(Reason::Length));
+        assert_eq!(
+            (iban.params.expected, iban.params.actual),
+            (Some(22), Some(21))
+        );
+        let out = normalize_beneficiary(draft.into()).unwrap();
+        assert!(out.contains("\"DE8937040044053201300\""));
     }
 
     #[test]

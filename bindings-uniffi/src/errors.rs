@@ -89,6 +89,18 @@ pub enum XborderError {
         /// Why, and the shape the document must have, for people.
         detail: String,
     },
+    /// A form cannot be built or an account kind is unknown: `INVALID_VALUE` (with the field:
+    /// `country`, `paymentType`, `ownerType`), `RULES_UNREADABLE`, `RULES_MISMATCH`,
+    /// `BANKS_UNREADABLE`, `BANKS_MISMATCH`, `UNKNOWN_ACCOUNT_KIND`.
+    #[error("{detail}")]
+    Form {
+        /// The stable code.
+        code: String,
+        /// The input concerned, for `INVALID_VALUE`.
+        field: Option<String>,
+        /// What happened, for people.
+        detail: String,
+    },
     /// List parameters or a list response are not usable: `INVALID_PAGE`, `INVALID_PAGE_SIZE`,
     /// `INVALID_SORT_ORDER`, `INVALID_SORT_BY`, `INVALID_SEARCH`, `INVALID_FILTER`,
     /// `UNKNOWN_PARAMETER`, `MALFORMED_RESPONSE`, `OUT_OF_RANGE`.
@@ -116,6 +128,7 @@ impl XborderError {
             | XborderError::Claim { code, .. }
             | XborderError::Json { code, .. }
             | XborderError::Document { code, .. }
+            | XborderError::Form { code, .. }
             | XborderError::Pagination { code, .. } => code.clone(),
         }
     }
@@ -127,6 +140,7 @@ impl XborderError {
         match self {
             XborderError::Envelope { field, .. }
             | XborderError::Pagination { field, .. }
+            | XborderError::Form { field, .. }
             | XborderError::Claim { field, .. } => field.clone(),
             _ => None,
         }
@@ -193,6 +207,28 @@ impl From<beneficiary::UnreadableDocument> for XborderError {
     fn from(e: beneficiary::UnreadableDocument) -> Self {
         let (code, _, detail) = coded(&e);
         XborderError::Document { code, detail }
+    }
+}
+
+impl From<beneficiary::FormError> for XborderError {
+    fn from(e: beneficiary::FormError) -> Self {
+        let (code, field, detail) = coded(&e);
+        XborderError::Form {
+            code,
+            field,
+            detail,
+        }
+    }
+}
+
+impl From<beneficiary::UnknownAccountKind> for XborderError {
+    fn from(e: beneficiary::UnknownAccountKind) -> Self {
+        let (code, field, detail) = coded(&e);
+        XborderError::Form {
+            code,
+            field,
+            detail,
+        }
     }
 }
 

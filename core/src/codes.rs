@@ -160,6 +160,7 @@ coded!(
     crate::beneficiary::UnreadableDocument,
     crate::beneficiary::AccountDetailError,
     crate::beneficiary::UnknownAccountKind,
+    crate::beneficiary::FormError => field,
     crate::MalformedJson,
     #[copy] crate::transport::TransportError,
 );

@@ -243,6 +243,14 @@ pub struct UnknownAccountKind {
 }
 
 impl UnknownAccountKind {
+    /// Its code, `UNKNOWN_ACCOUNT_KIND`, for a binding that refuses a kind before asking core.
+    ///
+    /// ```
+    /// use xborder_core::beneficiary::UnknownAccountKind;
+    /// assert_eq!(UnknownAccountKind::CODE, "UNKNOWN_ACCOUNT_KIND");
+    /// ```
+    pub const CODE: &'static str = "UNKNOWN_ACCOUNT_KIND";
+
     /// The stable code, `UNKNOWN_ACCOUNT_KIND`.
     ///
     /// ```
@@ -250,7 +258,7 @@ impl UnknownAccountKind {
     /// assert_eq!("IBAN".parse::<AccountDetail>().unwrap_err().code(), "UNKNOWN_ACCOUNT_KIND");
     /// ```
     pub fn code(&self) -> &'static str {
-        "UNKNOWN_ACCOUNT_KIND"
+        Self::CODE
     }
 }
 

@@ -148,6 +148,31 @@ pub struct FormError {
     pub field: Option<&'static str>,
 }
 
+impl FormError {
+    /// The stable code (`INVALID_VALUE`, `RULES_UNREADABLE`, `RULES_MISMATCH`,
+    /// `BANKS_UNREADABLE`, `BANKS_MISMATCH`).
+    ///
+    /// ```
+    /// use xborder_core::beneficiary::BeneficiaryValidator;
+    /// let e = BeneficiaryValidator::default().form("DE", "", None).unwrap_err();
+    /// assert_eq!((e.code(), e.field()), ("INVALID_VALUE", Some("paymentType")));
+    /// ```
+    pub fn code(&self) -> &'static str {
+        self.code.as_str()
+    }
+
+    /// The input concerned (`country`, `paymentType`, `ownerType`), for `INVALID_VALUE`.
+    ///
+    /// ```
+    /// use xborder_core::beneficiary::BeneficiaryValidator;
+    /// let e = BeneficiaryValidator::default().form("DE", "bank_account", Some("person")).unwrap_err();
+    /// assert_eq!(e.field(), Some("ownerType"));
+    /// ```
+    pub fn field(&self) -> Option<&'static str> {
+        self.field
+    }
+}
+
 impl fmt::Display for FormError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.field {
