@@ -28,7 +28,8 @@ xb_uniffi() {
 
 # xb_vector_dirs: export XBORDER_VECTOR_DIRS (CONTRACT.md) when it is not set: the project's
 # vectors, the committed hostile ones, shared/conformance when present (with v2/ and v3/: every
-# runtime keeps contracts v2 and v3), XBORDER_VECTORS_DIR.
+# runtime keeps contracts v2 and v3), XBORDER_VECTORS_DIR; and XBORDER_VECTOR_FILES, single
+# files read beside them (contract v4's accounts.json and forms.json).
 # conformance.sh adds the generated hostile vectors.
 xb_vector_dirs() {
   if [ -z "${XBORDER_VECTOR_DIRS:-}" ]; then
@@ -39,4 +40,15 @@ xb_vector_dirs() {
     [ -n "${XBORDER_VECTORS_DIR:-}" ] && XBORDER_VECTOR_DIRS+=:$XBORDER_VECTORS_DIR
   fi
   export XBORDER_VECTOR_DIRS
+  # Contract v4 (issue 31): its accounts and forms files, read by every runner beside the folders;
+  # v4/api.json (api.error, events.catch_up) joins with issue 34.
+  if [ -z "${XBORDER_VECTOR_FILES:-}" ] && [ -d "$ROOT/../shared/conformance/v4" ]; then
+    local v4 f
+    v4=$(cd "$ROOT/../shared/conformance/v4" && pwd)
+    XBORDER_VECTOR_FILES=
+    for f in accounts.json forms.json; do
+      [ -f "$v4/$f" ] && XBORDER_VECTOR_FILES+=${XBORDER_VECTOR_FILES:+:}$v4/$f
+    done
+  fi
+  export XBORDER_VECTOR_FILES=${XBORDER_VECTOR_FILES:-}
 }
