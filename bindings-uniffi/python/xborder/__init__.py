@@ -1,24 +1,30 @@
 """xborder: the cross-border payments API core (Rust) for Python. Verify and receive webhook
-deliveries, claim event ids across instances, validate beneficiary forms, build list queries and
-walk every page. Every rule is the Rust core's; this package converts Python values to it and
-back, and checks every parameter's kind (a ``TypeError`` or ``ValueError`` naming it).
+deliveries, claim event ids across instances, check account details as they are typed, build
+beneficiary forms, validate and normalize their drafts, build list queries and walk every page.
+Every rule is the Rust core's; this package converts Python values to it and back, and checks
+every parameter's kind (a ``TypeError`` or ``ValueError`` naming it).
 
 Modules by concern: ``xborder.webhooks`` (signatures, the envelope, ``Receiver``,
 ``handle_delivery``), ``xborder.claims``, ``xborder.events``, ``xborder.beneficiaries``,
+``xborder.accounts`` (``check_account``), ``xborder.forms`` (``beneficiary_form``),
 ``xborder.pagination``, ``xborder.errors``, and the claim stores ``xborder.redis`` (redis-py,
 ``xborder[redis]``), ``xborder.postgres`` (psycopg 3, ``xborder[postgres]``) and
 ``xborder.sqlite`` (sqlite3). Everything but the stores is re-exported here.
 """
 
-from .beneficiaries import (BeneficiaryValidation, BeneficiaryValidator, FieldSource, Issue,
-                            IssueCode, RequiredField, required_fields, validate_beneficiary)
+from .accounts import AccountCheck, AccountKind, AccountState, check_account
+from .beneficiaries import (AccountParams, BeneficiaryValidation, BeneficiaryValidator,
+                            FieldSource, Issue, IssueCode, Reason, RequiredField,
+                            normalize_beneficiary, required_fields, validate_beneficiary)
 from .claims import (DEFAULT_LEASE_MS, AsyncClaims, AsyncClaimStore, ClaimCompareAndSet,
                      ClaimDone, ClaimLoad, ClaimNeed, ClaimOutcome, ClaimReply, Claims,
                      ClaimStore, ClaimTask, claim_error_reply, claim_step_async)
-from .errors import (CatalogError, ClaimError, DocumentError, EnvelopeError, JsonError,
-                     PaginationError, RegistrationError, SignatureError, StoreError, XborderError)
+from .errors import (CatalogError, ClaimError, DocumentError, EnvelopeError, FormError,
+                     JsonError, PaginationError, RegistrationError, SignatureError, StoreError,
+                     XborderError)
 from .events import (Catalog, EventClassification, EventKind, RegistrationCheck, RejectedEvent,
                      check_registration, classify_event, create_webhook_body, event_matches)
+from .forms import AccountLength, FormField, FormInput, FormOption, FormSource, beneficiary_form
 from .pagination import (Drift, PageInfo, PageRequest, PageWalker, WalkStep, list_query,
                          page_info)
 from .webhooks import (SIGNATURE_HEADER, Action, Decision, DecodeLimits, DeliveryReply, Envelope,
@@ -39,10 +45,15 @@ __all__ = [
     "EventKind", "EventClassification", "RegistrationCheck", "RejectedEvent",
     # beneficiaries
     "validate_beneficiary", "required_fields", "BeneficiaryValidator", "BeneficiaryValidation",
-    "Issue", "IssueCode", "RequiredField", "FieldSource",
+    "Issue", "IssueCode", "RequiredField", "FieldSource", "normalize_beneficiary", "Reason",
+    "AccountParams",
+    # accounts
+    "check_account", "AccountKind", "AccountState", "AccountCheck",
+    # forms
+    "beneficiary_form", "FormField", "FormSource", "FormInput", "FormOption", "AccountLength",
     # pagination
     "list_query", "page_info", "PageWalker", "PageRequest", "PageInfo", "WalkStep", "Drift",
     # errors
     "XborderError", "RegistrationError", "SignatureError", "EnvelopeError", "StoreError",
-    "CatalogError", "ClaimError", "JsonError", "DocumentError", "PaginationError",
+    "CatalogError", "ClaimError", "JsonError", "DocumentError", "FormError", "PaginationError",
 ]

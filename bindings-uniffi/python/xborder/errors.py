@@ -75,6 +75,12 @@ class DocumentError(XborderError):
     """``RULES_UNREADABLE`` or ``BANKS_UNREADABLE``: a server document given cannot be read."""
 
 
+class FormError(XborderError):
+    """A form cannot be built, or an account kind is unknown: ``INVALID_VALUE`` (``field``:
+    ``country``, ``paymentType`` or ``ownerType``, the names of the payload), ``RULES_UNREADABLE``,
+    ``RULES_MISMATCH``, ``BANKS_UNREADABLE``, ``BANKS_MISMATCH``, ``UNKNOWN_ACCOUNT_KIND``."""
+
+
 class PaginationError(XborderError):
     """List parameters or a list response are not usable: ``INVALID_PAGE``,
     ``INVALID_PAGE_SIZE``, ``INVALID_SORT_ORDER``, ``INVALID_SORT_BY``, ``INVALID_SEARCH``,
@@ -85,7 +91,7 @@ class PaginationError(XborderError):
 _CLASSES: Dict[str, Type[XborderError]] = {
     "Registration": RegistrationError, "Signature": SignatureError, "Envelope": EnvelopeError,
     "Store": StoreError, "Catalog": CatalogError, "Claim": ClaimError, "Json": JsonError,
-    "Document": DocumentError, "Pagination": PaginationError,
+    "Document": DocumentError, "Form": FormError, "Pagination": PaginationError,
 }
 
 
