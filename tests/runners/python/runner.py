@@ -2,8 +2,9 @@
 layer over uniffi's generated module), through its public API only; run.sh runs it against the
 installed wheel, or against bindings-uniffi/dist/python.
 
-Feeds every vector of every folder in XBORDER_VECTOR_DIRS to the module's public API and
-compares per tests/runners/CONTRACT.md.
+Feeds every vector of every folder in XBORDER_VECTOR_DIRS, and of each file in
+XBORDER_VECTOR_FILES (contract v4's accounts.json and forms.json), to the module's public API and
+compares per tests/runners/CONTRACT.md (FORMAT.md's v4 matching rules).
 """
 import base64
 import json
@@ -119,11 +120,72 @@ def document(value):
     return dumps(value)
 
 
+def params_out(p):
+    """`params` as the wire has it: the figures present, `{}` when none."""
+    out = {}
+    if p.expected is not None:
+        out["expected"] = p.expected
+    if p.actual is not None:
+        out["actual"] = p.actual
+    if p.country is not None:
+        out["country"] = p.country
+    return out
+
+
+def issue_out(i):
+    out = {"path": i.path, "code": str(i.code), "message": i.message, "label": i.label}
+    if i.reason is not None:
+        out["reason"] = str(i.reason)
+        out["params"] = params_out(i.params)
+    return out
+
+
 def op_validate(inp):
     banks = inp.get("banks") or {}
     v = x.validate_beneficiary(dumps(inp.get("draft")), document(inp.get("rules")),
                                banks.get("country"), document(banks.get("response")))
-    return {"valid": v.valid, "issues": [{"path": i.path, "code": str(i.code)} for i in v.issues]}
+    return {"valid": v.valid, "issues": [issue_out(i) for i in v.issues]}
+
+
+def op_account_check(inp):
+    try:
+        c = x.check_account(inp["kind"], inp["value"])
+    except x.FormError as e:
+        return err(e)
+    out = {"state": str(c.state), "electronic": c.electronic, "display": c.display}
+    if c.state is x.AccountState.INVALID:
+        out["code"] = str(c.code)
+        out["reason"] = str(c.reason)
+        out["params"] = params_out(c.params)
+    return out
+
+
+def op_form(inp):
+    banks = inp.get("banks") or {}
+    # A value that is not a string where the form takes one: the empty string (an invalid
+    # value), as the Rust runner hands it over; an owner type given and not a string likewise.
+    text = lambda k: inp.get(k) if isinstance(inp.get(k), str) else ""  # noqa: E731
+    owner = inp.get("ownerType")
+    if owner is not None and not isinstance(owner, str):
+        owner = ""
+    try:
+        fields = x.beneficiary_form(text("country"), text("paymentType"), owner,
+                                    document(inp.get("rules")), banks.get("country"),
+                                    document(banks.get("response")))
+    except x.FormError as e:
+        return {"ok": False, "error": e.code, "field": e.field}
+    return {"fields": [{
+        "path": f.path, "required": f.required, "source": str(f.source), "input": str(f.input),
+        "options": ([{"value": o.value, "label": o.label} for o in f.options]
+                    if f.input is x.FormInput.CHOICE else None),
+        "account": None if f.account is None else str(f.account),
+        "length": None if f.length is None else {"min": f.length.min, "max": f.length.max},
+        "label": f.label,
+    } for f in fields]}
+
+
+def op_normalize(inp):
+    return {"draft": json.loads(x.normalize_beneficiary(dumps(inp.get("draft"))))}
 
 
 def op_query(inp):
@@ -239,6 +301,9 @@ OPS = {
     "pagination.info": op_info,
     "pagination.walk": op_walk,
     "delivery.claims": op_claims,
+    "account.check": op_account_check,
+    "beneficiary.form": op_form,
+    "beneficiary.normalize": op_normalize,
 }
 
 # Ops FORMAT.md defines that this runner does not implement yet: counted as skipped.
@@ -246,81 +311,160 @@ NOT_YET = set()
 
 
 def canon(v):
-    """A hashable form for multiset comparison (numbers by value, bools apart from numbers)."""
+    """A hashable form for set comparison (numbers by value, bools apart from numbers)."""
     if isinstance(v, bool) or v is None or isinstance(v, str):
         return (type(v).__name__, v)
     if isinstance(v, (int, float)):
         return ("num", float(v) if isinstance(v, float) and not v.is_integer() else int(v))
     if isinstance(v, list):
         return ("list", tuple(canon(i) for i in v))
-    return ("obj", tuple(sorted((k, canon(i)) for k, i in v.items())))
+    return ("obj", tuple(sorted((k, canon(i)) for k, i in v.items() if i is not None)))
 
 
-def same_set(a, b):
+_ABSENT = object()
+
+
+def equal(want, got):
+    """Deep equality, numbers by value, bools apart from numbers; (v4) an expected null matches
+    a key that is null or absent, so an object's keys beyond the expected ones must be null."""
+    if isinstance(want, bool) or isinstance(got, bool):
+        return type(want) is type(got) and want == got
+    if isinstance(want, (int, float)) and isinstance(got, (int, float)):
+        return want == got
+    if isinstance(want, list) and isinstance(got, list):
+        return len(want) == len(got) and all(equal(i, j) for i, j in zip(want, got))
+    if isinstance(want, dict) and isinstance(got, dict):
+        return all(key_equal(v, got.get(k, _ABSENT)) for k, v in want.items()) and \
+            all(k in want or v is None for k, v in got.items())
+    return type(want) is type(got) and want == got
+
+
+def key_equal(want, got):
+    """An expected key's value against the actual one (_ABSENT: no such key)."""
+    if got is _ABSENT:
+        return want is None
+    return equal(want, got)
+
+
+def element_matches(want, got):
+    """(v4) An expected element matches an actual one when every key it has equals the
+    actual element's (`{path, code}` matches an issue that also has `reason`, `message`)."""
+    if isinstance(want, dict) and isinstance(got, dict):
+        return all(key_equal(v, got.get(k, _ABSENT)) for k, v in want.items())
+    return equal(want, got)
+
+
+def paired(want, got):
+    """(v4) The expected elements paired one to one with actual elements they match, none left
+    over on either side: a search over every pairing (the lists are short)."""
+    if not (isinstance(want, list) and isinstance(got, list)) or len(want) != len(got):
+        return False
+    used = [False] * len(got)
+
+    def pair(i):
+        if i == len(want):
+            return True
+        for j, cand in enumerate(got):
+            if not used[j] and element_matches(want[i], cand):
+                used[j] = True
+                if pair(i + 1):
+                    return True
+                used[j] = False
+        return False
+    return pair(0)
+
+
+def in_order(want, got):
+    """(v4) `fields` and `events`: element by element, in order, each matched by its keys."""
+    return isinstance(want, list) and isinstance(got, list) and len(want) == len(got) and \
+        all(element_matches(e, a) for e, a in zip(want, got))
+
+
+def multiset(want, got):
+    """Same elements, order ignored, counted with multiplicity."""
+    if not (isinstance(want, list) and isinstance(got, list)) or len(want) != len(got):
+        return False
+    left = list(got)
+    for e in want:
+        for i, a in enumerate(left):
+            if equal(e, a):
+                del left[i]
+                break
+        else:
+            return False
+    return True
+
+
+def same_set(want, got):
     """Equal as sets: the same distinct values, whatever their order and count."""
-    return isinstance(a, list) and isinstance(b, list) and \
-        set(canon(i) for i in a) == set(canon(i) for i in b)
-
-
-def equal(a, b, multiset=False):
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
-    if isinstance(a, list) and isinstance(b, list):
-        if multiset:
-            return Counter(canon(i) for i in a) == Counter(canon(i) for i in b)
-        return len(a) == len(b) and all(equal(i, j) for i, j in zip(a, b))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(compare(k, a[k], b[k]) for k in a)
-    return type(a) is type(b) and a == b
+    return isinstance(want, list) and isinstance(got, list) and \
+        all(any(equal(e, a) for a in got) for e in want) and \
+        all(any(equal(e, a) for e in want) for a in got)
 
 
 def compare(key, want, got):
-    """FORMAT.md: `issues` and `rejected` compare as multisets, `drifts` as sets."""
+    """FORMAT.md: `issues` paired by their keys (v4), `fields` and `events` in order by their
+    keys (v4), `rejected` as a multiset, `drifts` as a set, the rest by deep equality."""
+    if key == "issues":
+        return paired(want, got)
+    if key in ("fields", "events"):
+        return in_order(want, got)
+    if key == "rejected":
+        return multiset(want, got)
     if key == "drifts":
         return same_set(want, got)
-    return equal(want, got, key in ("issues", "rejected"))
+    return equal(want, got)
 
 
 def mismatch(expect, actual):
     for key, want in expect.items():
         if key not in actual:
+            if want is None:
+                continue
             return f"`{key}` missing (want {dumps(want)}; got {dumps(actual)})"
         if not compare(key, want, actual[key]):
             return f"`{key}`: want {dumps(want)}, got {dumps(actual[key])}"
     return None
 
 
+def vector_files():
+    """Every `*.json` directly inside each folder of XBORDER_VECTOR_DIRS (sorted), then each
+    file of XBORDER_VECTOR_FILES not already among them."""
+    files = []
+    for folder in (d for d in os.environ.get("XBORDER_VECTOR_DIRS", "").split(":") if d):
+        files += [os.path.join(folder, n) for n in sorted(os.listdir(folder)) if n.endswith(".json")]
+    seen = {os.path.realpath(f) for f in files}
+    for f in (f for f in os.environ.get("XBORDER_VECTOR_FILES", "").split(":") if f):
+        if os.path.realpath(f) not in seen:
+            seen.add(os.path.realpath(f))
+            files.append(f)
+    return files
+
+
 def main():
-    dirs = [d for d in os.environ.get("XBORDER_VECTOR_DIRS", "").split(":") if d]
     passed = failed = 0
     skipped = Counter()
-    for folder in dirs:
-        for name in sorted(os.listdir(folder)):
-            if not name.endswith(".json"):
+    for path in vector_files():
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        for case in doc["cases"]:
+            if case["op"] in NOT_YET:
+                skipped[case["op"]] += 1
                 continue
-            path = os.path.join(folder, name)
-            with open(path, encoding="utf-8") as f:
-                doc = json.load(f)
-            for case in doc["cases"]:
-                if case["op"] in NOT_YET:
-                    skipped[case["op"]] += 1
-                    continue
-                op = OPS.get(case["op"])
-                why = None
-                if op is None:
-                    why = f"op `{case['op']}` is not defined by FORMAT.md"
-                else:
-                    try:
-                        why = mismatch(case["expect"], op(case["input"]))
-                    except Exception as e:  # noqa: BLE001 - a crash is a failure of that case
-                        why = f"raised {type(e).__name__}: {e}"
-                if why is None:
-                    passed += 1
-                else:
-                    failed += 1
-                    print(f"FAIL {path} :: {case['name']}: {why}")
+            op = OPS.get(case["op"])
+            why = None
+            if op is None:
+                why = f"op `{case['op']}` is not defined by FORMAT.md"
+            else:
+                try:
+                    why = mismatch(case["expect"], op(case["input"]))
+                except Exception as e:  # noqa: BLE001 - a crash is a failure of that case
+                    why = f"raised {type(e).__name__}: {e}"
+            if why is None:
+                passed += 1
+            else:
+                failed += 1
+                print(f"FAIL {path} :: {case['name']}: {why}")
     for op, n in skipped.items():
         print(f"SKIP {op} ({n})")
     tail = f", {sum(skipped.values())} skipped" if skipped else ""
