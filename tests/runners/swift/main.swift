@@ -1,7 +1,8 @@
 // Conformance runner for the Swift binding (uniffi's generated module, compiled into this
 // program with swiftc). Vectors are read with Foundation's JSONSerialization. Arguments are
 // `folder=displayName` pairs: the vector folders as seen inside the Swift root, and the names to
-// print in failures. Compares per tests/runners/CONTRACT.md.
+// print in failures (a file of XBORDER_VECTOR_FILES comes as a folder of its own, run.sh copies
+// it there). Compares per tests/runners/CONTRACT.md and FORMAT.md's v4 matching rules.
 import Foundation
 
 typealias Obj = [String: Any]
@@ -117,14 +118,78 @@ func document(_ v: Any?) -> String? {
     return v as? String ?? jsonText(v)
 }
 
+/// An issue as the wire has it: `reason` and `params` (the figures present, `{}` when none) on
+/// an account-detail issue; `label` where the rules document gives one.
+func issueJson(_ i: Issue) -> Obj {
+    var o: Obj = ["path": i.path, "code": "\(i.code)", "message": i.message]
+    if let l = i.label { o["label"] = l }
+    if let r = i.reason {
+        o["reason"] = "\(r)"
+        o["params"] = paramsJson(i.params)
+    }
+    return o
+}
+
+func paramsJson(_ p: AccountParams) -> Obj {
+    var o: Obj = [:]
+    if let n = p.expected { o["expected"] = NSNumber(value: n) }
+    if let n = p.actual { o["actual"] = NSNumber(value: n) }
+    if let c = p.country { o["country"] = c }
+    return o
+}
+
 func validateOp(_ i: Obj) throws -> Obj {
     let banks = i["banks"] as? Obj
     let v = try validateBeneficiary(
-        draftJson: jsonText(i["draft"]!),
+        draftJson: jsonText(i["draft"] ?? NSNull()),
         rulesJson: document(i["rules"]),
         banksCountry: banks.flatMap { str($0, "country") },
         banksJson: document(banks?["response"]))
-    return ["valid": v.valid, "issues": v.issues.map { ["path": $0.path, "code": "\($0.code)"] as Obj }]
+    return ["valid": v.valid, "issues": v.issues.map(issueJson)]
+}
+
+func errorJson(_ e: XborderError) -> Obj {
+    var o = fail(e)
+    if let f = e.errorField() { o["field"] = f }
+    return o
+}
+
+/// account.check: the kind's name read by parseAccountKind (UNKNOWN_ACCOUNT_KIND), then checkAccount.
+func accountCheckOp(_ i: Obj) -> Obj {
+    let kind: AccountKind
+    do { kind = try parseAccountKind(name: str(i, "kind")!) } catch let e as XborderError { return fail(e) }
+    catch { return ["error": "\(error)"] }
+    let c = checkAccount(kind: kind, value: str(i, "value")!)
+    var o: Obj = ["state": "\(c.state)", "electronic": c.electronic, "display": c.display]
+    if let code = c.code { o["code"] = "\(code)" }
+    if let r = c.reason { o["reason"] = "\(r)" }
+    if let p = c.params { o["params"] = paramsJson(p) }
+    return o
+}
+
+/// beneficiary.form: a value that is not a string is handed over as "" (not a valid one); an
+/// ownerType absent or null is not given.
+func formOp(_ i: Obj) -> Obj {
+    let banks = i["banks"] as? Obj
+    let owner: String? = i["ownerType"].flatMap { $0 is NSNull ? nil : ($0 as? String ?? "") }
+    do {
+        let fields = try beneficiaryForm(
+            country: str(i, "country") ?? "", paymentType: str(i, "paymentType") ?? "", ownerType: owner,
+            rulesJson: document(i["rules"]), banksCountry: banks.flatMap { str($0, "country") },
+            banksJson: document(banks?["response"]))
+        return ["fields": fields.map { f -> Obj in
+            var o: Obj = ["path": f.path, "required": f.required, "source": "\(f.source)", "input": "\(f.input)",
+                          "label": f.label]
+            if f.input == .choice { o["options"] = f.options.map { ["value": $0.value, "label": $0.label] as Obj } }
+            if let a = f.account { o["account"] = "\(a)" }
+            if let l = f.length { o["length"] = ["min": NSNumber(value: l.min), "max": NSNumber(value: l.max)] as Obj }
+            return o
+        }]
+    } catch let e as XborderError { return errorJson(e) } catch { return ["error": "\(error)"] }
+}
+
+func normalizeOp(_ i: Obj) throws -> Obj {
+    ["draft": parse(try normalizeBeneficiary(draftJson: jsonText(i["draft"] ?? NSNull())))]
 }
 
 func queryOp(_ i: Obj) -> Obj {
@@ -222,24 +287,61 @@ let ops: [String: (Obj) throws -> Obj] = [
     "envelope.decode": decodeOp,
     "webhook.receive": receiveOp,
     "beneficiary.validate": validateOp,
+    "account.check": accountCheckOp,
+    "beneficiary.form": formOp,
+    "beneficiary.normalize": normalizeOp,
     "pagination.query": queryOp,
     "pagination.info": infoOp,
     "pagination.walk": walkOp,
     "delivery.claims": claimsOp,
 ]
 
-/// How the values of a key compare: `issues`/`rejected` as multisets, `drifts` as sets.
-enum Compare { case exact, multiset, set }
+/// How the values of a key compare: (v4) `issues` paired one to one with the actual issues
+/// each expected element matches by its keys, `fields`/`events` in order element by element
+/// (each matched by its keys), `rejected` as a multiset, `drifts` as a set.
+enum Compare { case exact, paired, inOrder, multiset, set }
 
 func compareOf(_ key: String) -> Compare {
     switch key {
-    case "issues", "rejected": return .multiset
+    case "issues": return .paired
+    case "fields", "events": return .inOrder
+    case "rejected": return .multiset
     case "drifts": return .set
     default: return .exact
     }
 }
 
-// Deep equality: numbers by value, booleans apart from numbers; arrays per `how`.
+/// An expected key's value against the actual one: (v4) an expected null matches null or absent.
+func keyEqual(_ want: Any, _ got: Any?, _ how: Compare = .exact) -> Bool {
+    guard let got = got else { return want is NSNull }
+    return equal(want, got, how)
+}
+
+/// (v4) An expected element matches an actual one when every key it has equals the actual's.
+func elementMatches(_ want: Any, _ got: Any) -> Bool {
+    guard let w = want as? Obj, let g = got as? Obj else { return equal(want, got) }
+    return w.allSatisfy { keyEqual($0.value, g[$0.key], compareOf($0.key)) }
+}
+
+/// The expected elements paired one to one with actual ones they match (every pairing tried:
+/// the lists are short).
+func paired(_ want: [Any], _ got: [Any]) -> Bool {
+    var used = [Bool](repeating: false, count: got.count)
+    func pair(_ k: Int) -> Bool {
+        if k == want.count { return true }
+        for (j, cand) in got.enumerated() where !used[j] && elementMatches(want[k], cand) {
+            used[j] = true
+            if pair(k + 1) { return true }
+            used[j] = false
+        }
+        return false
+    }
+    return want.count == got.count && pair(0)
+}
+
+// Deep equality of an expected value and an actual one: numbers by value, booleans apart from
+// numbers; arrays per `how`; (v4) an expected null matches an absent key, so an actual object's
+// keys beyond the expected ones must be null.
 func equal(_ a: Any, _ b: Any, _ how: Compare = .exact) -> Bool {
     if a is NSNull || b is NSNull { return a is NSNull && b is NSNull }
     if isBool(a) || isBool(b) {
@@ -257,9 +359,13 @@ func equal(_ a: Any, _ b: Any, _ how: Compare = .exact) -> Bool {
         switch how {
         case .set:  // each distinct value once, order and count ignored
             return x.allSatisfy { item in y.contains { equal(item, $0) } }
-                && y.allSatisfy { item in x.contains { equal(item, $0) } }
+                && y.allSatisfy { item in x.contains { equal($0, item) } }
         case .exact:
             return x.count == y.count && zip(x, y).allSatisfy { equal($0, $1) }
+        case .paired:
+            return paired(x, y)
+        case .inOrder:
+            return x.count == y.count && zip(x, y).allSatisfy { elementMatches($0, $1) }
         case .multiset:
             guard x.count == y.count else { return false }
             var left = y
@@ -271,7 +377,8 @@ func equal(_ a: Any, _ b: Any, _ how: Compare = .exact) -> Bool {
         }
     }
     if let x = a as? Obj, let y = b as? Obj {
-        return Set(x.keys) == Set(y.keys) && x.keys.allSatisfy { equal(x[$0]!, y[$0]!, compareOf($0)) }
+        return x.allSatisfy { keyEqual($0.value, y[$0.key], compareOf($0.key)) }
+            && y.allSatisfy { x[$0.key] != nil || $0.value is NSNull }
     }
     return false
 }
@@ -281,7 +388,10 @@ func show(_ v: Any) -> String { jsonText(v) }
 func mismatch(_ expect: Obj, _ actual: Obj) -> String? {
     for key in expect.keys.sorted() {
         let want = expect[key]!
-        guard let got = actual[key] else { return "`\(key)` missing (want \(show(want)); got \(show(actual)))" }
+        guard let got = actual[key] else {
+            if want is NSNull { continue }
+            return "`\(key)` missing (want \(show(want)); got \(show(actual)))"
+        }
         if !equal(want, got, compareOf(key)) {
             return "`\(key)`: want \(show(want)), got \(show(got))"
         }

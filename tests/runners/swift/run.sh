@@ -4,6 +4,8 @@
 # tests/tools/setup.sh, linked against the host library, and run there. swiftc runs only when
 # the Swift sources, the header or the compiler changed. The same main.swift (up to its ENTRY
 # line) also runs as an XCTest case in the SwiftPM package (bindings-uniffi/swift/test.sh).
+# It reads the folders of XBORDER_VECTOR_DIRS and the files of XBORDER_VECTOR_FILES
+# (tests/runners/CONTRACT.md).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
@@ -29,6 +31,18 @@ for d in "${dirs[@]}"; do
   mkdir -p "$WORK/vectors/$n"
   find "$d" -maxdepth 1 -name '*.json' -type f -exec cp {} "$WORK/vectors/$n/" \;
   args+=("vectors/$n=$d")
+  n=$((n + 1))
+done
+# XBORDER_VECTOR_FILES (contract v4's accounts.json and forms.json): each file copied alone into
+# a folder of its own, passed as that folder with the file's folder as its name; a file whose
+# folder is already one of XBORDER_VECTOR_DIRS is read there.
+IFS=: read -r -a files <<<"${XBORDER_VECTOR_FILES:-}"
+for f in "${files[@]}"; do
+  [ -f "$f" ] || continue
+  [[ ":$XBORDER_VECTOR_DIRS:" == *":$(dirname "$f"):"* ]] && continue
+  mkdir -p "$WORK/vectors/$n"
+  cp "$f" "$WORK/vectors/$n/"
+  args+=("vectors/$n=$(dirname "$f")")
   n=$((n + 1))
 done
 
