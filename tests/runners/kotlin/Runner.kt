@@ -1,7 +1,8 @@
 // Conformance runner for the Kotlin/JVM package: the public API users import (package dev.xborder,
 // bindings-uniffi/jvm/src/main/kotlin) over uniffi's generated code (dev.xborder.ffi, JNA).
-// Feeds every vector of every folder in XBORDER_VECTOR_DIRS to the public API and compares per
-// tests/runners/CONTRACT.md. Vectors are read with Gson as JsonElement trees, so numbers keep
+// Feeds every vector of every folder in XBORDER_VECTOR_DIRS, and of each file in
+// XBORDER_VECTOR_FILES, to the public API and compares per tests/runners/CONTRACT.md (with
+// FORMAT.md's v4 matching rules). Vectors are read with Gson as JsonElement trees, so numbers keep
 // their exact text when a JSON input is serialised back for the binding.
 import com.google.gson.GsonBuilder
 import com.google.gson.JsonArray
@@ -127,8 +128,59 @@ fun validate(i: JsonObject): JsonObject {
         banks?.str("country"),
         document(banks?.get("response")),
     )
-    return obj("valid" to v.valid, "issues" to v.issues.map { obj("path" to it.path, "code" to it.code.toString()) })
+    return obj("valid" to v.valid, "issues" to v.issues.map(::issue))
 }
+
+/** An issue as the wire has it; `reason` and `params` only on an account-detail issue. */
+fun issue(i: Issue): JsonObject {
+    val o = obj("path" to i.path, "code" to i.code.toString(), "message" to i.message, "label" to i.label)
+    i.reason?.let { o.addProperty("reason", it.toString()); o.add("params", params(i.params)) }
+    return o
+}
+
+/** `params` as the wire has it: the figures present, `{}` when none. */
+fun params(p: AccountParams): JsonObject {
+    val o = JsonObject()
+    p.expected?.let { o.addProperty("expected", it) }
+    p.actual?.let { o.addProperty("actual", it) }
+    p.country?.let { o.addProperty("country", it) }
+    return o
+}
+
+fun accountCheck(i: JsonObject): JsonObject {
+    val kind = try { AccountKind.fromWire(i.str("kind")!!) } catch (e: XborderException) { return err(e) }
+    val c = Accounts.checkAccount(kind, i.str("value")!!)
+    val o = obj("state" to c.state.toString(), "electronic" to c.electronic, "display" to c.display)
+    if (c.state == AccountState.INVALID) {
+        o.addProperty("code", c.code.toString())
+        o.addProperty("reason", c.reason.toString())
+        o.add("params", params(c.params!!))
+    }
+    return o
+}
+
+fun form(i: JsonObject): JsonObject {
+    val banks = i.get("banks")?.takeUnless { it.isJsonNull }?.asJsonObject
+    // An owner type given and not a string is not a valid one (as the Rust runner reads it).
+    val owner = i.get("ownerType")?.takeUnless { it.isJsonNull }?.let { if (it.isJsonPrimitive && it.asJsonPrimitive.isString) it.asString else "" }
+    val text = { k: String -> i.get(k)?.takeIf { it.isJsonPrimitive && it.asJsonPrimitive.isString }?.asString ?: "" }
+    val fields = try {
+        Forms.beneficiaryForm(text("country"), text("paymentType"), owner, document(i.get("rules")),
+            banks?.str("country"), document(banks?.get("response")))
+    } catch (e: XborderException) {
+        return err(e).also { o -> e.field?.let { o.addProperty("field", it) } }
+    }
+    return obj("fields" to fields.map { f ->
+        obj("path" to f.path, "required" to f.required, "source" to f.source.toString(), "input" to f.input.toString(),
+            "options" to if (f.input == FormInput.CHOICE) f.options.map { obj("value" to it.value, "label" to it.label) } else null,
+            "account" to f.account?.wireName,
+            "length" to f.length?.let { obj("min" to it.min, "max" to it.max) },
+            "label" to f.label)
+    })
+}
+
+fun normalize(i: JsonObject): JsonObject =
+    obj("draft" to JsonParser.parseString(Forms.normalizeBeneficiary(json(i.get("draft") ?: JsonNull.INSTANCE))))
 
 fun query(i: JsonObject): JsonObject = try {
     obj("ok" to true, "query" to Pagination.listQuery(json(i)))
@@ -224,21 +276,62 @@ val ops: Map<String, (JsonObject) -> JsonObject> = mapOf(
     "pagination.info" to ::info,
     "pagination.walk" to ::walk,
     "delivery.claims" to ::claimsOp,
+    "account.check" to ::accountCheck,
+    "beneficiary.form" to ::form,
+    "beneficiary.normalize" to ::normalize,
 )
 
 /** Ops FORMAT.md defines that this runner does not implement yet: counted as skipped. */
 val notYet = setOf<String>()
 
-/** How the values of a key compare: `issues`/`rejected` as multisets, `drifts` as sets. */
-enum class Compare { EXACT, MULTISET, SET }
+/**
+ * How the values of a key compare: `issues` paired one to one with elements they match (v4),
+ * `fields` and `events` in order element by element (v4), `rejected` as a multiset, `drifts`
+ * as a set.
+ */
+enum class Compare { EXACT, MULTISET, SET, PAIRED, IN_ORDER }
 
 fun compareOf(key: String): Compare = when (key) {
-    "issues", "rejected" -> Compare.MULTISET
+    "issues" -> Compare.PAIRED
+    "fields", "events" -> Compare.IN_ORDER
+    "rejected" -> Compare.MULTISET
     "drifts" -> Compare.SET
     else -> Compare.EXACT
 }
 
-// Deep equality: numbers by value, booleans apart from numbers; arrays per `how`.
+/** (v4) An expected key's value against the actual one: an expected null matches null or absent. */
+fun keyEqual(want: JsonElement, got: JsonElement?, how: Compare): Boolean =
+    if (got == null) want.isJsonNull else equal(want, got, how)
+
+/** (v4) An expected element matches an actual one when every key it has equals the actual's
+ *  (`{path, code}` matches an issue that also carries `reason`, `message`, `label`). */
+fun elementMatches(want: JsonElement, got: JsonElement): Boolean =
+    if (want.isJsonObject && got.isJsonObject) {
+        val g = got.asJsonObject
+        want.asJsonObject.entrySet().all { (k, v) -> keyEqual(v, g.get(k), compareOf(k)) }
+    } else equal(want, got)
+
+/** (v4) The expected elements paired one to one with actual elements they match, none left
+ *  over: a search over every pairing (the lists are short). */
+fun paired(x: List<JsonElement>, y: List<JsonElement>): Boolean {
+    val used = BooleanArray(y.size)
+    fun pair(k: Int): Boolean {
+        if (k == x.size) return true
+        for (j in y.indices) {
+            if (!used[j] && elementMatches(x[k], y[j])) {
+                used[j] = true
+                if (pair(k + 1)) return true
+                used[j] = false
+            }
+        }
+        return false
+    }
+    return x.size == y.size && pair(0)
+}
+
+// Deep equality: numbers by value, booleans apart from numbers; arrays per `how`; (v4) an
+// object's expected null matches a key null or absent, and its keys beyond the expected ones
+// must be null.
 fun equal(a: JsonElement, b: JsonElement, how: Compare = Compare.EXACT): Boolean = when {
     a.isJsonNull || b.isJsonNull -> a.isJsonNull && b.isJsonNull
     a.isJsonPrimitive && b.isJsonPrimitive -> {
@@ -260,18 +353,25 @@ fun equal(a: JsonElement, b: JsonElement, how: Compare = Compare.EXACT): Boolean
                 val left = y.toMutableList()
                 x.all { item -> val k = left.indexOfFirst { equal(item, it) }; if (k < 0) false else { left.removeAt(k); true } }
             }
+            Compare.PAIRED -> paired(x, y)
+            Compare.IN_ORDER -> x.size == y.size && x.indices.all { elementMatches(x[it], y[it]) }
         }
     }
     a.isJsonObject && b.isJsonObject -> {
         val x = a.asJsonObject; val y = b.asJsonObject
-        x.keySet() == y.keySet() && x.keySet().all { equal(x.get(it), y.get(it), compareOf(it)) }
+        x.entrySet().all { (k, v) -> keyEqual(v, y.get(k), compareOf(k)) } &&
+            y.entrySet().all { (k, v) -> x.has(k) || v.isJsonNull }
     }
     else -> false
 }
 
 fun mismatch(expect: JsonObject, actual: JsonObject): String? {
     for ((key, want) in expect.entrySet()) {
-        val got = actual.get(key) ?: return "`$key` missing (want ${json(want)}; got ${json(actual)})"
+        val got = actual.get(key)
+        if (got == null) {
+            if (want.isJsonNull) continue
+            return "`$key` missing (want ${json(want)}; got ${json(actual)})"
+        }
         if (!equal(want, got, compareOf(key))) return "`$key`: want ${json(want)}, got ${json(got)}"
     }
     return null
@@ -280,28 +380,30 @@ fun mismatch(expect: JsonObject, actual: JsonObject): String? {
 /** What one run of the vectors counted. */
 class VectorRun(val passed: Int, val failed: Int, val skipped: Int)
 
-/** Runs every vector in `dirs`, prints the FAIL/SKIP lines and the closing line. */
-fun runVectors(dirs: List<String>): VectorRun {
+/** Runs every vector in `dirs` and `singles`, prints the FAIL/SKIP lines and the closing line. */
+fun runVectors(dirs: List<String>, singles: List<String> = vectorFiles()): VectorRun {
     var passed = 0
     var failed = 0
     val skipped = sortedMapOf<String, Int>()
-    for (dir in dirs) {
-        val files = File(dir).listFiles { f -> f.isFile && f.name.endsWith(".json") }?.sortedBy { it.name } ?: emptyList()
-        for (file in files) {
-            val doc = JsonParser.parseString(file.readText(Charsets.UTF_8)).asJsonObject
-            for (c in doc.getAsJsonArray("cases").map { it.asJsonObject }) {
-                val opName = c.str("op")!!
-                if (opName in notYet) { skipped[opName] = (skipped[opName] ?: 0) + 1; continue }
-                val op = ops[opName]
-                val why = if (op == null) "op `$opName` is not defined by FORMAT.md" else try {
-                    mismatch(c.getAsJsonObject("expect"), op(c.getAsJsonObject("input")))
-                } catch (t: Throwable) {
-                    "threw ${t::class.qualifiedName}: ${t.message}"
-                }
-                if (why == null) passed++ else {
-                    failed++
-                    println("FAIL ${file.path} :: ${c.str("name")}: $why")
-                }
+    val inDirs = dirs.map { dir ->
+        File(dir).listFiles { f -> f.isFile && f.name.endsWith(".json") }?.sortedBy { it.name } ?: emptyList()
+    }
+    // Each file of XBORDER_VECTOR_FILES beside the folders' files (a file named twice runs once).
+    val files = (inDirs.flatten() + singles.map(::File)).distinctBy { it.canonicalPath }
+    for (file in files) {
+        val doc = JsonParser.parseString(file.readText(Charsets.UTF_8)).asJsonObject
+        for (c in doc.getAsJsonArray("cases").map { it.asJsonObject }) {
+            val opName = c.str("op")!!
+            if (opName in notYet) { skipped[opName] = (skipped[opName] ?: 0) + 1; continue }
+            val op = ops[opName]
+            val why = if (op == null) "op `$opName` is not defined by FORMAT.md" else try {
+                mismatch(c.getAsJsonObject("expect"), op(c.getAsJsonObject("input")))
+            } catch (t: Throwable) {
+                "threw ${t::class.qualifiedName}: ${t.message}"
+            }
+            if (why == null) passed++ else {
+                failed++
+                println("FAIL ${file.path} :: ${c.str("name")}: $why")
             }
         }
     }
@@ -313,6 +415,10 @@ fun runVectors(dirs: List<String>): VectorRun {
 
 /** The vector folders of XBORDER_VECTOR_DIRS (tests/runners/CONTRACT.md). */
 fun vectorDirs(): List<String> = (System.getenv("XBORDER_VECTOR_DIRS") ?: "").split(":").filter { it.isNotEmpty() }
+
+/** The single vector files of XBORDER_VECTOR_FILES (CONTRACT.md: contract v4's accounts.json
+ *  and forms.json). */
+fun vectorFiles(): List<String> = (System.getenv("XBORDER_VECTOR_FILES") ?: "").split(":").filter { it.isNotEmpty() }
 
 // kotlinc path (tests/runners/kotlin/run.sh): `java RunnerKt`. Maven path: the JUnit test
 // bindings-uniffi/jvm/src/test/kotlin/ConformanceTest.kt calls runVectors.

@@ -4,6 +4,7 @@ package dev.xborder
 import dev.xborder.internal.call
 import dev.xborder.internal.ffi
 import dev.xborder.internal.field
+import dev.xborder.internal.formField
 import dev.xborder.internal.validation
 
 /**
@@ -36,15 +37,33 @@ class BeneficiaryValidator @JvmOverloads constructor(rulesJson: String? = null, 
     /** [Beneficiaries.validate] with this validator's documents. Throws only `MALFORMED_JSON`. */
     fun validate(draftJson: String): BeneficiaryValidation = validation(call { inner.validate(draftJson) })
 
+    /** [Forms.beneficiaryForm] with this validator's documents: the fields a form renders for
+     *  [country], [paymentType] and (optionally) [ownerType], in order. Throws as it does. */
+    @JvmOverloads
+    fun form(country: String, paymentType: String, ownerType: String? = null): List<FormField> =
+        call { inner.form(country, paymentType, ownerType) }.map(::formField)
+
     override fun close() = inner.close()
 }
 
 /** Every issue of a draft, not just the first; [valid] when there is none. */
 data class BeneficiaryValidation(val valid: Boolean, val issues: List<Issue>)
 
-/** One issue: the dotted payload [path] (`""`: the draft or a document as a whole), its [code],
- *  what to fix ([message], English) and the rules document's [label] for the field, if any. */
-data class Issue(val path: String, val code: IssueCode, val message: String, val label: String?)
+/**
+ * One issue: the dotted payload [path] (`""`: the draft or a document as a whole), its [code],
+ * what to fix ([message], English) and the rules document's [label] for the field, if any. An
+ * account-detail issue (`INVALID_IBAN`, ..., `INVALID_ROUTING_NUMBER`) also says why ([reason],
+ * null for the other codes) with its figures ([params], each null where the reason names none),
+ * so an app can say it in its own language.
+ */
+data class Issue @JvmOverloads constructor(
+    val path: String,
+    val code: IssueCode,
+    val message: String,
+    val label: String?,
+    val reason: Reason? = null,
+    val params: AccountParams = AccountParams(),
+)
 
 /** A beneficiary issue's code; [toString] is FORMAT.md's. */
 enum class IssueCode {

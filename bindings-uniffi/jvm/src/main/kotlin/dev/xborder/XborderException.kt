@@ -13,7 +13,8 @@ class XborderException @JvmOverloads constructor(
     /** The stable code of FORMAT.md: compare it, never the message. */
     val code: String,
     /** The input concerned, where the code names one: an envelope field (`id`, `entity.type`),
-     *  a list parameter or filter key, a claim step's input (`do`, `id`, `token`); else null. */
+     *  a list parameter or filter key, a claim step's input (`do`, `id`, `token`), a form's
+     *  choice refused as `INVALID_VALUE` (`country`, `paymentType`, `ownerType`); else null. */
     val field: String?,
     /** What happened, for people (never to be parsed). */
     val detail: String,

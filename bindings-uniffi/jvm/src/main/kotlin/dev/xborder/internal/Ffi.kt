@@ -4,6 +4,11 @@
 // Conversion only: every answer is core's. Kotlin `internal`: not part of the API.
 package dev.xborder.internal
 
+import dev.xborder.AccountCheck
+import dev.xborder.AccountKind
+import dev.xborder.AccountLength
+import dev.xborder.AccountParams
+import dev.xborder.AccountState
 import dev.xborder.Action
 import dev.xborder.BeneficiaryValidation
 import dev.xborder.ClaimNeed
@@ -17,10 +22,15 @@ import dev.xborder.Envelope
 import dev.xborder.EventClassification
 import dev.xborder.EventKind
 import dev.xborder.FieldSource
+import dev.xborder.FormField
+import dev.xborder.FormInput
+import dev.xborder.FormOption
+import dev.xborder.FormSource
 import dev.xborder.Issue
 import dev.xborder.IssueCode
 import dev.xborder.PageInfo
 import dev.xborder.PageRequest
+import dev.xborder.Reason
 import dev.xborder.RegistrationCheck
 import dev.xborder.RejectedEvent
 import dev.xborder.RequiredField
@@ -50,6 +60,14 @@ internal fun long(name: String, value: ULong): Long {
 
 internal fun long(name: String, value: ULong?): Long? = value?.let { long(name, it) }
 
+/** A count core answers, as an int: one beyond Int.MAX_VALUE throws, it never wraps. */
+internal fun int(name: String, value: UInt): Int {
+    if (value > Int.MAX_VALUE.toUInt()) throw ArithmeticException("$name $value does not fit in an int")
+    return value.toInt()
+}
+
+internal fun int(name: String, value: UInt?): Int? = value?.let { int(name, it) }
+
 /** A time to live beyond Long.MAX_VALUE ms (292 million years) is Long.MAX_VALUE. */
 internal fun ttl(value: ULong?): Long? = value?.let { if (it > Long.MAX_VALUE.toULong()) Long.MAX_VALUE else it.toLong() }
 
@@ -64,6 +82,7 @@ internal fun exception(e: FfiException): XborderException = when (e) {
     is FfiException.Claim -> XborderException(e.code, e.field, e.detail)
     is FfiException.Json -> XborderException(e.code, null, e.detail)
     is FfiException.Document -> XborderException(e.code, null, e.detail)
+    is FfiException.Form -> XborderException(e.code, e.field, e.detail)
     is FfiException.Pagination -> XborderException(e.code, e.field, e.detail)
 }
 
@@ -81,12 +100,22 @@ internal fun kind(v: dev.xborder.ffi.EventKind): EventKind = EventKind.valueOf(v
 internal fun issueCode(v: dev.xborder.ffi.IssueCode): IssueCode = IssueCode.valueOf(v.name)
 internal fun fieldSource(v: dev.xborder.ffi.FieldSource): FieldSource = FieldSource.valueOf(v.name)
 internal fun outcome(v: dev.xborder.ffi.ClaimOutcome): ClaimOutcome = ClaimOutcome.valueOf(v.name)
+internal fun accountKind(v: dev.xborder.ffi.AccountKind): AccountKind = AccountKind.valueOf(v.name)
+internal fun accountState(v: dev.xborder.ffi.AccountState): AccountState = AccountState.valueOf(v.name)
+internal fun reason(v: dev.xborder.ffi.Reason): Reason = Reason.valueOf(v.name)
+internal fun formSource(v: dev.xborder.ffi.FormSource): FormSource = FormSource.valueOf(v.name)
+internal fun formInput(v: dev.xborder.ffi.FormInput): FormInput = FormInput.valueOf(v.name)
 
 internal fun ffi(v: Action) = dev.xborder.ffi.Action.valueOf(v.name)
 internal fun ffi(v: EventKind) = dev.xborder.ffi.EventKind.valueOf(v.name)
 internal fun ffi(v: IssueCode) = dev.xborder.ffi.IssueCode.valueOf(v.name)
 internal fun ffi(v: FieldSource) = dev.xborder.ffi.FieldSource.valueOf(v.name)
 internal fun ffi(v: ClaimOutcome) = dev.xborder.ffi.ClaimOutcome.valueOf(v.name)
+internal fun ffi(v: AccountKind) = dev.xborder.ffi.AccountKind.valueOf(v.name)
+internal fun ffi(v: AccountState) = dev.xborder.ffi.AccountState.valueOf(v.name)
+internal fun ffi(v: Reason) = dev.xborder.ffi.Reason.valueOf(v.name)
+internal fun ffi(v: FormSource) = dev.xborder.ffi.FormSource.valueOf(v.name)
+internal fun ffi(v: FormInput) = dev.xborder.ffi.FormInput.valueOf(v.name)
 
 // Records. -----------------------------------------------------------------------------------------
 
@@ -107,8 +136,22 @@ internal fun rejected(v: dev.xborder.ffi.RejectedEvent) = RejectedEvent(v.event,
 internal fun registration(v: dev.xborder.ffi.RegistrationCheck) =
     RegistrationCheck(v.ok, v.code, v.rejected.map(::rejected), v.events)
 
-internal fun validation(v: dev.xborder.ffi.BeneficiaryValidation) =
-    BeneficiaryValidation(v.valid, v.issues.map { Issue(it.path, issueCode(it.code), it.message, it.label) })
+internal fun validation(v: dev.xborder.ffi.BeneficiaryValidation) = BeneficiaryValidation(v.valid, v.issues.map {
+    Issue(it.path, issueCode(it.code), it.message, it.label, it.reason?.let(::reason), params(it.params))
+})
+
+internal fun params(v: dev.xborder.ffi.AccountParams) =
+    AccountParams(int("expected", v.expected), int("actual", v.actual), v.country)
+
+internal fun accountCheck(v: dev.xborder.ffi.AccountCheck) = AccountCheck(
+    accountState(v.state), v.electronic, v.display, v.code?.let(::issueCode), v.reason?.let(::reason),
+    v.params?.let(::params), v.message,
+)
+
+internal fun formField(v: dev.xborder.ffi.FormField) = FormField(
+    v.path, v.required, formSource(v.source), formInput(v.input), v.options.map { FormOption(it.value, it.label) },
+    v.account?.let(::accountKind), v.length?.let { AccountLength(int("min", it.min), int("max", it.max)) }, v.label,
+)
 
 internal fun field(v: dev.xborder.ffi.RequiredField) = RequiredField(v.path, v.description, fieldSource(v.source))
 
