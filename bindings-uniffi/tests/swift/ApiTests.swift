@@ -4,7 +4,9 @@
 // built-in store, a Swift store and a ClaimTask driven with async/await over an actor store;
 // beneficiary issues carry what to fix and the rules document's label, documents are taken as
 // the response text and an unreadable one is reported (an issue, or XborderError.Document from
-// requiredFields).
+// requiredFields); (contract v4, issue 31) checkAccount's states while typing with the reason and
+// figures of an invalid value, the form model (beneficiaryForm, BeneficiaryValidator.form) and
+// its refusals (XborderError.Form: errorCode(), errorField()), normalizeBeneficiary.
 // Issue 12: in Python a string secret was read as one secret per character. Every ```swift block
 // of swift.md runs too: readme.sh writes them as functions (Readme.swift, compiled beside this
 // file), each must not throw and must print the lines it shows under `// prints:`. test.sh compiles
@@ -284,6 +286,139 @@ func beneficiaryTests() throws {
     }
 }
 
+// Contract v4 (issue 31): an account detail as the user types it, the form model and its
+// refusals, the reason and figures of an issue, the payload to send.
+func accountTests() throws {
+    // States while typing an IBAN: nothing wrong while it can still become one.
+    let typing: [(String, AccountState, String)] = [
+        ("", .empty, ""), ("  - ", .empty, ""), ("d", .incomplete, "D"), ("de89 37", .incomplete, "DE89 37"),
+        ("DE89-3704-0044-0532-0130-00", .complete, "DE89 3704 0044 0532 0130 00"),
+        ("DE89 3704 0044 0532 0130 01", .invalid, "DE89 3704 0044 0532 0130 01"),
+    ]
+    for (value, state, display) in typing {
+        let c = checkAccount(kind: .iban, value: value)
+        check("account: iban \(value.debugDescription) is \(state)", c.state == state && c.display == display
+              && c.electronic == display.replacingOccurrences(of: " ", with: ""), "\(c)")
+        check("account: iban \(value.debugDescription) says why only when invalid",
+              (c.state == .invalid) == (c.code != nil && c.reason != nil && c.params != nil && c.message != nil), "\(c)")
+    }
+    check("account: the states print as FORMAT.md's",
+          [AccountState.empty, .incomplete, .complete, .invalid].map { "\($0)" } == ["empty", "incomplete", "complete", "invalid"])
+    // Reason and params of an invalid value.
+    let long = checkAccount(kind: .iban, value: "DE893704004405320130001")
+    check("account: too long an IBAN is LENGTH 22/23", long.state == .invalid && long.code == .invalidIban
+          && long.reason == .length && long.params == AccountParams(expected: 22, actual: 23), "\(long)")
+    let country = checkAccount(kind: .bic, value: "deutqq")
+    check("account: a BIC country that is none is COUNTRY QQ", country.code == .invalidBic && country.reason == .country
+          && country.params?.country == "QQ" && country.electronic == "DEUTQQ", "\(country)")
+    let digits = checkAccount(kind: .clabe, value: "002010077777777772")
+    check("account: a CLABE's check digit", digits.reason == .checkDigits && digits.params == AccountParams(), "\(digits)")
+    check("account: a CUIT type from two digits on", checkAccount(kind: .cuit, value: "21").reason == .type)
+    check("account: a sort code's display", checkAccount(kind: .sortCode, value: "123").display == "12-3"
+          && checkAccount(kind: .sortCode, value: "123").state == .incomplete)
+    check("account: the reasons print as FORMAT.md's", [Reason.layout, .country, .length, .type, .checkDigits].map { "\($0)" }
+          == ["LAYOUT", "COUNTRY", "LENGTH", "TYPE", "CHECK_DIGITS"])
+    // Kinds by name, as FORMAT.md spells them; another name throws UNKNOWN_ACCOUNT_KIND.
+    let names = ["iban", "bic", "clabe", "cbu", "cuit", "ifsc", "sort_code", "bsb", "ca_branch", "aba"]
+    for name in names {
+        check("account: parseAccountKind(\(name)) round-trips", (try parseAccountKind(name: name)).description == name)
+    }
+    for name in ["IBAN", "swift", ""] {
+        do {
+            _ = try parseAccountKind(name: name)
+            check("account: \(name.debugDescription) is refused", false)
+        } catch let e as XborderError {
+            check("account: \(name.debugDescription) is UNKNOWN_ACCOUNT_KIND", e.errorCode() == "UNKNOWN_ACCOUNT_KIND"
+                  && e.errorField() == nil, "\(e)")
+        }
+    }
+    // Validation issues carry the same reason and params; a REQUIRED one has none.
+    let v = try validateBeneficiary(draftJson: draft("DE", #"{"bankId":"b","accountNumber":"DE89 3704 0044 0532 0130 001","bic":"DEUTQQFF"}"#))
+    let byPath = Dictionary(v.issues.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+    check("issues: an IBAN's LENGTH with its figures", byPath["paymentInfo.accountNumber"]?.reason == .length
+          && byPath["paymentInfo.accountNumber"]?.params == AccountParams(expected: 22, actual: 23), "\(v)")
+    check("issues: a BIC's COUNTRY with its letters", byPath["paymentInfo.bic"]?.reason == .country
+          && byPath["paymentInfo.bic"]?.params.country == "QQ", "\(v)")
+    let required = try validateBeneficiary(draftJson: draft("DE", "{}")).issues
+    check("issues: REQUIRED has no reason and no figures",
+          required.contains { $0.code == .required } && required.allSatisfy { $0.reason == nil && $0.params == AccountParams() }, "\(required)")
+    let routing = try validateBeneficiary(draftJson: draft("US", #"{"routingNumber":"021-000-021"}"#))
+    check("issues: a routing number with hyphens is read as digits", routing.valid, "\(routing)")
+}
+
+let RULES_DE = #"""
+{"data": {"country": "DE", "ownerType": "individual", "rules": {
+    "requiredFields": [{"field": "firstName", "description": "First name"}, {"field": "address", "description": "Address",
+                        "nestedFields": [{"field": "city", "description": "City"}]}],
+    "paymentTypes": [{"type": "bank_account", "requiredFields": [{"field": "accountNumber", "description": "IBAN"}]}]}},
+ "requestId": "req_1"}
+"""#
+let BANKS_DE = #"{"data": [{"id": "bank_de_001", "name": "Deutsche Bank"}, {"id": "bank_de_002"}], "requestId": "req_2"}"#
+
+func formTests() throws {
+    let fields = try beneficiaryForm(country: "DE", paymentType: "bank_account", ownerType: "individual",
+                                     rulesJson: RULES_DE, banksCountry: "DE", banksJson: BANKS_DE)
+    check("form: the fields in order", fields.map(\.path) == ["firstName", "address", "address.city", "paymentInfo",
+          "paymentInfo.bankId", "paymentInfo.accountNumber", "paymentInfo.bic"], "\(fields.map(\.path))")
+    let at = Dictionary(fields.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+    check("form: a rules field with its description", at["firstName"].map {
+        $0.required && $0.source == .rules && $0.input == .text && $0.label == "First name" && $0.account == nil } == true, "\(fields)")
+    check("form: a field with sub-fields is a group", at["address"]?.input == .group && at["paymentInfo"]?.input == .group
+          && at["paymentInfo"]?.source == .fixed, "\(fields)")
+    check("form: the bank is a choice of the bank list", at["paymentInfo.bankId"].map {
+        $0.input == .choice && $0.options == [FormOption(value: "bank_de_001", label: "Deutsche Bank"),
+                                              FormOption(value: "bank_de_002", label: "bank_de_002")] } == true, "\(fields)")
+    check("form: an IBAN account field", at["paymentInfo.accountNumber"].map {
+        $0.account == .iban && $0.length == AccountLength(min: 15, max: 34) && $0.label == "IBAN" && $0.source == .rules } == true, "\(fields)")
+    check("form: the country's BIC, not required", at["paymentInfo.bic"].map {
+        !$0.required && $0.source == .country && $0.account == .bic && $0.length == AccountLength(min: 8, max: 11) } == true, "\(fields)")
+    check("form: sources and inputs print as FORMAT.md's", [FormSource.fixed, .rules, .country].map { "\($0)" } == ["fixed", "rules", "country"]
+          && [FormInput.group, .text, .choice].map { "\($0)" } == ["group", "text", "choice"])
+    // The same from a validator that read the documents once.
+    let validator = BeneficiaryValidator(rulesJson: RULES_DE, banksCountry: "DE", banksJson: BANKS_DE)
+    check("form: BeneficiaryValidator.form as beneficiaryForm",
+          try validator.form(country: "DE", paymentType: "bank_account", ownerType: "individual") == fields)
+    let us = try beneficiaryForm(country: "US", paymentType: "bank_account")
+    check("form: a US bank account without documents", us.map(\.path) == ["paymentInfo", "paymentInfo.routingNumber", "paymentInfo.accountNumber"]
+          && us[1].account == .aba && us[1].length == AccountLength(min: 9, max: 9) && us[2].account == nil && us[2].length == nil, "\(us)")
+    // A form built on the wrong input or document is refused: code and field.
+    let refusals: [(String, () throws -> [FormField], String, String?)] = [
+        ("a country not ISO", { try beneficiaryForm(country: "de", paymentType: "bank_account") }, "INVALID_VALUE", "country"),
+        ("an empty payment type", { try beneficiaryForm(country: "DE", paymentType: "") }, "INVALID_VALUE", "paymentType"),
+        ("an owner type", { try beneficiaryForm(country: "DE", paymentType: "bank_account", ownerType: "person") }, "INVALID_VALUE", "ownerType"),
+        ("rules not JSON", { try beneficiaryForm(country: "DE", paymentType: "bank_account", rulesJson: "{") }, "RULES_UNREADABLE", nil),
+        ("rules of another country", { try validator.form(country: "FR", paymentType: "bank_account") }, "RULES_MISMATCH", nil),
+        ("rules of another owner type", { try validator.form(country: "DE", paymentType: "bank_account", ownerType: "business") }, "RULES_MISMATCH", nil),
+        ("the bare bank array", { try beneficiaryForm(country: "DE", paymentType: "bank_account", banksCountry: "DE", banksJson: "[]") }, "BANKS_UNREADABLE", nil),
+        ("banks of another country", { try beneficiaryForm(country: "DE", paymentType: "bank_account", banksCountry: "FR", banksJson: BANKS_DE) }, "BANKS_MISMATCH", nil),
+    ]
+    for (what, build, code, field) in refusals {
+        do {
+            let got = try build()
+            check("form: \(what) is refused", false, "\(got)")
+        } catch let e as XborderError {
+            guard case .Form = e else { check("form: \(what) is XborderError.Form", false, "\(e)"); continue }
+            check("form: \(what) is \(code) \(field ?? "-")", e.errorCode() == code && e.errorField() == field, "\(e)")
+        }
+    }
+}
+
+func normalizeTests() throws {
+    let typed = #"{"ownerType":"individual","country":"DE","paymentType":"bank_account","firstName":" Ana ","paymentInfo":{"bankId":"bank_de_001","accountNumber":"de89 3704-0044 0532 0130 00","bic":"deut de ff","note":"a - b"}}"#
+    let out = try normalizeBeneficiary(draftJson: typed)
+    let parsed = try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any]
+    let info = parsed?["paymentInfo"] as? [String: String]
+    check("normalize: account details in electronic form, nothing else changed",
+          info == ["bankId": "bank_de_001", "accountNumber": "DE89370400440532013000", "bic": "DEUTDEFF", "note": "a - b"]
+          && parsed?["firstName"] as? String == " Ana " && parsed?.count == 5, out)
+    check("normalize: twice changes nothing more", try normalizeBeneficiary(draftJson: out) == out)
+    check("normalize: the normalized draft validates", try validateBeneficiary(draftJson: out).valid)
+    let dashes = draft("GB", #"{"bankId":"b","sortCode":"--"}"#)
+    check("normalize: never empties a value (-- stays)", try normalizeBeneficiary(draftJson: dashes).contains(#""sortCode":"--""#))
+    check("normalize: not an object comes back as it is", try normalizeBeneficiary(draftJson: "[1,2]") == "[1,2]")
+    check("normalize: a draft that is not JSON throws MALFORMED_JSON", codeOf { _ = try normalizeBeneficiary(draftJson: "{") } == "MALFORMED_JSON")
+}
+
 /// A store written in Swift: entry texts in a dictionary, compare-and-set under a lock.
 final class DictStore: ClaimStore, @unchecked Sendable {
     private let lock = NSLock()
@@ -543,6 +678,9 @@ func main() throws {
     try catalogTests()
     try walkerTests()
     try beneficiaryTests()
+    try accountTests()
+    try formTests()
+    try normalizeTests()
     try claimsTests()
     try readmeTests()
     print("swift api: \(passed) passed, \(failed) failed")
