@@ -88,10 +88,22 @@ export type ReceiveErrorCode = SignatureErrorCode | EnvelopeErrorCode | "STORE_U
 export type CatalogErrorCode = "INVALID_EVENT_NAME";
 /**
  * Why an answer cannot be given from a server document: `RULES_UNREADABLE` (`requiredFields`
- * with a rules document that was given and cannot be read; its message says what to pass).
- * Validation never throws it: there, a document that cannot be read is an `Issue`.
+ * or `beneficiaryForm` with a rules document that was given and cannot be read; its message says
+ * what to pass), `BANKS_UNREADABLE` (`beneficiaryForm` with a bank list that cannot be read).
+ * Validation never throws them: there, a document that cannot be read is an `Issue`.
  */
-export type DocumentErrorCode = "RULES_UNREADABLE";
+export type DocumentErrorCode = "RULES_UNREADABLE" | "BANKS_UNREADABLE";
+/**
+ * Why `beneficiaryForm` (or `BeneficiaryValidator#form`) refuses a form, the first that applies:
+ * `INVALID_VALUE` with `field` (`country` not an assigned upper-case ISO 3166-1 alpha-2 code,
+ * `paymentType` empty, `ownerType` given and not `individual` or `business`), then a document's
+ * `DocumentErrorCode`, `RULES_MISMATCH` (the rules are for another country or owner type) or
+ * `BANKS_MISMATCH` (the bank list is for another country): a form built on the wrong document is
+ * refused, never rendered.
+ */
+export type FormErrorCode = "INVALID_VALUE" | "RULES_MISMATCH" | "BANKS_MISMATCH" | DocumentErrorCode;
+/** Why `checkAccount` cannot check a value: `UNKNOWN_ACCOUNT_KIND` (a kind that is not an `AccountKind`). */
+export type AccountErrorCode = "UNKNOWN_ACCOUNT_KIND";
 /**
  * Why a claim step could not be carried out: `INVALID_STEP` (with `field`: `do`, `id` or
  * `token`), `STORE_UNAVAILABLE` (the store threw or rejected, with the store's error as `cause`;
@@ -126,6 +138,8 @@ export type ErrorCode =
   | CatalogErrorCode
   | ClaimErrorCode
   | DocumentErrorCode
+  | FormErrorCode
+  | AccountErrorCode
   | TransportErrorCode
   | LifecycleErrorCode
   | "STORE_UNAVAILABLE"
@@ -146,7 +160,8 @@ export class XborderError extends Error {
    * `INVALID_FIELD`, `ENTITY_MISMATCH`), or the list parameter or filter key (`UNKNOWN_PARAMETER`,
    * `INVALID_FILTER`: `"status"`, `"filters"` when `filters` is not an object, `""` when the
    * parameters' JSON is not an object: a `toJSON` that answers a number), or the part of a claim
-   * step that is wrong (`INVALID_STEP`: `"do"`, `"id"`, `"token"`).
+   * step that is wrong (`INVALID_STEP`: `"do"`, `"id"`, `"token"`), or the form's input that is
+   * not valid (`INVALID_VALUE` from `beneficiaryForm`: `"country"`, `"paymentType"`, `"ownerType"`).
    */
   readonly field?: string;
   /** The refused names (`VALIDATION_FAILED` from `createWebhookBody`). */
@@ -532,6 +547,13 @@ export interface Issue {
    * issue of a document as a whole).
    */
   label: string | null;
+  /**
+   * Why an account detail fails (`INVALID_IBAN`, ..., `INVALID_ROUTING_NUMBER`), for a message
+   * of your own (`params` holds its figures); absent on the other issues.
+   */
+  reason?: Reason;
+  /** The figures of `reason` (`{}` where it names none); present exactly when `reason` is. */
+  params?: AccountParams;
 }
 
 /** The result of a validation: every issue, not just the first. */
@@ -719,6 +741,14 @@ export class BeneficiaryValidator {
    */
   validate(draft: unknown): Validation;
   /**
+   * The fields of the form over these documents: what
+   * `beneficiaryForm({ country, paymentType, ownerType, rules, banks })` gives with them.
+   * @throws {XborderError} as `beneficiaryForm` (`FormErrorCode`).
+   * @throws {TypeError} when `country` or `paymentType` is not a string, or `ownerType` is
+   *   there and not a string.
+   */
+  form(country: string, paymentType: string, ownerType?: string | null): FormField[];
+  /**
    * Releases its WebAssembly memory now (otherwise done when it is garbage-collected).
    * Any later use of it throws `XborderError` `FREED`; a second `free()` does nothing.
    */
@@ -744,6 +774,147 @@ export interface RequiredField {
  *   `country` is not a string.
  */
 export function requiredFields(rules: RulesInput, paymentType: string, country: string): RequiredField[];
+
+/** The name of an account detail's kind: what `FormField.account` holds and `checkAccount` takes. */
+export type AccountKind = "iban" | "bic" | "clabe" | "cbu" | "cuit" | "ifsc" | "sort_code" | "bsb" | "ca_branch" | "aba";
+
+/**
+ * Why an account detail fails, the first problem found: `LAYOUT` (a character that cannot stand
+ * where it stands), `COUNTRY` (`params.country`: not a country of the kind), `LENGTH`
+ * (`params.expected`, `params.actual`), `TYPE` (a CUIT type or a routing number's first two
+ * digits out of range), `CHECK_DIGITS`.
+ */
+export type Reason = "LAYOUT" | "COUNTRY" | "LENGTH" | "TYPE" | "CHECK_DIGITS";
+
+/** The figures of a `Reason`, for a message in your own words: each absent where it names none. */
+export interface AccountParams {
+  /** The count of characters the value must have (`LENGTH`). */
+  expected?: number;
+  /** The count of characters it has, ASCII spaces and hyphens removed (`LENGTH`). */
+  actual?: number;
+  /** The two letters that are not a country of the kind (`COUNTRY`). */
+  country?: string;
+}
+
+/**
+ * Where a value being typed stands: `empty` (nothing typed, spaces and hyphens aside),
+ * `incomplete` (nothing wrong yet: keep typing, show nothing red), `complete` (exactly what
+ * validation accepts for the kind), `invalid` (wrong whatever is typed after it).
+ */
+export type AccountState = "empty" | "incomplete" | "complete" | "invalid";
+
+/** The account-detail issue codes: what `checkAccount` reports for an invalid value. */
+export type AccountIssueCode =
+  | "INVALID_IBAN"
+  | "INVALID_BIC"
+  | "INVALID_CLABE"
+  | "INVALID_CBU"
+  | "INVALID_CUIT"
+  | "INVALID_IFSC"
+  | "INVALID_SORT_CODE"
+  | "INVALID_BSB"
+  | "INVALID_BRANCH_CODE"
+  | "INVALID_ROUTING_NUMBER";
+
+/** `checkAccount`'s answer for a value that is not invalid. */
+export interface AccountCheckOk {
+  state: "empty" | "incomplete" | "complete";
+  /** ASCII spaces and hyphens removed, ASCII letters upper-cased: the form the API takes. */
+  electronic: string;
+  /** `electronic` grouped for reading (`DE89 3704 0044 …`, `12-34-56`): write it back into the input. */
+  display: string;
+}
+
+/** `checkAccount`'s answer for an invalid value: why, as a code, a reason with its figures, and in English. */
+export interface AccountCheckInvalid {
+  state: "invalid";
+  electronic: string;
+  display: string;
+  /** The kind's issue code, as validation reports it. */
+  code: AccountIssueCode;
+  reason: Reason;
+  params: AccountParams;
+  /** What to fix, in English (replace it with your own words from `code`, `reason`, `params`). */
+  message: string;
+}
+
+/** One account detail as the user types it: narrow on `state` to read `code`, `reason`, `params`, `message`. */
+export type AccountCheck = AccountCheckOk | AccountCheckInvalid;
+
+/**
+ * Checks one account detail as the user types it, cheap enough for every keystroke: its state,
+ * its electronic form (to send) and its display form (to show).
+ * @example
+ * checkAccount('iban', 'de89 3704'); // { state: 'incomplete', electronic: 'DE893704', display: 'DE89 3704' }
+ * @param kind the field's `account` in `beneficiaryForm`'s answer (`iban`, `sort_code`, ...).
+ * @throws {XborderError} `UNKNOWN_ACCOUNT_KIND` when `kind` is not an `AccountKind`.
+ * @throws {TypeError} when `kind` or `value` is not a string.
+ */
+export function checkAccount(kind: AccountKind, value: string): AccountCheck;
+
+/** Where a form field comes from: the API's fixed rules, the rules document, or the country's account fields (not required). */
+export type FormSource = "fixed" | "rules" | "country";
+
+/** The input to render: `group` (a field with sub-fields), `text`, `choice` (a `<select>` of `options`). */
+export type FormInput = "group" | "text" | "choice";
+
+/** One option of a `choice`: the value to send (a bank's `id`) and what to show (its `name`). */
+export interface FormOption {
+  value: string;
+  label: string;
+}
+
+/** One field of a beneficiary form, in the order to render them. */
+export interface FormField {
+  /** The dotted payload path (`paymentInfo.accountNumber`). */
+  path: string;
+  /** Whether the draft needs it (`fixed` and `rules` fields). */
+  required: boolean;
+  source: FormSource;
+  input: FormInput;
+  /** The options of a `choice` (the bank list's banks, in order); absent otherwise. */
+  options?: FormOption[];
+  /** The account kind the field holds in this country, for `checkAccount`; absent when none. */
+  account?: AccountKind;
+  /** The count of characters of `account` in electronic form; absent with `account`. */
+  length?: { min: number; max: number };
+  /** What to show beside the input: the rules document's description, else an English label. */
+  label: string;
+}
+
+/** What `beneficiaryForm` takes. */
+export interface BeneficiaryFormOptions {
+  /** ISO 3166-1 alpha-2, upper case (`DE`). */
+  country: string;
+  /** `bank_account`, `spei`, ... */
+  paymentType: string;
+  /** `individual` or `business`; absent: any. */
+  ownerType?: string | null | undefined;
+  /** The rules document, as `validateBeneficiary` takes it. */
+  rules?: RulesInput;
+  /** The bank list, as `validateBeneficiary` takes it: `paymentInfo.bankId` becomes a `choice`. */
+  banks?: BankListInput | null | undefined;
+}
+
+/**
+ * The fields a beneficiary form renders for a country, payment type and owner type, in order
+ * (an array): the rules document's, `paymentInfo` and its fixed fields, the payment type's, then
+ * the country's account fields (`required: false`), each with its input, options, account kind and
+ * label.
+ * @example
+ * for (const f of beneficiaryForm({ country: 'DE', paymentType: 'bank_account' })) render(f);
+ * @throws {XborderError} a `FormErrorCode` (`INVALID_VALUE` with `field`) when core refuses the form.
+ * @throws {TypeError} when an option has the wrong kind or is not one of `BeneficiaryFormOptions`.
+ */
+export function beneficiaryForm(options: BeneficiaryFormOptions): FormField[];
+
+/**
+ * The payload to send: every account detail validation checks (`paymentInfo.accountNumber` as an
+ * IBAN, `sortCode`, `bic`, ..., the routing number) in its electronic form (`de89 3704…` ->
+ * `DE893704…`); nothing else changed. A new value: `draft` is not changed.
+ * @throws {XborderError} `MALFORMED_JSON` only for a value that cannot be written as JSON.
+ */
+export function normalizeBeneficiary<T>(draft: T): T;
 
 // ---------------------------------------------------------------------------------------------
 // Pagination

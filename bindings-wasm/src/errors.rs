@@ -64,19 +64,20 @@ mod tests {
     fn dts_codes_are_cores() {
         let dts = include_str!("../npm/index.d.ts");
         // Codes the npm package reports as an issue, never as a thrown error.
-        // BANKS_UNREADABLE: no function that throws takes a bank list (`requiredFields` throws
-        // RULES_UNREADABLE); validation reports it as an issue.
-        // UNKNOWN_ACCOUNT_KIND: core's `check_account`, not yet in the npm package (issue 31).
-        let not_thrown_in_js = [
-            "INVALID_ROUTING_NUMBER",
-            "BANKS_UNREADABLE",
-            "UNKNOWN_ACCOUNT_KIND",
-        ];
-        let core: std::collections::BTreeSet<String> = xborder_core::codes::ERRORS
+        let not_thrown_in_js = ["INVALID_ROUTING_NUMBER"];
+        // Issue codes that are also thrown: `beneficiaryForm` refuses a form with core's
+        // `FormError` (INVALID_VALUE with its field, RULES_MISMATCH, BANKS_MISMATCH beside
+        // RULES_UNREADABLE and BANKS_UNREADABLE, which are in ERRORS).
+        let form_errors = ["INVALID_VALUE", "RULES_MISMATCH", "BANKS_MISMATCH"];
+        let mut core: std::collections::BTreeSet<String> = xborder_core::codes::ERRORS
             .iter()
             .filter(|c| !not_thrown_in_js.contains(c))
             .map(|c| (*c).to_owned())
             .collect();
+        for code in form_errors {
+            assert!(xborder_core::codes::ISSUES.contains(&code));
+            core.insert(code.to_owned());
+        }
         assert_eq!(dts_codes(dts, "ErrorCode"), core);
         let issues: std::collections::BTreeSet<String> = xborder_core::codes::ISSUES
             .iter()

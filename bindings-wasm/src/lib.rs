@@ -25,7 +25,7 @@
 //!   module is re-instantiated at once; the glue makes the objects made before again on their
 //!   next call. The test hook that panics on purpose is in the `test-hooks` build only.
 //!
-//! One module per concern, as in core: `events`, `signatures` (signatures, envelopes and
+//! One module per concern, as in core: `account` (account details as typed), `events`, `signatures` (signatures, envelopes and
 //! the receiver), `claims`, `beneficiary`, `pagination`; `errors` makes every error an
 //! `XborderError` through core's `Coded` trait, `json` reads JS values as JSON documents. The
 //! JavaScript each imports is `js/imports/<concern>.js`; the public API over it is `js/api/`.
@@ -35,6 +35,7 @@
 //! (`xborder-wasm/forms`: beneficiaries, event names, pagination), for pages that only
 //! validate forms and walk lists.
 
+mod account;
 mod beneficiary;
 #[cfg(feature = "webhooks")]
 mod claims;

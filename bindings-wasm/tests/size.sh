@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The size budget of the module browsers download (web/, after wasm-opt -Oz): at most 160 KiB raw
-# and 70 KiB gzipped (gzip -9). It was 120 / 50 until the extensible catalog, the all-pages walker
+# The size budget of the module browsers download (web/, after wasm-opt -Oz): at most 180 KiB raw
+# and 80 KiB gzipped (gzip -9). It was 120 / 50 until the extensible catalog, the all-pages walker
 # and claims joined the module (issues 13 and 14: +9.2 KB gzipped measured, 2.7 KB of it won back
 # by the talc allocator), then 140 / 60 until contract v2 (issue 22: account-detail checks with
 # the IBAN registry, documents given as text read by core's scanner, messages and labels: +20.4 KB
@@ -9,6 +9,11 @@
 # module" has the figures. Node's module
 # (node/) is the same code compiled for speed (the wasm-node profile, wasm-opt -O3): its size is
 # printed, under a looser ceiling of its own (what it costs is load time, once per process).
+# Issue 31 added the form model (beneficiaryForm, checkAccount, normalizeBeneficiary, reasons and
+# params on every account-detail issue) to every build: measured 182,417 B raw / 80,288 B gzipped
+# for browsers (from 160 / 70 KiB budgets with 239 B gzipped of headroom) and 214,892 B / 89,812 B
+# for Node; each budget raised to the measured size rounded up to the next KiB + 1 KiB
+# (180 / 80 KiB, Node 211 / 89 KiB). Issue 32 cuts it back (goal 60 KiB gzipped for browsers).
 # Fails over a budget. What keeps the browser module there (no JSON parser, number conversion or
 # float formatting in the module; see ARCHITECTURE.md) must not come back unnoticed.
 set -euo pipefail
@@ -22,7 +27,7 @@ check() { # FILE BUDGET_RAW BUDGET_GZ
     echo "size: OVER BUDGET: ${f#"$PKG"/}"; fail=1
   fi
 }
-check "$PKG/web/xborder_wasm_bg.wasm" $((160 * 1024)) $((70 * 1024))
-check "$PKG/node/xborder_wasm_bg.wasm" $((184 * 1024)) $((76 * 1024))
-[ $fail = 0 ] && echo "size: browsers' module within 160 KiB / 70 KiB gzipped; Node's within 184 KiB / 76 KiB"
+check "$PKG/web/xborder_wasm_bg.wasm" $((180 * 1024)) $((80 * 1024))
+check "$PKG/node/xborder_wasm_bg.wasm" $((211 * 1024)) $((89 * 1024))
+[ $fail = 0 ] && echo "size: browsers' module within 180 KiB / 80 KiB gzipped; Node's within 211 KiB / 89 KiB"
 exit $fail

@@ -1,7 +1,8 @@
-// Beneficiaries: validateBeneficiary, the BeneficiaryValidator class and requiredFields, with the
-// checks of the documents a form passes (the rules document, a bank list: as received or parsed).
+// Beneficiaries: validateBeneficiary, the BeneficiaryValidator class (validate, form),
+// beneficiaryForm, checkAccount, normalizeBeneficiary and requiredFields, with the checks of the
+// documents a form passes (the rules document, a bank list: as received or parsed).
 
-import { refuse, str, isOptions, isThenable, convert } from './kinds.js';
+import { refuse, str, isOptions, isThenable, convert, options } from './kinds.js';
 
 const RULES_HOW = 'pass the response of GET /v1/validation-rules/beneficiaries as received (await res.text()) or parsed (await res.json()), or null when there is none';
 const BANKS_HOW = "pass { country: 'CO', response } with the response of GET /v1/beneficiaries/banks?countryCode=CO as received (await res.text()) or parsed (await res.json()), or null when there is none";
@@ -44,6 +45,22 @@ function banksIn(v) {
   return [country ?? undefined, BANKS_RESPONSE(response)];
 }
 
+/** An optional string (`ownerType`): absent (undefined or null) or a string. */
+const maybeStr = (name, how) => (v) => {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw refuse(name, 'a string', v, how);
+  return v;
+};
+
+const OWNER_HOW = "pass 'individual' or 'business', or leave it out";
+const FORM_OPTIONS = {
+  country: str('country'),
+  paymentType: str('paymentType'),
+  ownerType: maybeStr('ownerType', OWNER_HOW),
+  rules: RULES_DOCUMENT,
+  banks: banksIn,
+};
+
 /** The beneficiary API over the runtime `rt`; `plainJson` is the snippet's (json.js). */
 function beneficiaries(rt, plainJson) {
   const { raw, run, live, adopt, freeable } = rt;
@@ -52,7 +69,7 @@ function beneficiaries(rt, plainJson) {
     const [d, r, [country, response]] = convert(VALIDATE, [draft, rules, banks]);
     return run(raw.validateBeneficiary, undefined, [d, r, country, response]);
   }
-  const { validate: validateWith } = raw.BeneficiaryValidator.prototype;
+  const { validate: validateWith, form: formWith } = raw.BeneficiaryValidator.prototype;
   const DOCUMENTS = [RULES_DOCUMENT, banksIn];
   // A document as it is now, for a reset to read again: a text as it is (strings do not change),
   // anything else as its JSON data.
@@ -68,10 +85,26 @@ function beneficiaries(rt, plainJson) {
     validate(draft) {
       return run(validateWith, live(this), [draft]);
     }
+    form(country, paymentType, ownerType) {
+      const args = convert(VALIDATOR_FORM, [country, paymentType, ownerType]);
+      return run(formWith, live(this), args);
+    }
   }
+  const VALIDATOR_FORM = [str('country'), str('paymentType'), maybeStr('ownerType', OWNER_HOW)];
   freeable(BeneficiaryValidator);
+  /** The fields of a form: `beneficiaryForm({ country, paymentType, ownerType?, rules?, banks? })`. */
+  function beneficiaryForm(opts) {
+    if (opts === undefined || opts === null) {
+      throw refuse('options', 'an options object ({ country, paymentType, ownerType, rules, banks })', opts);
+    }
+    const o = options('options', opts, FORM_OPTIONS);
+    const [country, response] = o.banks;
+    return run(raw.beneficiaryForm, undefined, [o.country, o.paymentType, o.ownerType, o.rules, country, response]);
+  }
+  const checkAccount = rt.fn('checkAccount', [str('kind'), str('value')]);
+  const normalizeBeneficiary = rt.fn('normalizeBeneficiary', []);
   const requiredFields = rt.fn('requiredFields', [RULES_DOCUMENT, str('paymentType'), str('country')]);
-  return { validateBeneficiary, BeneficiaryValidator, requiredFields };
+  return { validateBeneficiary, BeneficiaryValidator, beneficiaryForm, checkAccount, normalizeBeneficiary, requiredFields };
 }
 
 export { beneficiaries };
