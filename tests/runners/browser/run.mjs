@@ -1,18 +1,15 @@
 // Browser runner: serves the scratch project (node_modules/xborder-wasm from the tarball), the
-// shared case logic and the vectors, and runs them in a page of headless Chromium.
-import { readdirSync, readFileSync } from 'node:fs';
+// shared case logic and the vectors (the folders' and the single files', as the Node runner reads
+// them: ../node/files.mjs), and runs them in a page of headless Chromium.
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchChromium, startServer } from './harness.mjs';
+import { vectorFiles } from '../node/files.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const [scratch, dirs] = process.argv.slice(2);
-const files = [];
-for (const dir of dirs.split(':').filter(Boolean)) {
-  for (const name of readdirSync(dir).filter((n) => n.endsWith('.json')).sort()) {
-    files.push({ name: join(dir, name), doc: JSON.parse(readFileSync(join(dir, name), 'utf8')) });
-  }
-}
+const [scratch, dirs, singles] = process.argv.slice(2);
+const files = vectorFiles(dirs, singles);
 
 const page = `<!doctype html>
 <meta charset="utf-8">

@@ -10,7 +10,11 @@
 // of headers, a Fetch Headers): the outcome must be the same. `beneficiary.validate` hands a
 // document that is a JSON string over as the JS string (the response text), anything else as the
 // parsed value, through both validateBeneficiary and a BeneficiaryValidator (which must agree,
-// messages and labels included); `pagination.walk` drives the public PageWalker.
+// messages and labels included); `pagination.walk` drives the public PageWalker. Contract v4
+// (issue 31): `account.check` through checkAccount, `beneficiary.form` through beneficiaryForm and
+// a BeneficiaryValidator's form (which must agree), `beneficiary.normalize` through
+// normalizeBeneficiary (the draft given must come back unchanged); results compared by the v4
+// rules (an expected null matches null or absent, `issues` paired by their keys, `fields` in order).
 
 const OPS = [
   'event.classify',
@@ -25,6 +29,9 @@ const OPS = [
   'pagination.info',
   'pagination.walk',
   'delivery.claims',
+  'account.check',
+  'beneficiary.form',
+  'beneficiary.normalize',
 ];
 
 /** Ops FORMAT.md defines that this runner does not implement yet: counted as skipped. */
@@ -185,8 +192,42 @@ const handlers = {
       if (typeof issue.message !== 'string' || issue.message === '' || !(issue.label === null || typeof issue.label === 'string')) {
         throw new Error(`an issue without its message or label: ${JSON.stringify(issue)}`);
       }
+      if (('reason' in issue) !== ('params' in issue)) throw new Error(`reason without params, or params without reason: ${JSON.stringify(issue)}`);
     }
-    return { valid: once.valid, issues: once.issues.map(({ path, code }) => ({ path, code })) };
+    // Every key: the v4 rules pair an expected issue with an actual one by the keys it has.
+    return once;
+  },
+  // The state, forms and, when invalid, code, reason, params and an English message.
+  'account.check': (xb, i) =>
+    attempt(xb, () => {
+      const c = xb.checkAccount(i.kind, i.value);
+      const invalid = c.state === 'invalid';
+      if (invalid !== (typeof c.message === 'string' && c.message !== '') || invalid !== ('code' in c)) {
+        throw new Error(`message and code must be there exactly when invalid: ${JSON.stringify(c)}`);
+      }
+      return c;
+    }),
+  // Both paths: the one-call function, and the form of a validator over the same documents.
+  'beneficiary.form': (xb, i) => {
+    const owner = i.ownerType ?? undefined;
+    const once = attempt(xb, () => ({ fields: xb.beneficiaryForm({ country: i.country, paymentType: i.paymentType, ownerType: owner, rules: i.rules, banks: i.banks }) }));
+    const validator = new xb.BeneficiaryValidator(i.rules, i.banks);
+    try {
+      const reused = attempt(xb, () => ({ fields: validator.form(i.country, i.paymentType, owner) }));
+      if (JSON.stringify(reused) !== JSON.stringify(once)) {
+        throw new Error(`BeneficiaryValidator#form gave ${JSON.stringify(reused)}, beneficiaryForm ${JSON.stringify(once)}`);
+      }
+    } finally {
+      validator.free();
+    }
+    return once;
+  },
+  // A new value: the draft handed over is left as it was.
+  'beneficiary.normalize': (xb, i) => {
+    const before = JSON.stringify(i.draft);
+    const draft = xb.normalizeBeneficiary(i.draft);
+    if (JSON.stringify(i.draft) !== before) throw new Error(`normalizeBeneficiary changed the draft it was given: ${JSON.stringify(i.draft)}`);
+    return { draft };
   },
   'pagination.query': (xb, i) => attempt(xb, () => ({ query: xb.listQuery(i) })),
   'pagination.info': (xb, i) => attempt(xb, () => xb.pageInfo(i.response, i.request)),
@@ -247,6 +288,7 @@ function idOf(record) {
   return isObject && Object.prototype.hasOwnProperty.call(record, 'id') ? record.id : null;
 }
 
+/** Deep equality, numbers by value (the claims stores' results must be the same). */
 function deepEqual(a, b) {
   if (a === b) return true;
   if (typeof a === 'number' && typeof b === 'number') return a === b;
@@ -258,12 +300,64 @@ function deepEqual(a, b) {
   return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual(a[k], b[k]));
 }
 
+/**
+ * (v4) Deep equality of an expected value with an actual one: numbers by value, and an expected
+ * `null` matches a key that is `null` or absent (so an actual object's keys beyond the expected
+ * ones must be `null`).
+ */
+function matches(expected, actual) {
+  if (expected === actual) return true;
+  if (expected === null || actual === null || typeof expected !== 'object' || typeof actual !== 'object') return false;
+  if (Array.isArray(expected) !== Array.isArray(actual)) return false;
+  if (Array.isArray(expected)) return expected.length === actual.length && expected.every((x, k) => matches(x, actual[k]));
+  const has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+  return Object.keys(expected).every((k) => keyMatches(expected[k], actual, k)) &&
+    Object.keys(actual).every((k) => has(expected, k) || actual[k] === null || actual[k] === undefined);
+}
+
+/** An expected key's value against the actual object's: `null` matches `null` or absent. */
+function keyMatches(want, actual, key) {
+  const there = Object.prototype.hasOwnProperty.call(actual, key) && actual[key] !== undefined;
+  return there ? matches(want, actual[key]) : want === null;
+}
+
+/** (v4) An expected element against an actual one: every key the expected one has matches. */
+function elementMatches(expected, actual) {
+  const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (isObject(expected) && isObject(actual)) return Object.keys(expected).every((k) => keyMatches(expected[k], actual, k));
+  return matches(expected, actual);
+}
+
+/** (v4) `issues`: the expected elements paired one to one with actual ones they match, none left over. */
+function paired(expected, actual) {
+  if (!Array.isArray(expected) || !Array.isArray(actual) || expected.length !== actual.length) return false;
+  const used = actual.map(() => false);
+  const pair = (k) => {
+    if (k === expected.length) return true;
+    for (let j = 0; j < actual.length; j++) {
+      if (!used[j] && elementMatches(expected[k], actual[j])) {
+        used[j] = true;
+        if (pair(k + 1)) return true;
+        used[j] = false;
+      }
+    }
+    return false;
+  };
+  return pair(0);
+}
+
+/** (v4) `fields`: element by element, in order, each matched by its keys, the same length. */
+function inOrder(expected, actual) {
+  return Array.isArray(expected) && Array.isArray(actual) && expected.length === actual.length &&
+    expected.every((e, k) => elementMatches(e, actual[k]));
+}
+
 /** Same length and each expected item matched by a distinct actual item. */
 function multisetEqual(expected, actual) {
   if (!Array.isArray(expected) || !Array.isArray(actual) || expected.length !== actual.length) return false;
   const left = [...actual];
   return expected.every((e) => {
-    const k = left.findIndex((a) => deepEqual(e, a));
+    const k = left.findIndex((a) => matches(e, a));
     if (k < 0) return false;
     left.splice(k, 1);
     return true;
@@ -273,19 +367,24 @@ function multisetEqual(expected, actual) {
 /** The same distinct items, whatever their order and count (`drifts`: each code once). */
 function setEqual(expected, actual) {
   if (!Array.isArray(expected) || !Array.isArray(actual)) return false;
-  const has = (list, x) => list.some((y) => deepEqual(x, y));
+  const has = (list, x) => list.some((y) => matches(x, y));
   return expected.every((e) => has(actual, e)) && actual.every((a) => has(expected, a));
 }
 
 /**
- * Partial match: every key of `expect` equals the actual's; `issues` and `rejected` as
- * multisets, `drifts` as sets.
+ * Partial match: every key of `expect` matches the actual's (an expected null: null or absent);
+ * `issues` paired by their keys, `fields` in order, `rejected` as a multiset, `drifts` as a set.
  */
 function mismatch(expect, actual) {
   if (actual === null || typeof actual !== 'object') return `result ${JSON.stringify(actual)} is not an object`;
   for (const [key, want] of Object.entries(expect)) {
     const got = actual[key];
-    const same = key === 'drifts' ? setEqual(want, got) : key === 'issues' || key === 'rejected' ? multisetEqual(want, got) : deepEqual(want, got);
+    const same = !Object.prototype.hasOwnProperty.call(actual, key) || got === undefined ? want === null
+      : key === 'issues' ? paired(want, got)
+      : key === 'fields' || key === 'events' ? inOrder(want, got)
+      : key === 'rejected' ? multisetEqual(want, got)
+      : key === 'drifts' ? setEqual(want, got)
+      : matches(want, got);
     if (!same) return `${key}: expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}`;
   }
   return null;

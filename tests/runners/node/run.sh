@@ -11,4 +11,5 @@ bash "$ROOT/bindings-wasm/scripts/consumer.sh" "$SCRATCH" >&2
 cp "$HERE/run.mjs" "$HERE/conformance.mjs" "$SCRATCH/"
 # shellcheck source=vectors.sh
 . "$HERE/vectors.sh"
-exec node "$SCRATCH/run.mjs" "$VECTOR_DIRS"
+cp "$HERE/files.mjs" "$SCRATCH/"
+exec node "$SCRATCH/run.mjs" "$VECTOR_DIRS" "$VECTOR_FILES"
