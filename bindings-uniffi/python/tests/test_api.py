@@ -6,9 +6,10 @@ and the package's layout (hand-written modules; nothing generated in the public 
 import asyncio
 import dataclasses  # noqa: F401
 import inspect
+import json
 import os
 import sys
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import xborder as x
 
@@ -173,6 +174,21 @@ def wrong_kinds() -> None:
         ("BeneficiaryValidator", "banks_country", lambda: x.BeneficiaryValidator(None, ["CO"])),
         ("BeneficiaryValidator", "banks_json", lambda: x.BeneficiaryValidator(None, "CO", True)),
         ("BeneficiaryValidator.validate", "draft_json", lambda: validator.validate(None)),
+        ("BeneficiaryValidator.form", "country", lambda: validator.form(None, "bank_account")),
+        ("BeneficiaryValidator.form", "payment_type", lambda: validator.form("DE", ["bank_account"])),
+        ("BeneficiaryValidator.form", "owner_type", lambda: validator.form("DE", "bank_account", 1)),
+        ("normalize_beneficiary", "draft_json", lambda: x.normalize_beneficiary(b"{}")),
+        ("normalize_beneficiary", "draft_json", lambda: x.normalize_beneficiary({"a": {1}})),
+        ("check_account", "kind", lambda: x.check_account(None, "DE89")),
+        ("check_account", "kind", lambda: x.check_account(x.IssueCode.INVALID_IBAN, "DE89")),
+        ("check_account", "value", lambda: x.check_account("iban", None)),
+        ("check_account", "value", lambda: x.check_account(x.AccountKind.IBAN, b"DE89")),
+        ("beneficiary_form", "country", lambda: x.beneficiary_form(b"DE", "bank_account")),
+        ("beneficiary_form", "payment_type", lambda: x.beneficiary_form("DE", None)),
+        ("beneficiary_form", "owner_type", lambda: x.beneficiary_form("DE", "bank_account", True)),
+        ("beneficiary_form", "rules_json", lambda: x.beneficiary_form("DE", "bank_account", rules_json=5)),
+        ("beneficiary_form", "banks_country", lambda: x.beneficiary_form("DE", "bank_account", banks_country=["DE"])),
+        ("beneficiary_form", "banks_json", lambda: x.beneficiary_form("DE", "bank_account", banks_json=1.5)),
         ("list_query", "params_json", lambda: x.list_query(None)),
         ("list_query", "params_json", lambda: x.list_query(b"{}")),
         ("page_info", "response_json", lambda: x.page_info(3)),
@@ -319,9 +335,145 @@ def behaviour() -> None:
     expect("no generated names", [n for n in dir(x) if n.startswith("_Uniffi")], [])
 
 
+def accounts_and_forms() -> None:
+    """check_account, the form model, normalize_beneficiary, issues' reason and params, and the
+    form refusals, with the values core gives (issue 31)."""
+    def check(kind: Any, value: str) -> Tuple[Any, ...]:
+        c = x.check_account(kind, value)
+        return (str(c.state), c.electronic, c.display, None if c.code is None else str(c.code),
+                None if c.reason is None else str(c.reason), c.params, c.message is not None)
+    P = x.AccountParams
+    expect("check empty", check("iban", " - "), ("empty", "", "", None, None, None, False))
+    expect("check incomplete: nothing red", check("iban", "de89 3704"),
+           ("incomplete", "DE893704", "DE89 3704", None, None, None, False))
+    expect("check complete", check(x.AccountKind.IBAN, "DE89 3704 0044 0532 0130 00"),
+           ("complete", "DE89370400440532013000", "DE89 3704 0044 0532 0130 00", None, None, None, False))
+    expect("check too long", check("iban", "DE8937040044053201300012"),
+           ("invalid", "DE8937040044053201300012", "DE89 3704 0044 0532 0130 0012", "INVALID_IBAN",
+            "LENGTH", P(expected=22, actual=24), True))
+    expect("check check digits 00", check("iban", "DE00370400440532013000")[3:6],
+           ("INVALID_IBAN", "CHECK_DIGITS", P()))
+    expect("check IBAN country", check("iban", "QQ12")[:6],
+           ("invalid", "QQ12", "QQ12", "INVALID_IBAN", "COUNTRY", P(country="QQ")))
+    expect("check BIC country", check("bic", "DEUTQQ")[3:6], ("INVALID_BIC", "COUNTRY", P(country="QQ")))
+    expect("check sort code typing", check("sort_code", "12345")[:3], ("incomplete", "12345", "12-34-5"))
+    expect("check sort code layout", check("sort_code", "12a")[:5],
+           ("invalid", "12A", "12-A", "INVALID_SORT_CODE", "LAYOUT"))
+    expect("check CUIT type", check(x.AccountKind.CUIT, "99")[3:5], ("INVALID_CUIT", "TYPE"))
+    expect("check CUIT display", check("cuit", "20123456786")[:3],
+           ("complete", "20123456786", "20-12345678-6"))
+    expect("check ABA", check("aba", "021-000-021")[:2], ("complete", "021000021"))
+    c = x.check_account("iban", "DE89")
+    expect("AccountCheck is frozen", _raises_any(lambda: setattr(c, "state", x.AccountState.EMPTY)), True)
+    expect("AccountState texts", [str(s) for s in x.AccountState], ["empty", "incomplete", "complete", "invalid"])
+    expect("AccountKind texts", [str(k) for k in x.AccountKind],
+           ["iban", "bic", "clabe", "cbu", "cuit", "ifsc", "sort_code", "bsb", "ca_branch", "aba"])
+    expect("every kind by its name", [x.check_account(str(k), "").state for k in x.AccountKind],
+           [x.AccountState.EMPTY] * 10)
+    expect("Reason texts", [str(r) for r in x.Reason], ["LAYOUT", "COUNTRY", "LENGTH", "TYPE", "CHECK_DIGITS"])
+    for name in ("IBAN", "swift", ""):
+        try:
+            x.check_account(name, "DE89")
+            fail("check_account(%r) accepted an unknown kind" % name)
+        except x.FormError as e:
+            expect("unknown kind %r" % name, (e.code, e.field, isinstance(e, x.XborderError)),
+                   ("UNKNOWN_ACCOUNT_KIND", None, True))
+
+    # Issues carry reason and params.
+    draft: Dict[str, Any] = {
+        "ownerType": "business", "country": "DE", "paymentType": "bank_account",
+        "paymentInfo": {"bankId": "b1", "accountNumber": "de89 3704 0044 0532 0130 001",
+                        "bic": "DEUTQQFF"}}
+    got = sorted((i.path, str(i.code), None if i.reason is None else str(i.reason), i.params)
+                 for i in x.validate_beneficiary(draft).issues)
+    expect("issue reasons", got, [
+        ("paymentInfo.accountNumber", "INVALID_IBAN", "LENGTH", P(expected=22, actual=23)),
+        ("paymentInfo.bic", "INVALID_BIC", "COUNTRY", P(country="QQ"))])
+    required = x.validate_beneficiary({"country": "DE"}).issues[0]
+    expect("no reason for REQUIRED", (str(required.code), required.reason, required.params),
+           ("REQUIRED", None, P()))
+
+    # normalize_beneficiary: the kind given back, account details in electronic form, idempotent.
+    once = x.normalize_beneficiary(draft)
+    expect("normalize dict", once["paymentInfo"],
+           {"bankId": "b1", "accountNumber": "DE893704004405320130001", "bic": "DEUTQQFF"})
+    expect("normalize leaves the rest", {k: v for k, v in once.items() if k != "paymentInfo"},
+           {k: v for k, v in draft.items() if k != "paymentInfo"})
+    expect("normalize twice", x.normalize_beneficiary(once), once)
+    expect("normalize leaves the input", draft["paymentInfo"]["accountNumber"], "de89 3704 0044 0532 0130 001")
+    text = '{"country":"GB","paymentType":"bank_account","paymentInfo":{"sortCode":"12-34-56"}}'
+    out = x.normalize_beneficiary(text)
+    expect("normalize text", (type(out), json.loads(out)["paymentInfo"]), (str, {"sortCode": "123456"}))
+    expect("normalize text twice", x.normalize_beneficiary(out), out)
+    expect("normalize -- stays", x.normalize_beneficiary(
+        {"country": "US", "paymentType": "bank_account", "paymentInfo": {"routingNumber": "--"}})["paymentInfo"],
+        {"routingNumber": "--"})
+    expect("normalize a list", x.normalize_beneficiary([1, "a"]), [1, "a"])
+    try:
+        x.normalize_beneficiary("{")
+        fail("normalize accepted text that is not JSON")
+    except x.JsonError as e:
+        expect("normalize not JSON", e.code, "MALFORMED_JSON")
+
+    # The form model.
+    banks = {"data": [{"id": "b1", "name": "Commerzbank"}, {"id": "b2"}]}
+    fields = x.beneficiary_form("DE", "bank_account", banks_country="DE", banks_json=banks)
+    expect("form DE", [(f.path, f.required, str(f.source), str(f.input),
+                        None if f.account is None else str(f.account), f.length) for f in fields], [
+        ("paymentInfo", True, "fixed", "group", None, None),
+        ("paymentInfo.bankId", True, "fixed", "choice", None, None),
+        ("paymentInfo.accountNumber", False, "country", "text", "iban", x.AccountLength(15, 34)),
+        ("paymentInfo.bic", False, "country", "text", "bic", x.AccountLength(8, 11))])
+    expect("form options", fields[1].options,
+           (x.FormOption("b1", "Commerzbank"), x.FormOption("b2", "b2")))
+    expect("form labels", all(f.label for f in fields), True)
+    us = x.BeneficiaryValidator().form("US", "bank_account")
+    expect("form US", [(f.path, f.account, f.options) for f in us], [
+        ("paymentInfo", None, ()), ("paymentInfo.routingNumber", x.AccountKind.ABA, ()),
+        ("paymentInfo.accountNumber", None, ())])
+    rules = {"data": {"country": "MX", "ownerType": "individual", "rules": {
+        "requiredFields": [{"field": "firstName", "description": "Nombre"}],
+        "paymentTypes": [{"type": "spei", "requiredFields": [
+            {"field": "accountNumber", "description": "CLABE interbancaria"}]}]}}}
+    mx = x.BeneficiaryValidator(json.dumps(rules)).form("MX", "spei", "individual")
+    expect("form from rules", [(f.path, f.required, str(f.source), f.label) for f in mx], [
+        ("firstName", True, "rules", "Nombre"), ("paymentInfo", True, "fixed", "Payment details"),
+        ("paymentInfo.accountNumber", True, "rules", "CLABE interbancaria")])
+    expect("form rules account", (mx[2].account, mx[2].length), (x.AccountKind.CLABE, x.AccountLength(18, 18)))
+    refusals: List[Tuple[str, Callable[[], Any], Tuple[str, Optional[str]]]] = [
+        ("country lower case", lambda: x.beneficiary_form("de", "bank_account"), ("INVALID_VALUE", "country")),
+        ("empty payment type", lambda: x.beneficiary_form("DE", ""), ("INVALID_VALUE", "paymentType")),
+        ("owner type", lambda: x.beneficiary_form("DE", "bank_account", "robot"), ("INVALID_VALUE", "ownerType")),
+        ("rules unreadable", lambda: x.beneficiary_form("DE", "bank_account", rules_json="{}"), ("RULES_UNREADABLE", None)),
+        ("rules of MX", lambda: x.beneficiary_form("DE", "spei", rules_json=rules), ("RULES_MISMATCH", None)),
+        ("rules of another owner", lambda: x.beneficiary_form("MX", "spei", "business", rules_json=rules),
+         ("RULES_MISMATCH", None)),
+        ("banks unreadable", lambda: x.beneficiary_form("DE", "bank_account", None, None, "DE", []), ("BANKS_UNREADABLE", None)),
+        ("banks of FR", lambda: x.beneficiary_form("DE", "bank_account", banks_country="FR", banks_json=banks),
+         ("BANKS_MISMATCH", None)),
+        ("validator's banks of FR", lambda: x.BeneficiaryValidator(None, "FR", banks).form("DE", "bank_account"),
+         ("BANKS_MISMATCH", None)),
+    ]
+    for what, call, want in refusals:
+        try:
+            call()
+            fail("form refusal %s: a form was built" % what)
+        except x.FormError as e:
+            expect("form refusal " + what, (e.code, e.field), want)
+
+
+def _raises_any(fn: Callable[[], Any]) -> bool:
+    try:
+        fn()
+    except Exception:  # noqa: BLE001
+        return True
+    return False
+
+
 def main() -> int:
     wrong_kinds()
     behaviour()
+    accounts_and_forms()
     print("api: %d checks, %d failed" % (checked, len(failures)))
     return 1 if failures else 0
 
