@@ -48,11 +48,17 @@ kotlin_api() {
   mkdir -p "$work"
   # The generated file and the hand-written API over it (kotlin/sources.sh), as a user compiles them.
   mapfile -t sources < <(bash "$HERE/kotlin/sources.sh") && [ ${#sources[@]} -gt 1 ] || return 1
-  # The kotlin.md snippet as a function: its imports first, the rest inside readmeSnippet().
-  { snippet kotlin "$HERE/dist-readme/kotlin.md" | grep '^import '
-    echo 'fun readmeSnippet() {'
-    snippet kotlin "$HERE/dist-readme/kotlin.md" | grep -v '^import '
-    echo '}'; } > "$work/Readme.kt"
+  # Every ```kotlin block of kotlin.md as a function, readmeSnippet1, 2, ... (their imports
+  # first, once each), listed in order by readmeSnippets, which ApiTest runs.
+  awk '$0 == "```kotlin" {n++; f = 1; body[n] = ""; next}
+    f && /^```/ {f = 0; next}
+    f && /^import / {if (!seen[$0]++) imports = imports $0 "\n"; next}
+    f {body[n] = body[n] $0 "\n"}
+    END {printf "%s", imports
+      for (i = 1; i <= n; i++) printf "fun readmeSnippet%d() {\n%s}\n", i, body[i]
+      printf "val readmeSnippets: List<() -> Unit> = listOf("
+      for (i = 1; i <= n; i++) printf "%s::readmeSnippet%d", (i > 1 ? ", " : ""), i
+      print ")"}' "$HERE/dist-readme/kotlin.md" > "$work/Readme.kt"
   jar=$(bash "$ROOT/tests/runners/kotlin/compile.sh" api-kotlin "${sources[@]}" \
     "$HERE/tests/kotlin/ApiTest.kt" "$work/Readme.kt" | tail -1) || return 1
   java -Djna.library.path="$DIST/lib" -cp "$jar:$XBORDER_KOTLIN_CLASSPATH" ApiTestKt
