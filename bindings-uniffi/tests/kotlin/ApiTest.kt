@@ -4,8 +4,12 @@
 // built-in store, a Kotlin store and a ClaimTask driven by suspend functions; beneficiary issues
 // carry what to fix and the rules document's label, documents are taken as the response text
 // and an unreadable one is reported (an issue, or XborderException from requiredFields).
+// Accounts.checkAccount says each state (nothing red while incomplete) with core's reason and
+// figures; Forms.beneficiaryForm and BeneficiaryValidator.form give the fields in order and
+// refuse with a coded exception; normalizeBeneficiary changes account details only (issue 31).
 // Issue 12: in Python a string secret was read as one secret per character. test.sh compiles it
-// with Readme.kt, the kotlin.md snippet wrapped as `fun readmeSnippet()`, so the doc runs too.
+// with Readme.kt, every kotlin block of kotlin.md wrapped as `fun readmeSnippetN()` and listed by
+// `readmeSnippets`, so the doc runs too.
 // Coroutines: kotlinx-coroutines is not on the test classpath, so the suspend store is driven
 // with the standard library alone (startCoroutine/suspendCoroutine), resumed on pool threads.
 import dev.xborder.*
@@ -90,8 +94,15 @@ fun main() {
     beneficiaryTests()
     claimsTests()
     speedTests()
-    val readme = try { readmeSnippet(); null } catch (e: Throwable) { e.toString() }
-    check("the kotlin.md snippet runs", readme == null) { readme ?: "" }
+    accountTests()
+    formTests()
+    // Every kotlin block of kotlin.md (the webhook one, "A beneficiary form", "Messages in your
+    // language"): none may drop out unnoticed.
+    check("kotlin.md: its three kotlin blocks or more", readmeSnippets.size >= 3) { "${readmeSnippets.size}" }
+    for ((n, snippet) in readmeSnippets.withIndex()) {
+        val readme = try { snippet(); null } catch (e: Throwable) { e.toString() }
+        check("the kotlin.md snippet ${n + 1} runs", readme == null) { readme ?: "" }
+    }
     println("kotlin api: $passed passed, $failed failed")
     if (failed > 0) kotlin.system.exitProcess(1)
 }
@@ -382,6 +393,135 @@ fun beneficiaryTests() {
                 e.field == null && e.detail.contains("rules document")) { e.toString() }
         }
     }
+}
+
+/** The XborderException `block` throws, or null when it returns. */
+fun thrown(block: () -> Unit): XborderException? = try { block(); null } catch (e: XborderException) { e }
+
+fun accountTests() {
+    // Each state: empty, incomplete (nothing wrong yet), complete, invalid with why.
+    val steps = listOf(" - " to AccountState.EMPTY, "de" to AccountState.INCOMPLETE, "de89 3704 0044" to AccountState.INCOMPLETE,
+        "DE89 3704 0044 0532 0130 00" to AccountState.COMPLETE, "DE89 3704 0044 0532 0130 01" to AccountState.INVALID)
+    for ((typed, state) in steps) {
+        val c = Accounts.checkAccount(AccountKind.IBAN, typed)
+        check("checkAccount: '$typed' is $state", c.state == state) { "$c" }
+        val why = listOf(c.code, c.reason, c.params, c.message)
+        check("checkAccount: '$typed' says why only when invalid",
+            if (state == AccountState.INVALID) why.all { it != null } else why.all { it == null }) { "$c" }
+    }
+    val typing = Accounts.checkAccount(AccountKind.IBAN, "de89 3704 0044")
+    check("checkAccount: electronic and display", typing.electronic == "DE8937040044" && typing.display == "DE89 3704 0044") { "$typing" }
+    check("checkAccount: display of a sort code and a BSB", Accounts.checkAccount(AccountKind.SORT_CODE, "1234").display == "12-34" &&
+        Accounts.checkAccount(AccountKind.BSB, "062000").display == "062-000")
+    // Reasons with their figures, as core gives them.
+    val long = Accounts.checkAccount(AccountKind.IBAN, "DE89 3704 0044 0532 0130 001")
+    check("checkAccount: LENGTH with expected and actual", long.code == IssueCode.INVALID_IBAN && long.reason == Reason.LENGTH &&
+        long.params == AccountParams(22, 23, null) && long.message!!.contains("23")) { "$long" }
+    val country = Accounts.checkAccount(AccountKind.BIC, "DEUTXXFF")
+    check("checkAccount: COUNTRY with the letters", country.code == IssueCode.INVALID_BIC && country.reason == Reason.COUNTRY &&
+        country.params == AccountParams(country = "XX")) { "$country" }
+    val digits = Accounts.checkAccount(AccountKind.IBAN, "DE89 3704 0044 0532 0130 01")
+    check("checkAccount: CHECK_DIGITS without figures", digits.reason == Reason.CHECK_DIGITS && digits.params == AccountParams()) { "$digits" }
+    val type = Accounts.checkAccount(AccountKind.CUIT, "99")
+    check("checkAccount: TYPE from two digits on", type.code == IssueCode.INVALID_CUIT && type.reason == Reason.TYPE) { "$type" }
+    val aba = Accounts.checkAccount(AccountKind.ABA, "99")
+    check("checkAccount: a routing number's code", aba.code == IssueCode.INVALID_ROUTING_NUMBER && aba.reason == Reason.TYPE) { "$aba" }
+    val layout = Accounts.checkAccount(AccountKind.SORT_CODE, "12a")
+    check("checkAccount: LAYOUT", layout.code == IssueCode.INVALID_SORT_CODE && layout.reason == Reason.LAYOUT && layout.electronic == "12A") { "$layout" }
+    val complete = mapOf(AccountKind.IFSC to "HDFC0001234", AccountKind.CA_BRANCH to "00312345", AccountKind.CBU to "2850590940090418135201",
+        AccountKind.CLABE to "002010077777777771", AccountKind.ABA to "021000021", AccountKind.BIC to "DEUTDEFF")
+    for ((kind, value) in complete) {
+        check("checkAccount: $kind $value complete", Accounts.checkAccount(kind, value).state == AccountState.COMPLETE)
+    }
+    // Texts are core's (FORMAT.md's); kinds by their FORMAT.md names, another is UNKNOWN_ACCOUNT_KIND.
+    check("AccountKind: wire names", AccountKind.values().map { it.wireName } ==
+        listOf("iban", "bic", "clabe", "cbu", "cuit", "ifsc", "sort_code", "bsb", "ca_branch", "aba")) { AccountKind.values().map { it.wireName }.toString() }
+    check("AccountKind: toString is the wire name", AccountKind.SORT_CODE.toString() == "sort_code")
+    check("AccountKind: fromWire reads every name", AccountKind.values().all { AccountKind.fromWire(it.wireName) == it })
+    for (name in listOf("IBAN", "swift", "", " iban")) {
+        val e = thrown { AccountKind.fromWire(name) }
+        check("AccountKind: '$name' is UNKNOWN_ACCOUNT_KIND", e?.code == "UNKNOWN_ACCOUNT_KIND" && e.field == null &&
+            e.message!!.startsWith("UNKNOWN_ACCOUNT_KIND: ") && e.message!!.split("UNKNOWN_ACCOUNT_KIND").size == 2) { "$e" }
+    }
+    check("AccountState: texts", AccountState.values().map { it.toString() } == listOf("empty", "incomplete", "complete", "invalid"))
+    check("Reason: texts", Reason.values().map { it.toString() } == listOf("LAYOUT", "COUNTRY", "LENGTH", "TYPE", "CHECK_DIGITS"))
+
+    // Issues carry the same reason and figures; other codes none.
+    val v = Beneficiaries.validate(draft("DE", """{"bankId":"b","accountNumber":"DE89 3704 0044 0532 0130 001","bic":"DEUT"}"""))
+    val byPath = v.issues.associateBy { it.path }
+    check("issue: reason and params of an IBAN", byPath["paymentInfo.accountNumber"]?.let {
+        it.code == IssueCode.INVALID_IBAN && it.reason == Reason.LENGTH && it.params == AccountParams(22, 23) } == true) { "$v" }
+    check("issue: a BIC's LENGTH names only actual", byPath["paymentInfo.bic"]?.let {
+        it.reason == Reason.LENGTH && it.params == AccountParams(actual = 4) } == true) { "$v" }
+    val required = Beneficiaries.validate("{}").issues.filter { it.code == IssueCode.REQUIRED }
+    check("issue: REQUIRED has no reason and no figures", required.isNotEmpty() && required.all { it.reason == null && it.params == AccountParams() }) { "$required" }
+    val routing = Beneficiaries.validate(draft("US", """{"routingNumber":"021000022"}""")).issues.single()
+    check("issue: a routing number's CHECK_DIGITS", routing.code == IssueCode.INVALID_ROUTING_NUMBER && routing.reason == Reason.CHECK_DIGITS) { "$routing" }
+}
+
+fun formTests() {
+    val fields = Forms.beneficiaryForm("CO", "bank_account", "individual", RULES_CO, "CO", BANKS_CO)
+    check("form: the fields in order", fields.map { it.path } ==
+        listOf("firstName", "lastName", "paymentInfo", "paymentInfo.bankId", "paymentInfo.accountNumber")) { "$fields" }
+    val byPath = fields.associateBy { it.path }
+    check("form: a rules field with its description", byPath["firstName"] ==
+        FormField("firstName", true, FormSource.RULES, FormInput.TEXT, emptyList(), null, null, "First name")) { "${byPath["firstName"]}" }
+    check("form: an English label where the rules give none", byPath["lastName"]?.label == "Last name")
+    check("form: paymentInfo is a fixed group", byPath["paymentInfo"]?.let { it.input == FormInput.GROUP && it.source == FormSource.FIXED && it.required } == true)
+    check("form: the bank list as a choice", byPath["paymentInfo.bankId"]?.let {
+        it.input == FormInput.CHOICE && it.options == listOf(FormOption("bank_co_001", "Banco Uno")) } == true) { "${byPath["paymentInfo.bankId"]}" }
+    check("form: no account kind where the country does not say", byPath["paymentInfo.accountNumber"]?.let { it.account == null && it.length == null } == true)
+    // Without documents: the fixed fields and the country's account fields, with kinds and lengths.
+    val us = Forms.beneficiaryForm("US", "bank_account")
+    check("form: US", us.map { "${it.path} ${it.source} ${it.required} ${it.account} ${it.length}" } == listOf(
+        "paymentInfo fixed true null null",
+        "paymentInfo.routingNumber fixed true aba AccountLength(min=9, max=9)",
+        "paymentInfo.accountNumber country false null null")) { "$us" }
+    val de = Forms.beneficiaryForm("DE", "bank_account")
+    check("form: DE's IBAN and BIC", de.filter { it.account != null }.map { "${it.path} ${it.account} ${it.length}" } == listOf(
+        "paymentInfo.accountNumber iban AccountLength(min=15, max=34)", "paymentInfo.bic bic AccountLength(min=8, max=11)")) { "$de" }
+    check("form: MX spei is a CLABE", Forms.beneficiaryForm("MX", "spei").last().let { it.account == AccountKind.CLABE && it.length == AccountLength(18, 18) })
+    check("form: texts", FormSource.values().map { it.toString() } == listOf("fixed", "rules", "country") &&
+        FormInput.values().map { it.toString() } == listOf("group", "text", "choice"))
+    // The validator's documents: the same fields.
+    BeneficiaryValidator(RULES_CO, "CO", BANKS_CO).use { v ->
+        check("validator.form: as beneficiaryForm", v.form("CO", "bank_account", "individual") == fields && v.form("CO", "bank_account") == fields)
+        val e = thrown { v.form("MX", "bank_account") }
+        check("validator.form: RULES_MISMATCH", e?.code == "RULES_MISMATCH" && e.field == null) { "$e" }
+        check("validator.form: another owner type", thrown { v.form("CO", "bank_account", "business") }?.code == "RULES_MISMATCH")
+    }
+    // Refusals: the code, and the field for INVALID_VALUE, in FORMAT.md's order.
+    val refusals = listOf(
+        Triple("a lower-case country", { Forms.beneficiaryForm("co", "bank_account") }, "INVALID_VALUE country"),
+        Triple("an empty payment type", { Forms.beneficiaryForm("CO", "") }, "INVALID_VALUE paymentType"),
+        Triple("an owner type that is not one", { Forms.beneficiaryForm("CO", "bank_account", "company") }, "INVALID_VALUE ownerType"),
+        Triple("the country before the documents", { Forms.beneficiaryForm("XX", "bank_account", null, "[]") }, "INVALID_VALUE country"),
+        Triple("rules that cannot be read", { Forms.beneficiaryForm("CO", "bank_account", null, "[]") }, "RULES_UNREADABLE null"),
+        Triple("rules of another country", { Forms.beneficiaryForm("MX", "bank_account", null, RULES_CO) }, "RULES_MISMATCH null"),
+        Triple("a bank list that cannot be read", { Forms.beneficiaryForm("CO", "bank_account", banksCountry = "CO", banksJson = "[]") }, "BANKS_UNREADABLE null"),
+        Triple("a bank list of another country", { Forms.beneficiaryForm("CO", "bank_account", banksCountry = "MX", banksJson = BANKS_CO) }, "BANKS_MISMATCH null"),
+    )
+    for ((what, call, want) in refusals) {
+        val e = thrown { call() }
+        check("form: $what is refused ($want)", e != null && "${e.code} ${e.field}" == want && e.detail.isNotBlank()) { "$e" }
+    }
+    val country = thrown { Forms.beneficiaryForm("co", "bank_account") }
+    check("form: the refusal's message names code and field once", country?.message?.startsWith("INVALID_VALUE (country): ") == true &&
+        country.message!!.split("INVALID_VALUE").size == 2) { "${country?.message}" }
+
+    // normalizeBeneficiary: account details to their electronic form, nothing else.
+    val draft = """{"ownerType":"individual","country":"DE","paymentType":"bank_account","firstName":" Ana ",""" +
+        """"paymentInfo":{"bankId":"b1","accountNumber":"de89 3704 0044 0532 0130 00","bic":"deut de ff","note":"a - b"}}"""
+    val out = com.google.gson.JsonParser.parseString(Forms.normalizeBeneficiary(draft)).asJsonObject
+    val info = out.getAsJsonObject("paymentInfo")
+    check("normalize: IBAN and BIC electronic, the rest as it was", info.get("accountNumber").asString == "DE89370400440532013000" &&
+        info.get("bic").asString == "DEUTDEFF" && info.get("note").asString == "a - b" && info.get("bankId").asString == "b1" &&
+        out.get("firstName").asString == " Ana " && out.keySet() == setOf("ownerType", "country", "paymentType", "firstName", "paymentInfo")) { "$out" }
+    check("normalize: twice changes nothing more", Forms.normalizeBeneficiary(Forms.normalizeBeneficiary(draft)) == Forms.normalizeBeneficiary(draft))
+    check("normalize: a routing number too", Forms.normalizeBeneficiary(draft("US", """{"routingNumber":"021-000-021"}""")).contains("\"021000021\""))
+    check("normalize: -- stays --", Forms.normalizeBeneficiary(draft("DE", """{"accountNumber":"--"}""")).contains("\"--\""))
+    check("normalize: not a draft comes back as it is", Forms.normalizeBeneficiary("[1,2]") == "[1,2]")
+    check("normalize: MALFORMED_JSON", thrown { Forms.normalizeBeneficiary("{") }?.code == "MALFORMED_JSON")
 }
 
 /** A store written in Kotlin: entry texts in a map, compare-and-set under the object's lock. */
