@@ -33,6 +33,7 @@ class AccountKind(CoreEnum):
 same_members(AccountKind, g.AccountKind)
 _KIND_TEXT = texts(AccountKind)
 _KIND = {m.value: m for m in AccountKind}
+_BY_NAME = {text: m.value for m, text in _KIND_TEXT.items()}
 
 
 class AccountState(CoreEnum):
@@ -72,7 +73,10 @@ def _kind(kind: object) -> Any:
     if isinstance(kind, AccountKind):
         return kind.value
     if isinstance(kind, str):
-        try:
+        member = _BY_NAME.get(kind)  # core's own text of each kind, read at import
+        if member is not None:
+            return member
+        try:  # core reads the name, and refuses it with its code
             return g.parse_account_kind(kind)
         except GeneratedError as e:
             _raise(e)
