@@ -40,7 +40,8 @@ class JarSurfaceIT {
         Path jar = jar();
         List<String> classes = apiClasses(jar);
         for (String want : List.of("Webhooks", "Receiver", "Claims", "ClaimStore", "Beneficiaries", "BeneficiaryValidator",
-                "Pagination", "PageWalker", "Events", "Catalog", "XborderException", "redis.RedisClaimStore")) {
+                "Pagination", "PageWalker", "Events", "Catalog", "XborderException", "Accounts", "AccountKind", "Forms", "FormField",
+                "redis.RedisClaimStore")) {
             assertTrue(classes.contains("dev.xborder." + want), "dev.xborder." + want + " missing from " + classes);
         }
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "javap").toString(),

@@ -170,6 +170,48 @@ class JavaApiTest {
             .filter(f -> f.getPath().equals("firstName")).findFirst().orElseThrow().getSource());
     }
 
+    /** Issue 31 from Java: checkAccount, the form model (overloads), normalize, coded refusals. */
+    @Test
+    void accountsAndForms() {
+        AccountCheck typing = Accounts.checkAccount(AccountKind.IBAN, "de89 3704");
+        assertEquals(AccountState.INCOMPLETE, typing.getState());
+        assertEquals("DE89 3704", typing.getDisplay());
+        assertNull(typing.getReason());
+        AccountCheck wrong = Accounts.checkAccount(AccountKind.fromWire("iban"), "DE89 3704 0044 0532 0130 001");
+        assertEquals(AccountState.INVALID, wrong.getState());
+        assertEquals(IssueCode.INVALID_IBAN, wrong.getCode());
+        assertEquals(Reason.LENGTH, wrong.getReason());
+        assertEquals(Integer.valueOf(22), wrong.getParams().getExpected());
+        assertEquals(Integer.valueOf(23), wrong.getParams().getActual());
+        assertEquals("sort_code", AccountKind.SORT_CODE.getWireName());
+        XborderException unknown = assertThrows(XborderException.class, () -> AccountKind.fromWire("swift"));
+        assertEquals("UNKNOWN_ACCOUNT_KIND", unknown.getCode());
+
+        List<FormField> fields = Forms.beneficiaryForm("CO", "bank_account", "individual", RULES_CO, "CO", BANKS_CO);
+        assertEquals(List.of("firstName", "paymentInfo", "paymentInfo.bankId", "paymentInfo.accountNumber"),
+            fields.stream().map(FormField::getPath).collect(Collectors.toList()));
+        assertEquals(FormInput.CHOICE, fields.get(2).getInput());
+        assertEquals(List.of(new FormOption("bank_co_001", "Banco Uno")), fields.get(2).getOptions());
+        assertEquals(3, Forms.beneficiaryForm("US", "bank_account").size());  // the overload without the optional ones
+        try (BeneficiaryValidator validator = new BeneficiaryValidator(RULES_CO, "CO", BANKS_CO)) {
+            assertEquals(fields, validator.form("CO", "bank_account"));
+            assertEquals(fields, validator.form("CO", "bank_account", "individual"));
+            assertEquals("RULES_MISMATCH", code(() -> validator.form("MX", "bank_account")));
+        }
+        XborderException country = assertThrows(XborderException.class, () -> Forms.beneficiaryForm("co", "bank_account"));
+        assertEquals("INVALID_VALUE", country.getCode());
+        assertEquals("country", country.getField());
+        assertEquals("BANKS_MISMATCH", code(() -> Forms.beneficiaryForm("CO", "bank_account", null, null, "MX", BANKS_CO)));
+
+        String draft = "{\"ownerType\":\"individual\",\"country\":\"DE\",\"paymentType\":\"bank_account\","
+            + "\"paymentInfo\":{\"bankId\":\"b1\",\"accountNumber\":\"de89 3704 0044 0532 0130 00\"}}";
+        assertTrue(Forms.normalizeBeneficiary(draft).contains("\"DE89370400440532013000\""));
+        assertEquals("MALFORMED_JSON", code(() -> Forms.normalizeBeneficiary("{")));
+        Issue iban = Beneficiaries.validate(draft.replace("0130 00", "0130 001")).getIssues().get(0);
+        assertEquals(Reason.LENGTH, iban.getReason());
+        assertEquals(new AccountParams(22, 23, null), iban.getParams());
+    }
+
     @Test
     void pagination() {
         assertEquals("page=0&pageSize=10&sortBy=createdAt&sortOrder=DESC&status=success",
@@ -334,12 +376,17 @@ class JavaApiTest {
     /** The hand-written enums mirror the generated ones, constant for constant. */
     @Test
     void enumsMirrorTheGeneratedOnes() {
-        Map<Class<?>, Class<?>> pairs = Map.of(
-            Action.class, dev.xborder.ffi.Action.class,
-            EventKind.class, dev.xborder.ffi.EventKind.class,
-            IssueCode.class, dev.xborder.ffi.IssueCode.class,
-            FieldSource.class, dev.xborder.ffi.FieldSource.class,
-            ClaimOutcome.class, dev.xborder.ffi.ClaimOutcome.class);
+        Map<Class<?>, Class<?>> pairs = Map.ofEntries(
+            Map.entry(Action.class, dev.xborder.ffi.Action.class),
+            Map.entry(EventKind.class, dev.xborder.ffi.EventKind.class),
+            Map.entry(IssueCode.class, dev.xborder.ffi.IssueCode.class),
+            Map.entry(FieldSource.class, dev.xborder.ffi.FieldSource.class),
+            Map.entry(ClaimOutcome.class, dev.xborder.ffi.ClaimOutcome.class),
+            Map.entry(AccountKind.class, dev.xborder.ffi.AccountKind.class),
+            Map.entry(AccountState.class, dev.xborder.ffi.AccountState.class),
+            Map.entry(Reason.class, dev.xborder.ffi.Reason.class),
+            Map.entry(FormSource.class, dev.xborder.ffi.FormSource.class),
+            Map.entry(FormInput.class, dev.xborder.ffi.FormInput.class));
         pairs.forEach((mine, generated) -> assertEquals(
             Arrays.stream(generated.getEnumConstants()).map(c -> ((Enum<?>) c).name()).collect(Collectors.toList()),
             Arrays.stream(mine.getEnumConstants()).map(c -> ((Enum<?>) c).name()).collect(Collectors.toList()),
