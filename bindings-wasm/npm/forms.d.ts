@@ -47,5 +47,4 @@ export declare class Catalog {
    * Any later use of it throws `XborderError` `FREED`; a second `free()` does nothing.
    */
   free(): void;
-  [Symbol.dispose](): void;
 }

@@ -11,12 +11,20 @@ use crate::json::utf16_len;
 extern "C" {
     /// `{state, electronic, display}`, and for an invalid value `code`, `reason`, `params`
     /// (`{expected?, actual?, country?}`) and `message`, from their texts written one after the
-    /// other in `text` (`lengths`: the UTF-16 length of each, in that order, the country's plus
-    /// one, 0 when absent) and the two figures (`None`: absent). One call for the whole answer.
+    /// other in `text`, the UTF-16 length of each given (the country's plus one, 0 when absent;
+    /// `code` 0: not invalid), and the two figures (`None`: absent). One call for the whole
+    /// answer, its lengths as plain numbers (no array to copy).
     #[wasm_bindgen(js_name = makeAccountCheck)]
+    #[allow(clippy::too_many_arguments)]
     fn make_account_check(
         text: &str,
-        lengths: &[u32],
+        state: u32,
+        electronic: u32,
+        display: u32,
+        code: u32,
+        reason: u32,
+        message: u32,
+        country: u32,
         expected: Option<u32>,
         actual: Option<u32>,
     ) -> JsValue;
@@ -57,5 +65,8 @@ pub fn check_account(kind: &str, value: &str) -> Result<JsValue, JsValue> {
         expected = params.expected.map(count);
         actual = params.actual.map(count);
     }
-    Ok(make_account_check(&text, &lengths, expected, actual))
+    let [state, electronic, display, code, reason, message, country] = lengths;
+    Ok(make_account_check(
+        &text, state, electronic, display, code, reason, message, country, expected, actual,
+    ))
 }

@@ -54,9 +54,9 @@ const maybeStr = (name, how) => (v) => {
 
 const OWNER_HOW = "pass 'individual' or 'business', or leave it out";
 const FORM_OPTIONS = {
-  country: str('country'),
-  paymentType: str('paymentType'),
-  ownerType: maybeStr('ownerType', OWNER_HOW),
+  country: str('options.country'),
+  paymentType: str('options.paymentType'),
+  ownerType: maybeStr('options.ownerType', OWNER_HOW),
   rules: RULES_DOCUMENT,
   banks: banksIn,
 };

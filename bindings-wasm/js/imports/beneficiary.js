@@ -38,23 +38,23 @@ function makeValidation(valid, text, lengths) {
 /**
  * `{state, electronic, display}` (core's AccountCheck), and for an invalid value `code`,
  * `reason`, `params` (`{expected?, actual?, country?}`) and `message`: their texts one after the
- * other in `text`, `lengths` the UTF-16 length of each (state, electronic, display, code, reason,
- * message; the country's plus one, 0 when absent; code 0: not invalid), `expected` and `actual`
- * undefined when absent. One call for the whole answer.
+ * other in `text`, with the UTF-16 length of each (`nCode` 0: not invalid; `nCountry` the
+ * country's plus one, 0 when absent), `expected` and `actual` undefined when absent. One call for
+ * the whole answer (every keystroke of a form: no array crosses).
  */
-function makeAccountCheck(text, lengths, expected, actual) {
-  let at = lengths[0];
+function makeAccountCheck(text, nState, nElectronic, nDisplay, nCode, nReason, nMessage, nCountry, expected, actual) {
+  let at = nState;
   const state = text.slice(0, at);
-  const electronic = text.slice(at, (at += lengths[1]));
-  const display = text.slice(at, (at += lengths[2]));
-  if (lengths[3] === 0) return { state, electronic, display };
-  const code = text.slice(at, (at += lengths[3]));
-  const reason = text.slice(at, (at += lengths[4]));
-  const message = text.slice(at, (at += lengths[5]));
+  const electronic = text.slice(at, (at += nElectronic));
+  const display = text.slice(at, (at += nDisplay));
+  if (nCode === 0) return { state, electronic, display };
+  const code = text.slice(at, (at += nCode));
+  const reason = text.slice(at, (at += nReason));
+  const message = text.slice(at, (at += nMessage));
   const params = {};
   if (expected !== undefined && expected !== null) params.expected = expected;
   if (actual !== undefined && actual !== null) params.actual = actual;
-  if (lengths[6] !== 0) params.country = text.slice(at, at + lengths[6] - 1);
+  if (nCountry !== 0) params.country = text.slice(at, at + nCountry - 1);
   return { state, electronic, display, code, reason, params, message };
 }
 
