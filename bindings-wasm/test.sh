@@ -77,7 +77,7 @@ forms() {
   bash "$HERE/scripts/consumer.sh" "$SCRATCH/consumer-forms" &&
     ( # shellcheck source=../tests/runners/lib.sh
       . "$ROOT/tests/runners/lib.sh" && xb_vector_dirs &&
-        node "$HERE/tests/forms.mjs" "$SCRATCH/consumer-forms" "$XBORDER_VECTOR_DIRS" )
+        node "$HERE/tests/forms.mjs" "$SCRATCH/consumer-forms" "$XBORDER_VECTOR_DIRS" "$XBORDER_VECTOR_FILES" )
 }
 e2e() {
   bash "$HERE/scripts/consumer.sh" "$SCRATCH/consumer-tarball" &&

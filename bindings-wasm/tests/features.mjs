@@ -251,7 +251,9 @@ const delivery = (id, event) => {
   const at = (path) => v.issues.filter((i) => i.path === path);
   assert.equal(v.valid, false);
   for (const i of v.issues) {
-    assert.deepEqual(Object.keys(i), ['path', 'code', 'message', 'label'], JSON.stringify(i));
+    // reason and params (issue 31) on the account-detail issues only.
+    const detail = i.code.startsWith('INVALID_') && i.code !== 'INVALID_VALUE';
+    assert.deepEqual(Object.keys(i), ['path', 'code', 'message', 'label', ...(detail ? ['reason', 'params'] : [])], JSON.stringify(i));
     assert.ok(typeof i.message === 'string' && i.message.length > 10, JSON.stringify(i));
   }
   // A REQUIRED field the document describes: its description is the label.
@@ -586,7 +588,61 @@ async function alike(rules, steps, want) {
   assert.throws(() => validator.validate({ n: Infinity }), code('MALFORMED_JSON'));
 }
 
-console.log('features: ok (catalog and receivers, page walker by hand and as an async iterator, every list envelope, walks that end, claims: built-in and JS stores alike, beneficiary validator equal to validateBeneficiary, issues with message and label, documents as text, unreadable documents, one winner among concurrent requests, conflicts, failing stores, windows)');
+// ---------------------------------------------------------------------------------------------
+// The form model (issue 31): the fields of a form, an account detail as it is typed, the payload
+// to send, and reason and params on every account-detail issue (absent on the others).
+{
+  const { beneficiaryForm, checkAccount, normalizeBeneficiary, validateBeneficiary, BeneficiaryValidator, XborderError } = xb;
+  // Core's refusals, thrown with their code (and field for INVALID_VALUE); the same from a validator.
+  const refusals = [
+    [{ country: 'de', paymentType: 'bank_account' }, 'INVALID_VALUE', 'country'],
+    [{ country: 'DE', paymentType: '' }, 'INVALID_VALUE', 'paymentType'],
+    [{ country: 'DE', paymentType: 'bank_account', ownerType: 'person' }, 'INVALID_VALUE', 'ownerType'],
+    [{ country: 'DE', paymentType: 'bank_account', rules: '{"error": {}}' }, 'RULES_UNREADABLE', undefined],
+    [{ country: 'DE', paymentType: 'bank_account', banks: { country: 'CO', response: { data: [] } } }, 'BANKS_MISMATCH', undefined],
+    [{ country: 'DE', paymentType: 'bank_account', banks: { country: 'DE', response: [] } }, 'BANKS_UNREADABLE', undefined],
+  ];
+  for (const [options, want, field] of refusals) {
+    const refused = (e) => e instanceof XborderError && e.code === want && e.field === field && e.message.startsWith(want);
+    assert.throws(() => beneficiaryForm(options), refused, JSON.stringify(options));
+    const validator = new BeneficiaryValidator(options.rules, options.banks);
+    assert.throws(() => validator.form(options.country, options.paymentType, options.ownerType), refused);
+    validator.free();
+  }
+  // A choice for the bank when a bank list is given: its banks in order, the id where there is no name.
+  const fields = beneficiaryForm({ country: 'DE', paymentType: 'bank_account', banks: { country: 'DE', response: { data: [{ id: 'b1', name: 'Bank 1' }, { id: 'b2' }] } } });
+  assert.deepEqual(fields.find((f) => f.path === 'paymentInfo.bankId').options, [{ value: 'b1', label: 'Bank 1' }, { value: 'b2', label: 'b2' }]);
+  const iban = fields.find((f) => f.path === 'paymentInfo.accountNumber');
+  assert.deepEqual([iban.account, iban.length, iban.required, iban.source, 'options' in iban], ['iban', { min: 15, max: 34 }, false, 'country', false]);
+  assert.ok(!('account' in fields.find((f) => f.path === 'paymentInfo')), 'no account kind: no key');
+  // checkAccount: the states, the two forms, and why when invalid (non-ASCII counted in characters).
+  assert.deepEqual(checkAccount('sort_code', ''), { state: 'empty', electronic: '', display: '' });
+  assert.deepEqual(checkAccount('sort_code', '12 34 5'), { state: 'incomplete', electronic: '12345', display: '12-34-5' });
+  assert.deepEqual(checkAccount('iban', 'de89 3704 0044 0532 0130 00'), { state: 'complete', electronic: 'DE89370400440532013000', display: 'DE89 3704 0044 0532 0130 00' });
+  const invalid = checkAccount('bic', 'COBAXXFF');
+  assert.deepEqual({ ...invalid, message: typeof invalid.message }, { state: 'invalid', electronic: 'COBAXXFF', display: 'COBAXXFF', code: 'INVALID_BIC', reason: 'COUNTRY', params: { country: 'XX' }, message: 'string' });
+  const accented = checkAccount('iban', 'DÉ89');
+  assert.deepEqual([accented.state, accented.electronic, accented.reason], ['invalid', 'DÉ89', 'LAYOUT']);
+  assert.throws(() => checkAccount('IBAN', 'DE89'), (e) => e instanceof XborderError && e.code === 'UNKNOWN_ACCOUNT_KIND');
+  // normalizeBeneficiary: a new value, keys in their order, the draft left as it was.
+  const draft = { paymentInfo: { sortCode: '12-34-56', bic: 'hbuk gb 4b', bankId: 'b1', accountNumber: '3192 6819' }, country: 'GB', paymentType: 'bank_account', when: { toJSON: () => 'now' } };
+  const sent = normalizeBeneficiary(draft);
+  assert.deepEqual(sent, { paymentInfo: { sortCode: '123456', bic: 'HBUKGB4B', bankId: 'b1', accountNumber: '3192 6819' }, country: 'GB', paymentType: 'bank_account', when: 'now' });
+  assert.deepEqual(Object.keys(sent.paymentInfo), ['sortCode', 'bic', 'bankId', 'accountNumber']);
+  assert.equal(draft.paymentInfo.sortCode, '12-34-56');
+  assert.notEqual(sent.paymentInfo, draft.paymentInfo);
+  assert.deepEqual(normalizeBeneficiary(sent), sent, 'normalizing twice changes nothing more');
+  assert.equal(normalizeBeneficiary('x'), 'x');
+  assert.equal(normalizeBeneficiary(undefined), null);
+  assert.throws(() => normalizeBeneficiary({ n: NaN }), code('MALFORMED_JSON'));
+  // Reasons and params on account-detail issues only.
+  const issues = validateBeneficiary({ ownerType: 'business', country: 'DE', paymentType: 'bank_account', paymentInfo: { accountNumber: 'DE89 3704 0044 0532 0130 0' } }).issues;
+  const byCode = Object.fromEntries(issues.map((i) => [i.code, i]));
+  assert.deepEqual([byCode.INVALID_IBAN.reason, byCode.INVALID_IBAN.params], ['LENGTH', { expected: 22, actual: 21 }]);
+  assert.ok(!('reason' in byCode.REQUIRED) && !('params' in byCode.REQUIRED), JSON.stringify(byCode.REQUIRED));
+}
+
+console.log('features: ok (form model: beneficiaryForm refusals and choices, checkAccount states, normalizeBeneficiary a new value, reasons on issues; catalog and receivers, page walker by hand and as an async iterator, every list envelope, walks that end, claims: built-in and JS stores alike, beneficiary validator equal to validateBeneficiary, issues with message and label, documents as text, unreadable documents, one winner among concurrent requests, conflicts, failing stores, windows)');
 
 // ---------------------------------------------------------------------------------------------
 // Envelope: entity.data's text exactly as sent (spaces, escapes, non-ASCII), made on first read

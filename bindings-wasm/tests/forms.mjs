@@ -3,37 +3,46 @@
 //    webhook registration on its Catalog), in the browsers' file (forms.js over forms/*.wasm) and in
 //    Node (`xborder-wasm/forms` resolves to the full module's forms functions there);
 // 2. its answers: every conformance vector of what it holds (event.classify, event.matches,
-//    beneficiary.validate, pagination.*) through forms.js over the forms .wasm, loaded with
+//    beneficiary.validate, pagination.*, and contract v4's account.check, beneficiary.form and
+//    beneficiary.normalize from the single files of XBORDER_VECTOR_FILES) through forms.js over
+//    the forms .wasm, loaded with
 //    init(bytes), by the runners' shared case logic; NOT_INITIALIZED before init();
 // 3. its size: the .wasm (gzip -9), and a Vite production build of a page that validates one form
 //    (every file the page loads, gzipped), run in headless Chromium. Each is checked against its
 //    budget (the test fails over it) and printed against issue 23's goal (30 KiB for the .wasm,
 //    45 KiB for the page), which BENCHMARKS.md records.
-// Usage: node forms.mjs <scratch project with node_modules/xborder-wasm> <vector dirs, colon-separated>
+// Usage: node forms.mjs <scratch project with node_modules/xborder-wasm> <vector dirs, colon-separated> [<vector files, colon-separated>]
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { runVectors } from '../../tests/runners/node/conformance.mjs';
+import { vectorFiles } from '../../tests/runners/node/files.mjs';
 import { launchChromium, startServer } from '../../tests/runners/browser/harness.mjs';
 
 const KiB = 1024;
-const BUDGET = { wasm: 52 * KiB, page: 60 * KiB }; // fails over these (gzip -9)
+// Fails over these (gzip -9). They were 52 and 60 KiB until issue 31 added the form model
+// (beneficiaryForm, checkAccount, normalizeBeneficiary, reasons and params on issues): measured
+// 59,623 B for the .wasm and 68,778 B for the page, each raised to its measured size rounded up to
+// the next KiB + 1 KiB. Issue 32 cuts them back (goal 20 KiB for the .wasm).
+const BUDGET = { wasm: 60 * KiB, page: 69 * KiB };
 const GOAL = { wasm: 30 * KiB, page: 45 * KiB }; // issue 23's goals, reported
 
 const scratch = process.argv[2] && resolve(process.argv[2]);
 const dirs = process.argv[3] ?? '';
+const singles = process.argv[4] ?? process.env.XBORDER_VECTOR_FILES ?? '';
 const tools = process.env.XBORDER_NODE_TOOLS;
 if (!scratch || !dirs || !tools) throw new Error('usage: XBORDER_NODE_TOOLS=... node forms.mjs <scratch> <vector dirs>');
 const pkg = join(scratch, 'node_modules', 'xborder-wasm');
 const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
 const kib = (n) => `${(n / KiB).toFixed(1)} KiB`;
 
-const FORMS_API = ['BeneficiaryValidator', 'Catalog', 'PageWalker', 'XborderError', 'classifyEvent', 'eventMatches', 'init', 'listQuery', 'pageInfo', 'requiredFields', 'validateBeneficiary'];
-const FORMS_OPS = ['event.classify', 'event.matches', 'beneficiary.validate', 'pagination.query', 'pagination.info', 'pagination.walk'];
+const FORMS_API = ['BeneficiaryValidator', 'Catalog', 'PageWalker', 'XborderError', 'beneficiaryForm', 'checkAccount', 'classifyEvent', 'eventMatches', 'init', 'listQuery', 'normalizeBeneficiary', 'pageInfo', 'requiredFields', 'validateBeneficiary'];
+const FORMS_OPS = ['event.classify', 'event.matches', 'beneficiary.validate', 'pagination.query', 'pagination.info', 'pagination.walk',
+  'account.check', 'beneficiary.form', 'beneficiary.normalize'];
 
 // 1. Exports, before and after init().
 const forms = await import(pathToFileURL(join(pkg, 'forms.js')).href);
@@ -54,13 +63,12 @@ assert.deepEqual(Object.keys(nodeForms).sort(), FORMS_API, "Node's xborder-wasm/
 
 // 2. Answers: the vectors of the forms module's operations.
 const files = [];
-for (const dir of dirs.split(':').filter(Boolean)) {
-  for (const name of readdirSync(dir).filter((n) => n.endsWith('.json')).sort()) {
-    const doc = JSON.parse(readFileSync(join(dir, name), 'utf8'));
-    const cases = (doc.cases ?? []).filter((c) => FORMS_OPS.includes(c.op));
-    if (cases.length > 0) files.push({ name: join(dir, name), doc: { ...doc, cases } });
-  }
+for (const { name, doc } of vectorFiles(dirs, singles)) {
+  const cases = (doc.cases ?? []).filter((c) => FORMS_OPS.includes(c.op));
+  if (cases.length > 0) files.push({ name, doc: { ...doc, cases } });
 }
+const v4 = files.flatMap((f) => f.doc.cases).filter((c) => ['account.check', 'beneficiary.form', 'beneficiary.normalize'].includes(c.op)).length;
+assert.ok(v4 > 0 || singles === '', `contract v4's files were given (${singles}) and none of their forms cases was read`);
 const { lines, passed, failed, skipped } = await runVectors(forms, files);
 for (const line of lines.filter((l) => l.startsWith('FAIL'))) console.log(line);
 assert.equal(failed, 0, 'every vector of the forms operations passes through the forms module');
@@ -70,6 +78,10 @@ assert.ok(passed >= 500, `the forms operations' vectors were read (${passed}; th
 const full = await import(pathToFileURL(join(pkg, 'index.mjs')).href);
 const DRAFT = { country: 'CO', ownerType: 'company', paymentType: 'bank_account', paymentInfo: { bankId: 'bank_001', accountNumber: 'DE89370400440532013001' }, name: '' };
 assert.deepEqual(forms.validateBeneficiary(DRAFT), full.validateBeneficiary(DRAFT));
+assert.deepEqual(forms.checkAccount('iban', 'de89 3704 0044 0532 0130 01'), full.checkAccount('iban', 'de89 3704 0044 0532 0130 01'));
+const FORM = { country: 'DE', paymentType: 'bank_account', banks: { country: 'DE', response: { data: [{ id: 'b1', name: 'Bank 1' }] } } };
+assert.deepEqual(forms.beneficiaryForm(FORM), full.beneficiaryForm(FORM));
+assert.deepEqual(forms.normalizeBeneficiary(DRAFT), full.normalizeBeneficiary(DRAFT));
 
 // 3. Size: the .wasm, and a page built by Vite that validates one form.
 const wasmGz = gz(readFileSync(join(pkg, 'forms', 'xborder_wasm_bg.wasm')));
@@ -131,7 +143,7 @@ try {
 }
 
 const verdict = (n, goal) => (n <= goal ? `goal ${kib(goal)} met` : `goal ${kib(goal)} missed by ${kib(n - goal)}`);
-console.log(`forms: vectors ${passed} passed, 0 failed (${FORMS_OPS.join(', ')})`);
+console.log(`forms: vectors ${passed} passed, 0 failed (${FORMS_OPS.join(', ')}; ${v4} of contract v4's)`);
 console.log(`forms: forms/xborder_wasm_bg.wasm ${kib(wasmGz)} gzipped (budget ${kib(BUDGET.wasm)}; ${verdict(wasmGz, GOAL.wasm)})`);
 console.log(`forms: a Vite page that validates one form ${kib(pageGz)} gzipped in all (${parts.join(', ')}; budget ${kib(BUDGET.page)}; ${verdict(pageGz, GOAL.page)})`);
 assert.ok(wasmGz <= BUDGET.wasm, `forms .wasm over its budget: ${wasmGz} > ${BUDGET.wasm}`);

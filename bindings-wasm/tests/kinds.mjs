@@ -186,6 +186,8 @@ const DRAFT = { ownerType: 'individual', country: 'CO', paymentType: 'bank_accou
   const walker = new xb.PageWalker();
   const memoryClaims = new xb.Claims();
   const storeClaims = xb.Claims.withStore(mapStore());
+  const formValidator = new xb.BeneficiaryValidator(RULES_DOC, { country: 'CO', response: BANKS_DOC });
+  const notOwner = notString.filter((v) => v !== null && v !== undefined); // absent: any owner type
   const cases = [
     ['classifyEvent', (a) => xb.classifyEvent(...a), ['order:created'], [['name', notString]]],
     ['checkRegistration', (a) => xb.checkRegistration(...a), [['order:created'], 0],
@@ -204,6 +206,13 @@ const DRAFT = { ownerType: 'individual', country: 'CO', paymentType: 'bank_accou
       [null, ['rules', notDocument], ['banks', notBanks]]],
     ['validateBeneficiary (banks)', (a) => xb.validateBeneficiary(DRAFT, null, { country: a[0], response: a[1] }), ['CO', BANKS_DOC],
       [['banks.country', notCountry], ['banks.response', notDocument]]],
+    ['checkAccount', (a) => xb.checkAccount(...a), ['iban', 'DE89'], [['kind', notString], ['value', notString]]],
+    ['beneficiaryForm', (a) => xb.beneficiaryForm(...a), [{ country: 'CO', paymentType: 'bank_account' }], [['options', [undefined, null, ...notOptions]]]],
+    ['beneficiaryForm (options)', (a) => xb.beneficiaryForm({ country: a[0], paymentType: a[1], ownerType: a[2], rules: a[3], banks: a[4] }),
+      ['CO', 'bank_account', 'individual', RULES_DOC, { country: 'CO', response: BANKS_DOC }],
+      [['options.country', notString], ['options.paymentType', notString], ['options.ownerType', notOwner], ['rules', notDocument], ['banks', notBanks]]],
+    ['BeneficiaryValidator#form', (a) => formValidator.form(...a), ['CO', 'bank_account', 'individual'],
+      [['country', notString], ['paymentType', notString], ['ownerType', notOwner]]],
     ['new BeneficiaryValidator', (a) => new xb.BeneficiaryValidator(...a), [RULES_DOC, { country: 'CO', response: BANKS_DOC }],
       [['rules', notDocument], ['banks', notBanks]]],
     ['new BeneficiaryValidator (banks)', (a) => new xb.BeneficiaryValidator(null, { country: a[0], response: a[1] }), ['CO', JSON.stringify(BANKS_DOC)],
@@ -263,6 +272,10 @@ const DRAFT = { ownerType: 'individual', country: 'CO', paymentType: 'bank_accou
   catalog.free();
   walker.free();
   memoryClaims.free();
+  formValidator.free();
+  // A misspelt option of beneficiaryForm is a TypeError naming it, never ignored.
+  assert.throws(() => xb.beneficiaryForm({ country: 'CO', paymentType: 'bank_account', owner: 'individual' }),
+    (e) => e instanceof TypeError && e.message.includes('`options.owner`'));
   assert.ok(checked > 400, `${checked} wrong-kind calls`);
 
   // stepAsync: the same checks, as a rejected promise (nothing is thrown synchronously).

@@ -4,7 +4,8 @@
 # looks like to the compiler) and types/*.ts: a user's own declared interfaces of the rules
 # document, the bank list and the list responses (declared.ts), JSON files imported with
 # resolveJsonModule (json.ts: the documents of the public vectors, types/*.json), code written
-# for exactOptionalPropertyTypes (exact.ts); `// @ts-expect-error` lines show what is still
+# for exactOptionalPropertyTypes (exact.ts), the form model of issue 31 (forms.ts: beneficiaryForm,
+# checkAccount narrowed on its state, normalizeBeneficiary, reasons); `// @ts-expect-error` lines show what is still
 # refused (an unused one fails the compile), and `Equals<...>` that return types stay precise.
 # Compiled three ways: module nodenext (a Node project), the same with exactOptionalPropertyTypes,
 # and module esnext with moduleResolution bundler (a Vite or webpack app). The JSON fixtures are
@@ -21,7 +22,7 @@ rm -rf "$DIR/types"
 mkdir -p "$DIR/types"
 cp "$HERE/consumer.ts" "$DIR/consumer.ts"
 cp "$HERE"/types/*.ts "$HERE"/types/*.json "$HERE"/types/*.mjs "$DIR/types/"
-FILES='"consumer.ts", "types/declared.ts", "types/json.ts", "types/exact.ts"'
+FILES='"consumer.ts", "types/declared.ts", "types/json.ts", "types/exact.ts", "types/forms.ts"'
 # tsconfig NAME MODULE RESOLUTION EXTRA: a strict, no-emit project of FILES.
 tsconfig() {
   cat > "$DIR/tsconfig.$1.json" <<JSON
@@ -40,6 +41,6 @@ for config in nodenext exact bundler; do
   echo "types: tsc --strict -p tsconfig.$config.json: ok"
 done
 expected=$(cat consumer.ts types/*.ts | grep -c '@ts-expect-error')
-exact=$(grep -o 'Equals<' types/declared.ts types/json.ts types/exact.ts | wc -l)
+exact=$(grep -o 'Equals<' types/declared.ts types/json.ts types/exact.ts types/forms.ts | wc -l)
 node types/fixtures.mjs "$ROOT/../shared/conformance"
-echo "types: ok, consumer.ts + types/{declared,json,exact}.ts compiled 3 ways (nodenext, exactOptionalPropertyTypes, bundler), $expected refusals (@ts-expect-error) and $exact exact types (Equals) held"
+echo "types: ok, consumer.ts + types/{declared,json,exact,forms}.ts compiled 3 ways (nodenext, exactOptionalPropertyTypes, bundler), $expected refusals (@ts-expect-error) and $exact exact types (Equals) held"
