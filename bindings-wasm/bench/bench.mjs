@@ -76,3 +76,10 @@ bench('pageInfo, 25 records', () => xb.pageInfo(page), () => {
 });
 bench('pageInfo, {data, total} + request', () => xb.pageInfo({ data: page.data, total: 1000 }, { page: 3, pageSize: 25 }));
 bench('listQuery', () => xb.listQuery({ page: 2, pageSize: 25, search: 'café', filters: { status: 'active' } }));
+// An account detail as the user types it (every keystroke of a form): two strings in, one text and
+// two numbers out.
+const IBAN = 'DE89370400440532013000';
+bench('checkAccount, iban (complete)', () => xb.checkAccount('iban', IBAN));
+bench('checkAccount, iban (typing: "de89 3704")', () => xb.checkAccount('iban', 'de89 3704'));
+bench('checkAccount, iban (invalid: too long)', () => xb.checkAccount('iban', `${IBAN}1`));
+
