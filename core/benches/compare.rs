@@ -22,12 +22,15 @@ use std::collections::HashSet;
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use hmac::{Hmac, Mac};
 use serde_json::Value;
 use sha2::Sha256;
 
-use xborder_core::beneficiary::{self, BankList, ValidationRules};
+use xborder_core::beneficiary::{
+    self, check_account, AccountDetail, AccountState, BankList, BeneficiaryValidator, FormSource,
+    ValidationRules,
+};
 use xborder_core::delivery::{DedupeStore, Receiver};
 use xborder_core::envelope::Envelope;
 use xborder_core::events::{self, Catalog, EventKind, LIVE_EVENTS, PLANNED_EVENTS, WILDCARDS};
@@ -404,6 +407,103 @@ fn validating(c: &mut Criterion) {
     g.finish();
 }
 
+/// A hand-written IBAN check as integration guides write it: separators out, upper-cased, the
+/// first four moved to the end, letters as 10..35, mod 97 (no registry, no length per country).
+fn naive_iban(value: &str) -> bool {
+    let s: String = value
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '-')
+        .collect::<String>()
+        .to_uppercase();
+    if s.len() < 15 || s.len() > 34 || !s.chars().all(|c| c.is_ascii_alphanumeric()) {
+        return false;
+    }
+    let moved = format!("{}{}", &s[4..], &s[..4]);
+    let mut rem = 0u32;
+    for c in moved.chars() {
+        let v = c.to_digit(36).unwrap();
+        rem = if v < 10 {
+            (rem * 10 + v) % 97
+        } else {
+            (rem * 100 + v) % 97
+        };
+    }
+    rem == 1
+}
+
+/// Contract v4's form calls (issue 31): an account detail checked as the user types it, the
+/// form model of the 30-rule document (rules and bank list read once), and the payload
+/// normalized before the POST.
+fn forms(c: &mut Criterion) {
+    const IBAN: &str = "DE89370400440532013000";
+    const IBAN_TYPED: &str = "de89 3704 0044 0532 0130 00";
+    assert_eq!(IBAN.len(), 22);
+    for v in [IBAN, IBAN_TYPED] {
+        assert_eq!(
+            check_account(AccountDetail::Iban, v).state,
+            AccountState::Complete
+        );
+        assert!(naive_iban(v));
+    }
+    let mut g = c.benchmark_group("account");
+    g.bench_function(BenchmarkId::new("xborder", "iban22"), |b| {
+        b.iter(|| check_account(AccountDetail::Iban, black_box(IBAN)))
+    });
+    g.bench_function(BenchmarkId::new("xborder", "iban22_typed"), |b| {
+        b.iter(|| check_account(AccountDetail::Iban, black_box(IBAN_TYPED)))
+    });
+    g.bench_function(BenchmarkId::new("naive", "iban22"), |b| {
+        b.iter(|| naive_iban(black_box(IBAN)))
+    });
+    g.finish();
+
+    let rules: Value = serde_json::from_slice(RULES).unwrap();
+    let banks: Value = serde_json::from_slice(BANKS).unwrap();
+    // Read once, as a form does: the validator keeps both documents.
+    let validator = BeneficiaryValidator::from_documents(Some(&rules), Some("CO"), Some(&banks));
+    let fields = validator
+        .form("CO", "bank_account", Some("individual"))
+        .unwrap();
+    // The 30 field rules (top level, nested, per payment type) give 26 fields for bank_account
+    // (the other payment types' rules are not asked for), plus `paymentInfo` and the bank choice.
+    let from_rules = fields
+        .iter()
+        .filter(|f| f.source == FormSource::Rules)
+        .count();
+    assert_eq!((fields.len(), from_rules), (28, 26), "{fields:?}");
+    assert!(
+        fields.iter().any(|f| f.path == "address.city"),
+        "nested fields"
+    );
+    let mut g = c.benchmark_group("form");
+    g.bench_function(BenchmarkId::new("xborder", "rules30"), |b| {
+        b.iter(|| {
+            validator.form(
+                black_box("CO"),
+                black_box("bank_account"),
+                Some("individual"),
+            )
+        })
+    });
+    g.finish();
+
+    let draft: Value = serde_json::from_slice(DRAFT).unwrap();
+    let sent = beneficiary::normalize(draft.clone());
+    assert_eq!(
+        sent["paymentInfo"]["accountNumber"],
+        "DE89370400440532013000"
+    );
+    let mut g = c.benchmark_group("normalize");
+    g.bench_function(BenchmarkId::new("xborder", "draft"), |b| {
+        b.iter_batched(
+            || draft.clone(),
+            |d| beneficiary::normalize(black_box(d)),
+            BatchSize::SmallInput,
+        )
+    });
+    g.finish();
+}
+
 fn paging(c: &mut Criterion) {
     let page_t = text(PAGE);
     let page: Value = serde_json::from_str(page_t).unwrap();
@@ -455,6 +555,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = signatures, decoding, receiving, classifying, validating, paging
+    targets = signatures, decoding, receiving, classifying, validating, forms, paging
 }
 criterion_main!(benches);

@@ -44,7 +44,7 @@ fi
 load built
 
 say "rust: criterion (core/benches/compare.rs)"
-rm -rf target/criterion/{verify,decode,receive,classify,validate,page}
+rm -rf target/criterion/{verify,decode,receive,classify,validate,account,form,normalize,page}
 XBORDER_BENCH_MEASURE_MS=${XBORDER_BENCH_MEASURE_MS:-2000} XBORDER_BENCH_WARMUP_MS=${XBORDER_BENCH_WARMUP_MS:-300} \
   cargo bench -q -p xborder-core --bench compare 2>&1 | grep -E '^[a-z_]+\/|time:' | sed 's/^/  /'
 load rust

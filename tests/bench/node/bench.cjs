@@ -226,6 +226,27 @@ results.push(compare('validate_prepared/rules30', {
   xborder: () => validator.validate(DRAFT),
   naive: () => nodeValidate(DRAFT, RULES, BANKS),
 }));
+// An account detail as the user types it (issue 31): the package's checkAccount against the
+// IBAN check a Node integrator writes (separators out, the first four moved, mod 97 in chunks).
+function nodeIban(value) {
+  const s = value.replace(/[\s-]/g, '').toUpperCase();
+  if (s.length < 15 || s.length > 34 || !/^[A-Z0-9]+$/.test(s)) return false;
+  const moved = s.slice(4) + s.slice(0, 4);
+  let rem = 0;
+  for (const ch of moved) {
+    const v = parseInt(ch, 36);
+    rem = v < 10 ? (rem * 10 + v) % 97 : (rem * 100 + v) % 97;
+  }
+  return rem === 1;
+}
+const IBAN = 'DE89370400440532013000';
+if (typeof xb.checkAccount === 'function') {
+  if (xb.checkAccount('iban', IBAN).state !== 'complete' || !nodeIban(IBAN)) throw new Error('checkAccount disagrees');
+  results.push(compare('account/iban22', {
+    xborder: () => xb.checkAccount('iban', IBAN),
+    naive: () => nodeIban(IBAN),
+  }));
+}
 const request = { page: 2, pageSize: 25 };
 results.push(compare('page/25', {
   xborder: () => xb.pageInfo(PAGE, request),
