@@ -57,6 +57,9 @@ const calls = (xb) => ({
   decodeEnvelope: () => xb.decodeEnvelope(body),
   validateBeneficiary: () => xb.validateBeneficiary(DRAFT, RULES),
   requiredFields: () => xb.requiredFields(RULES, 'bank_account', 'CO'),
+  beneficiaryForm: () => xb.beneficiaryForm({ country: 'CO', paymentType: 'bank_account', rules: RULES }),
+  checkAccount: () => xb.checkAccount('iban', 'DE89 3704'),
+  normalizeBeneficiary: () => xb.normalizeBeneficiary(DRAFT),
   listQuery: () => xb.listQuery({ page: 1 }),
   pageInfo: () => xb.pageInfo({ data: [], total: 0 }),
   Receiver: () => new xb.Receiver(secret),
@@ -149,6 +152,7 @@ for (const [entry, xb] of [['node', node], ['web', web]]) {
     }],
     BeneficiaryValidator: [() => new xb.BeneficiaryValidator(RULES), {
       validate: (o) => o.validate(DRAFT),
+      form: (o) => o.form('CO', 'bank_account', 'individual'),
     }],
     Claims: [() => new xb.Claims(), {
       step: (o) => o.step('claim', 'evt_1', 'req_a', 0),
