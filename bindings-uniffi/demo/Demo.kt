@@ -1,6 +1,7 @@
 // A small scenario through the Kotlin API (package dev.xborder, over the generated binding): a receiver takes a signed batch of deliveries
 // (valid, tampered, duplicate, crash before commit, unknown event) and beneficiary drafts are
-// validated against the server's rules and bank list. Run: bash bindings-uniffi/demo.sh
+// validated against the server's rules and bank list; the form those documents ask for, and an IBAN
+// checked as it is typed. Run: bash bindings-uniffi/demo.sh
 import dev.xborder.*
 import java.io.File
 
@@ -63,8 +64,17 @@ fun main(args: Array<String>) {
         for (issue in v.issues) println(String.format("      %-28s %s", issue.path.ifEmpty { "(root)" }, issue.code))
     }
     println()
-    println("== the form for a CO bank account asks for:")
-    for (f in Beneficiaries.requiredFields(text("rules-co-individual.json"), "bank_account", "CO")) {
-        println(String.format("      %-28s %-6s %s", f.path, f.source, f.description))
+    println("== the form for a CO bank account (BeneficiaryValidator.form): path, source, input, label")
+    BeneficiaryValidator(text("rules-co-individual.json"), "CO", text("banks-co.json")).use { validator ->
+        for (f in validator.form("CO", "bank_account")) {
+            val options = if (f.input == FormInput.CHOICE) " " + f.options.joinToString { it.label } else ""
+            println(String.format("      %-28s %-7s %-6s %s%s", f.path, f.source, f.input, f.label, options))
+        }
+    }
+    println()
+    println("== an IBAN as it is typed (Accounts.checkAccount): display, state, why")
+    for (typed in listOf("de89 37", "DE89 3704 0044 0532 0130 00", "DE89 3704 0044 0532 0130 01", "DE89 3704 0044 0532 0130 001")) {
+        val c = Accounts.checkAccount(AccountKind.IBAN, typed)
+        println(String.format("      %-30s %-10s %s", c.display, c.state, c.reason?.let { "$it: ${c.message}" } ?: ""))
     }
 }

@@ -3,9 +3,9 @@
 package dev.xborder
 
 import dev.xborder.internal.accountCheck
+import dev.xborder.internal.accountKind
 import dev.xborder.internal.call
 import dev.xborder.internal.ffi
-import dev.xborder.internal.accountKind
 
 /** Account details as the user types them: every state, form and reason is core's. */
 object Accounts {

@@ -12,7 +12,9 @@ import dev.xborder.internal.validation
  * response text as received (null: not given): the rules document
  * (`GET /v1/validation-rules/beneficiaries`) and the bank list (`GET /v1/beneficiaries/banks`,
  * with its country). A document that cannot be read is an issue (`RULES_UNREADABLE`,
- * `BANKS_UNREADABLE`) at path `""`, never read as "no rules".
+ * `BANKS_UNREADABLE`) at path `""`, never read as "no rules". The fields a form renders are
+ * [Forms.beneficiaryForm]'s (or [BeneficiaryValidator.form]), an account detail as it is typed
+ * [Accounts.checkAccount]'s, the payload to send [Forms.normalizeBeneficiary]'s.
  */
 object Beneficiaries {
     /** Every issue of [draftJson]. Throws only `MALFORMED_JSON` (a draft that is not JSON). */
