@@ -138,6 +138,7 @@ impl FormField {
 /// use xborder_core::beneficiary::BeneficiaryValidator;
 /// let e = BeneficiaryValidator::default().form("de", "bank_account", None).unwrap_err();
 /// assert_eq!((e.code.as_str(), e.field), ("INVALID_VALUE", Some("country")));
+/// assert!(e.to_string().starts_with("INVALID_VALUE: `country` must be an assigned"));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -176,7 +177,19 @@ impl FormError {
 impl fmt::Display for FormError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.field {
-            Some(field) => write!(f, "{}: {field}", self.code),
+            Some(field) => {
+                let what = match field {
+                    "country" => {
+                        "an assigned upper-case ISO 3166-1 alpha-2 code (`DE`, `GB`, `US`)"
+                    }
+                    "paymentType" => {
+                        "a payment type of the API (`bank_account`, `spei`, ...), not empty"
+                    }
+                    "ownerType" => "`individual` or `business` when given",
+                    _ => "a valid value",
+                };
+                write!(f, "{}: `{field}` must be {what}", self.code)
+            }
             None => write!(f, "{}: {}", self.code, self.code.message()),
         }
     }
