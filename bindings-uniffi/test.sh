@@ -27,8 +27,6 @@ DIST=$HERE/dist
   bash "$HERE/build.sh" || exit 1
 [ $# -gt 0 ] && PARTS=("$@") || PARTS=(python kotlin swift jvm swiftpm)
 
-# snippet LANG FILE.md: the first ```LANG block of a README, as written.
-snippet() { awk -v lang="$1" '$0 == "```" lang {f = 1; next} f && /^```/ {exit} f' "$2"; }
 
 failed=()
 run() {
