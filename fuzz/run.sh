@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."                       # the workspace root: cargo fuzz f
 
 seconds=${1:-60}
 shift || true
-all=(envelope signature event_names registration rules banks page_info list_params receiver_model)
+all=(envelope signature event_names registration rules banks account_check page_info list_params receiver_model)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 for t in "${targets[@]}"; do

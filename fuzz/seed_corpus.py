@@ -4,7 +4,10 @@
 Reads every *.json of tests/vectors/, of ../shared/conformance/ and its versioned folders (v2/,
 ...; beside the repository, when it exists) and of each folder of $XBORDER_VECTORS_DIR
 (':'-separated), and writes each input in the framing its target reads (see fuzz/README.md),
-named by its SHA-1 as libFuzzer names files. The `rules` and `banks` targets also get drafts
+named by its SHA-1 as libFuzzer names files (contract v4: `account.check` cases seed
+`account_check`, a kind byte, a cut byte, then the value; `beneficiary.form` cases seed `rules` with a draft of
+the form's country, payment type and owner type; `beneficiary.normalize` cases their draft). The
+`account_check` target also gets every account value below under its kind. The `rules` and `banks` targets also get drafts
 with valid and near-valid account details (IBANs of every country of core's registry, CLABEs,
 CBUs, CUITs, BICs, IFSCs, sort codes, BSBs, branch codes) to the countries that check them, under
 documents given parsed, as their text, or unreadable. Existing files are kept; run `fuzz/run.sh`
@@ -42,6 +45,18 @@ def body_of(inp):
     return b""
 
 
+# The account kinds in the order of core's `AccountDetail::ALL`: the `account_check` target reads
+# its first byte as an index into it.
+KINDS = ["iban", "clabe", "cbu", "cuit", "bic", "ifsc", "sort_code", "bsb", "ca_branch", "aba"]
+FIELD_KINDS = {"bankDocumentNumber": "cuit", "bic": "bic", "ifscCode": "ifsc", "sortCode": "sort_code",
+               "bsbNumber": "bsb", "branchCode": "ca_branch", "routingNumber": "aba"}
+
+
+def account_input(kind, value):
+    """The `account_check` framing: the kind's index, where to cut (half way), the value."""
+    return bytes([KINDS.index(kind), len(value) // 2 % 256]) + value.encode()
+
+
 def j(v):
     return json.dumps(v, ensure_ascii=False).encode()
 
@@ -73,6 +88,16 @@ def seeds(case):
         yield "rules", rules + j(draft)
         if "banks" in inp:
             yield "banks", j(inp["banks"]) + b"\n" + j(draft)
+    elif op == "account.check":
+        kind = inp.get("kind")
+        if kind in KINDS and isinstance(inp.get("value"), str):
+            yield "account_check", account_input(kind, inp["value"])
+    elif op == "beneficiary.form":
+        draft = {k: inp[k] for k in ("country", "paymentType", "ownerType") if inp.get(k) is not None}
+        rules = j(inp["rules"]) + b"\n" if inp.get("rules") is not None else b""
+        yield "rules", rules + j(draft)
+    elif op == "beneficiary.normalize":
+        yield "rules", j(inp["draft"])
     elif op == "pagination.info":
         out = j(inp["response"])
         if "request" in inp:
@@ -241,6 +266,14 @@ def account_seeds():
                  {"country": country, "response": "[]"},
                  {"country": country, "response": {"error": {"CODE": "INTERNAL"}}}][n % 6]
         yield "banks", j(banks) + b"\n" + j(draft)
+        for f, v in fields.items():
+            if not isinstance(v, str):
+                continue
+            kinds = [FIELD_KINDS[f]] if f in FIELD_KINDS else ["iban", "clabe", "cbu"]
+            for kind in kinds:
+                yield "account_check", account_input(kind, v)
+    for v in ("021000021", "021-000-021", "000000000", "13 000 000 0", "12345678"):
+        yield "account_check", account_input("aba", v)
 
 
 def document_seeds():

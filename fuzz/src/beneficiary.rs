@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value};
 use xborder_core::beneficiary::{
     self, is_assigned_country, AccountDetail, AccountProblem, BankList, BeneficiaryDraft,
-    BeneficiaryValidator, CountryLetters, Document, FieldRule, IssueCode, Unreadable,
-    UnreadableDocument, Validation, ValidationRules,
+    BeneficiaryValidator, CountryLetters, Document, FieldRule, FormError, FormInput, FormSource,
+    IssueCode, Unreadable, UnreadableDocument, Validation, ValidationRules,
 };
 
 use crate::is_code;
@@ -628,6 +628,206 @@ fn check_accounts(draft: &Value, base: &Validation) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The form model and the payload to send (contract v4).
+
+/// The refusal FORMAT.md's `beneficiary.form` gives, in its order: an invalid country, an empty
+/// payment type, an owner type other than `individual`/`business` (each `INVALID_VALUE` with the
+/// field), then a rules document that cannot be read, then one for another country or owner
+/// type.
+fn model_form_refusal(
+    country: &str,
+    payment_type: &str,
+    owner_type: Option<&str>,
+    rules: Option<Result<&ValidationRules, &UnreadableDocument>>,
+) -> Option<(IssueCode, Option<&'static str>)> {
+    let invalid = |field| Some((IssueCode::InvalidValue, Some(field)));
+    if !is_assigned_country(country) {
+        return invalid("country");
+    }
+    if payment_type.is_empty() {
+        return invalid("paymentType");
+    }
+    if owner_type.is_some_and(|o| o != "individual" && o != "business") {
+        return invalid("ownerType");
+    }
+    match rules {
+        None => None,
+        Some(Err(_)) => Some((IssueCode::RulesUnreadable, None)),
+        Some(Ok(r)) => {
+            let other_country = r.country.as_deref().is_some_and(|c| c != country);
+            let other_owner =
+                matches!((r.owner_type.as_deref(), owner_type), (Some(a), Some(b)) if a != b);
+            (other_country || other_owner).then_some((IssueCode::RulesMismatch, None))
+        }
+    }
+}
+
+/// `BeneficiaryValidator::form` for the draft's country, payment type and owner type: refused
+/// exactly as the model says; otherwise each path once, non-empty, parents before children (a
+/// parent a group, a group a parent), `paymentInfo` and the fixed bank field required and
+/// fixed, rules fields required, country fields not, options only on a choice, an account kind
+/// only on its own `paymentInfo` field with the kind's length, a label that says something;
+/// every field of the form without documents is there with the same account kind; a draft of
+/// only the three choices gets `REQUIRED` only at those choices or at fields the form shows.
+fn check_form(validator: &BeneficiaryValidator, draft: &Value) {
+    let country = str_field(draft, "country");
+    let payment_type = str_field(draft, "paymentType");
+    let owner_type = draft.get("ownerType").and_then(Value::as_str);
+    let got = validator.form(country, payment_type, owner_type);
+    assert_eq!(
+        got,
+        validator.form(country, payment_type, owner_type),
+        "form not deterministic"
+    );
+    let want = model_form_refusal(country, payment_type, owner_type, validator.rules());
+    let fields = match got {
+        Err(FormError { code, field, .. }) => {
+            assert_eq!(Some((code, field)), want, "form refused for {draft}");
+            return;
+        }
+        Ok(fields) => {
+            assert_eq!(want, None, "form given for {draft}");
+            fields
+        }
+    };
+    let paths: Vec<&str> = fields.iter().map(|f| f.path.as_str()).collect();
+    let unique: BTreeSet<&str> = paths.iter().copied().collect();
+    assert_eq!(unique.len(), paths.len(), "a form field twice: {paths:?}");
+    for (i, f) in fields.iter().enumerate() {
+        assert!(
+            !f.path.is_empty() && f.path.split('.').all(|s| !s.is_empty()),
+            "{paths:?}"
+        );
+        if let Some((parent, _)) = f.path.rsplit_once('.') {
+            let at = paths.iter().position(|p| *p == parent);
+            assert!(
+                at.is_some_and(|at| at < i),
+                "{} before its parent: {paths:?}",
+                f.path
+            );
+        }
+        let parent_of_some = paths.iter().any(|p| {
+            p.strip_prefix(f.path.as_str())
+                .is_some_and(|r| r.starts_with('.'))
+        });
+        assert_eq!(
+            f.input == FormInput::Group,
+            parent_of_some,
+            "{} in {paths:?}",
+            f.path
+        );
+        assert_eq!(f.required, f.source != FormSource::Country, "{f:?}");
+        if f.input != FormInput::Choice {
+            assert!(f.options.is_empty(), "{f:?}");
+        }
+        if let Some(kind) = f.account {
+            assert_eq!(f.path, format!("paymentInfo.{}", kind.field()), "{f:?}");
+            assert_eq!(f.length(), Some(kind.length()));
+        } else {
+            assert_eq!(f.length(), None);
+        }
+        assert!(!f.label.is_empty(), "{f:?}");
+    }
+    let fixed = |path: &str| {
+        let f = fields.iter().find(|f| f.path == path);
+        assert!(
+            f.is_some_and(|f| f.required),
+            "{path} not in the form: {paths:?}"
+        );
+    };
+    fixed("paymentInfo");
+    if payment_type == "bank_account" {
+        fixed(if country == "US" {
+            "paymentInfo.routingNumber"
+        } else {
+            "paymentInfo.bankId"
+        });
+    }
+    let plain = BeneficiaryValidator::default()
+        .form(country, payment_type, owner_type)
+        .expect("a form without documents for valid choices");
+    for p in &plain {
+        let f = fields.iter().find(|f| f.path == p.path);
+        assert!(
+            f.is_some_and(|f| f.account == p.account),
+            "{} without documents only: {paths:?}",
+            p.path
+        );
+    }
+    let mut bare = Map::new();
+    bare.insert("country".into(), country.into());
+    bare.insert("paymentType".into(), payment_type.into());
+    if let Some(o) = owner_type {
+        bare.insert("ownerType".into(), o.into());
+    }
+    let v = validator.validate(&Value::Object(bare));
+    // The form's own choices are its inputs, not fields (a draft without `ownerType` is told so).
+    let choices = ["ownerType", "country", "paymentType"];
+    for issue in v
+        .issues
+        .iter()
+        .filter(|i| i.code == IssueCode::Required && !choices.contains(&i.path.as_str()))
+    {
+        assert!(
+            unique.contains(issue.path.as_str()),
+            "REQUIRED at {} not in the form {paths:?}",
+            issue.path
+        );
+    }
+}
+
+/// `normalize`: idempotent; only strings of `paymentInfo` change, each to its electronic form
+/// (ASCII spaces and hyphens removed, ASCII letters upper-cased), never to an empty one; and
+/// the payload sent validates to the same issues as the draft.
+fn check_normalize(draft: &Value, rules: Option<&ValidationRules>) {
+    let sent = beneficiary::normalize(draft.clone());
+    assert_eq!(
+        beneficiary::normalize(sent.clone()),
+        sent,
+        "normalize twice of {draft}"
+    );
+    if sent != *draft {
+        let (Some(a), Some(b)) = (draft.as_object(), sent.as_object()) else {
+            panic!("normalize changed a draft that is not an object: {draft} → {sent}");
+        };
+        assert!(a.keys().eq(b.keys()), "{draft} → {sent}");
+        for (key, before) in a {
+            let after = &b[key.as_str()];
+            if key != "paymentInfo" {
+                assert_eq!(before, after, "{key} of {draft}");
+                continue;
+            }
+            let (Some(a), Some(b)) = (before.as_object(), after.as_object()) else {
+                panic!("paymentInfo of {draft} → {sent}");
+            };
+            assert!(a.keys().eq(b.keys()), "{draft} → {sent}");
+            for (field, x) in a {
+                let y = &b[field.as_str()];
+                if x != y {
+                    let (Some(x), Some(y)) = (x.as_str(), y.as_str()) else {
+                        panic!("{field} of {draft} → {sent}");
+                    };
+                    let electronic: String = x
+                        .chars()
+                        .filter(|c| !matches!(c, ' ' | '-'))
+                        .map(|c| c.to_ascii_uppercase())
+                        .collect();
+                    assert_eq!(y, electronic, "{field} of {draft}");
+                    assert!(!y.is_empty(), "{field} of {draft} emptied");
+                }
+            }
+        }
+    }
+    for (rules, banks) in [(None, None), (rules, None)] {
+        assert_eq!(
+            issue_set(&beneficiary::validate(draft, rules, banks)),
+            issue_set(&beneficiary::validate(&sent, rules, banks)),
+            "the payload sent validates unlike the draft: {draft} → {sent}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // The targets.
 
 /// The first `max` JSON values of the input, each with the bytes it was read from (leading
@@ -675,7 +875,9 @@ pub fn rules(data: &[u8]) {
     assert!(base.issues.iter().all(|i| i.label.is_none()));
     check_accounts(draft, &base);
     check_typed_draft(draft, None, None, &base);
+    check_normalize(draft, None);
     let Some((rules_doc, raw)) = rules_doc else {
+        check_form(&BeneficiaryValidator::default(), draft);
         return;
     };
 
@@ -698,10 +900,12 @@ pub fn rules(data: &[u8]) {
             BeneficiaryValidator::new(Some(read.clone()), None)
         }
     );
+    check_form(&validator, draft);
     let Ok(rules) = read else {
         check_validator(&validator, draft, rules_doc, read.as_ref().err(), &base);
         return;
     };
+    check_normalize(draft, Some(&rules));
     let _ = rules.listed_payment_types();
     let with = beneficiary::validate(draft, Some(&rules), None);
     check_validation(draft, &with);

@@ -16,6 +16,7 @@
     clippy::unwrap_used
 )]
 
+mod account;
 mod beneficiary;
 mod envelope;
 mod events;
@@ -26,6 +27,7 @@ mod signature;
 
 use serde_json::Value;
 
+pub use account::account_check;
 pub use beneficiary::{banks, rules};
 pub use envelope::envelope;
 pub use events::{event_names, registration};
@@ -44,6 +46,7 @@ pub const TARGETS: &[Target] = &[
     ("registration", registration),
     ("rules", rules),
     ("banks", banks),
+    ("account_check", account_check),
     ("page_info", page_info),
     ("list_params", list_params),
     ("receiver_model", receiver_model),

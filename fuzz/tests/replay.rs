@@ -83,6 +83,7 @@ replay_tests!(
     registration,
     rules,
     banks,
+    account_check,
     page_info,
     list_params,
     receiver_model,
