@@ -220,7 +220,7 @@ def main():
     # Contract v4's form calls (issue 31), each with its documents read once.
     form_rows = [
         ("`check_account(Iban, …)`, a 22-character IBAN", crit("account", "xborder", "iban22"),
-         crit("account", "naive", "iban22"), "hand-written mod 97 (no registry)"),
+         crit("account", "naive", "iban22"), "mod 97 by hand, no registry"),
         ("`check_account(Iban, …)`, the same IBAN as typed (`de89 3704 …`, spaces, lower case)",
          crit("account", "xborder", "iban22_typed"), None, ""),
         ("`BeneficiaryValidator::form`, 30 field rules + 24 banks read once (28 fields for `bank_account`)",
