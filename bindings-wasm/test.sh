@@ -13,7 +13,9 @@
 # JSON import, exactOptionalPropertyTypes), size budget, publish (npm publish --dry-run, publint,
 # attw), panic recovery (on the test build, build.sh --test-hooks), forms (xborder-wasm/forms: its
 # exports, every vector of its operations through its own .wasm, its size and a Vite page's, run
-# in Chromium), bundlers (an app built by webpack 5 and by Vite, run in Chromium), demo end-to-end
+# in Chromium), bundlers (an app built by webpack 5 and by Vite, run in Chromium), devservers (a form
+# page under Vite dev and build, webpack-dev-server and a production build, next dev and
+# next build + start, no config line, in Chromium), demo end-to-end
 # in headless Chromium (screenshot under target/wasm-npm/).
 # Uses the artefact of bindings-wasm/build.sh (built here when missing or stale).
 set -uo pipefail
@@ -79,6 +81,14 @@ forms() {
       . "$ROOT/tests/runners/lib.sh" && xb_vector_dirs &&
         node "$HERE/tests/forms.mjs" "$SCRATCH/consumer-forms" "$XBORDER_VECTOR_DIRS" "$XBORDER_VECTOR_FILES" )
 }
+devservers() {
+  # The dev servers and production builds a frontend team starts with (Vite 7: the esbuild
+  # pre-bundling that moves the package; webpack 5; Next.js 15), as devDependencies of the scratch.
+  local dir=$SCRATCH/consumer-devservers
+  dev_deps "$dir" vite@7 webpack@5 webpack-dev-server@5 next@15 react@19 react-dom@19 &&
+    bash "$HERE/scripts/consumer.sh" "$dir" &&
+    node "$HERE/tests/devservers.mjs" "$dir"
+}
 e2e() {
   bash "$HERE/scripts/consumer.sh" "$SCRATCH/consumer-tarball" &&
     node "$HERE/tests/e2e.mjs" "$SCRATCH/consumer-tarball" "$SCRATCH/demo-e2e.png"
@@ -94,7 +104,8 @@ run publish bash "$HERE/tests/publish.sh"
 run panic panic
 run forms forms
 run bundlers bundlers
+run devservers devservers
 run e2e e2e
 if [ ${#failed[@]} -gt 0 ]; then echo "wasm tests: FAILED: ${failed[*]}"; exit 1; fi
 [ -z "$only" ] || { echo "wasm tests: $only passed"; exit 0; }
-echo "wasm tests: all passed (tarball, lifecycle, tape, recipes, runtimes, types, size, publish, panic, forms, bundlers, e2e)"
+echo "wasm tests: all passed (tarball, lifecycle, tape, recipes, runtimes, types, size, publish, panic, forms, bundlers, devservers, e2e)"

@@ -1,11 +1,48 @@
 // Loading a browser build's WebAssembly (web.js and forms.js): `init(source)` once, the same
 // promise to every later call; a load that failed is not kept, so the next call tries again.
+//
+// Vite's dev server (5, 6 and 7: the esbuild dependency optimizer) copies this package's
+// JavaScript into `node_modules/.vite/deps/` and leaves the .wasm where it was, so the default
+// location (`new URL(..., import.meta.url)` in the generated loader) names a file that is not
+// there and the server answers its index.html (`CompileError: expected magic word`). When this
+// file runs from there and the default location failed, the .wasm is loaded once more from where
+// the package is installed (`node_modules/xborder-wasm/<wasm>` beside `.vite/`): no config line.
+// Vite 8 (the rolldown optimizer) rewrites the location itself; production builds, webpack and
+// Next.js follow `new URL(..., import.meta.url)`, so this path is never taken there.
+
+const VITE_DEPS = /\/\.vite\/deps(?:_temp_[^/]*)?\/[^/]*$/;
+
+/**
+ * Where the package's `.wasm` (`wasm`, its path inside the package) is when this file was
+ * copied into Vite's dependency cache (`…/node_modules/.vite/deps/x.js`), else undefined.
+ */
+function viteDepsLocation(here, wasm) {
+  let url;
+  try {
+    url = new URL(here);
+  } catch {
+    return undefined;
+  }
+  const found = VITE_DEPS.exec(url.pathname);
+  if (!found) return undefined;
+  if (!wasm) {
+    // Vite names the copy after the import: `xborder-wasm_forms.js` for `xborder-wasm/forms`,
+    // `xborder-wasm.js` or `xborder-wasm_web.js` for the full module. A shared chunk
+    // (`chunk-….js`) says neither: no guess, the default location's error stands.
+    const entry = /\/xborder-wasm(_forms|_web)?\.js$/.exec(found[0]);
+    if (!entry) return undefined;
+    wasm = entry[1] === '_forms' ? 'forms/xborder_wasm_bg.wasm' : 'web/xborder_wasm_bg.wasm';
+  }
+  return new URL(url.pathname.replace(VITE_DEPS, `/xborder-wasm/${wasm}`), url.origin);
+}
 
 /**
  * The `init` of a build whose wasm-bindgen loader is `wbgInit`; `onLoaded()` is called when the
- * module is ready (before it, every call throws NOT_INITIALIZED).
+ * module is ready (before it, every call throws NOT_INITIALIZED). `wasm` is the .wasm's path
+ * inside the package (`forms/xborder_wasm_bg.wasm`), for the dev-server case above; without it,
+ * the path is read from the name Vite gave the copy.
  */
-function loader(wbgInit, onLoaded) {
+function loader(wbgInit, onLoaded, wasm) {
   let loading;
   /**
    * Loads the WebAssembly module (once; later calls return the same promise). `source` replaces
@@ -15,7 +52,17 @@ function loader(wbgInit, onLoaded) {
    */
   return function init(source) {
     if (!loading) {
-      loading = wbgInit(source === undefined ? undefined : { module_or_path: source }).then(onLoaded, (e) => {
+      let load;
+      if (source === undefined) {
+        load = wbgInit(undefined).catch((e) => {
+          const moved = viteDepsLocation(import.meta.url, wasm);
+          if (!moved) throw e;
+          return wbgInit({ module_or_path: moved });
+        });
+      } else {
+        load = wbgInit({ module_or_path: source });
+      }
+      loading = load.then(onLoaded, (e) => {
         loading = undefined;
         throw e;
       });
@@ -24,4 +71,4 @@ function loader(wbgInit, onLoaded) {
   };
 }
 
-export { loader };
+export { loader, viteDepsLocation };
