@@ -4,7 +4,7 @@
 #   target/wasm-npm/xborder-wasm.tgz          the packed tarball every test installs
 # Steps: toolchain setup, cargo (wasm32, profiles from wasm-release.toml: wasm-release for
 # browsers, size first; wasm-node for Node, speed first; wasm-forms, the crate without its
-# `webhooks` feature, for `xborder-wasm/forms`), wasm-bindgen (web and nodejs targets, the CLI
+# default features, for `xborder-wasm/forms`: beneficiaries only), wasm-bindgen (web and nodejs targets, the CLI
 # pinned to the crate's =0.2.130), wasm-opt (binaryen from npm: -Oz for browsers, -O3 for Node),
 # the public API (js/api/: copied as ES modules for browsers, bundled by rolldown into
 # node/api.cjs for Node), package files, npm pack. Idempotent: when nothing that goes into the
@@ -38,7 +38,9 @@ elif [ $# -eq 0 ]; then
   TARGETS=(nodejs web forms)
   # Browsers download the module: size first (the budget, tests/size.sh). Node loads it once
   # per process and runs it on every webhook: the same code compiled for speed. The forms module
-  # is the browsers' without signatures, envelopes, claims, the receiver or registration.
+  # is the browsers' with beneficiaries only: without signatures, envelopes, claims, the
+  # receiver, registration, event names or pagination (cargo features webhooks, events,
+  # pagination).
   declare -A PROFILE=([nodejs]=wasm-node [web]=wasm-release [forms]=wasm-forms)
   declare -A OPT=([nodejs]=-O3 [web]=-Oz [forms]=-Oz)
   declare -A CARGO_ARGS=([forms]=--no-default-features)

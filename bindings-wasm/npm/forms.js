@@ -1,6 +1,6 @@
-// The forms module (`xborder-wasm/forms`), for pages that validate beneficiary forms, ask which
-// fields to show, classify event names and build or walk list queries: an ES module over a
-// smaller .wasm built without signatures, envelopes, claims, the receiver or webhook registration.
+// The forms module (`xborder-wasm/forms`), for pages that render and validate beneficiary forms:
+// beneficiaries only, an ES module over a smaller .wasm built without signatures, envelopes,
+// claims, the receiver, webhook registration, event names or pagination (the full module's).
 // Call `await init()` once before the first call; the .wasm is fetched from beside this file
 // (`new URL(..., import.meta.url)`, which bundlers follow). Its answers are the full module's.
 import wbgInit, * as raw from './forms/xborder_wasm.js';
@@ -14,18 +14,12 @@ const api = wrapForms(raw, { XborderError, plainJson }, { ready: () => loaded })
 
 export { XborderError };
 export const {
-  classifyEvent,
-  eventMatches,
-  Catalog,
   validateBeneficiary,
   BeneficiaryValidator,
   beneficiaryForm,
   checkAccount,
   normalizeBeneficiary,
   requiredFields,
-  listQuery,
-  pageInfo,
-  PageWalker,
 } = api;
 
 /** Loads the WebAssembly module: see js/api/loader.js (a failed load is tried again). */

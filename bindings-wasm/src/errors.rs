@@ -32,6 +32,7 @@ pub(crate) fn error(code: &str, message: impl Display) -> JsValue {
     xb_error(code, &message.to_string(), None, JsValue::UNDEFINED)
 }
 
+#[cfg(any(feature = "webhooks", feature = "pagination"))]
 pub(crate) fn type_error(message: &str) -> JsValue {
     js_sys::TypeError::new(message).into()
 }

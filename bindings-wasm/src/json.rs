@@ -206,6 +206,7 @@ pub(crate) fn js_str(s: &str) -> JsValue {
 }
 
 /// A page number or count: the core keeps them at most 2^53 − 1, exact as a JS number.
+#[cfg(any(feature = "webhooks", feature = "pagination"))]
 pub(crate) fn js_u64(n: u64) -> JsValue {
     JsValue::from_f64(n as f64)
 }

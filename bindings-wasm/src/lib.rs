@@ -30,18 +30,20 @@
 //! `XborderError` through core's `Coded` trait, `json` reads JS values as JSON documents. The
 //! JavaScript each imports is `js/imports/<concern>.js`; the public API over it is `js/api/`.
 //!
-//! The cargo feature `webhooks` (on by default) adds signatures, envelopes, the receiver, claims
-//! and webhook registration: without it (`--no-default-features`) the crate is the forms module
-//! (`xborder-wasm/forms`: beneficiaries, event names, pagination), for pages that only
-//! validate forms and walk lists.
+//! The cargo features `webhooks` (signatures, envelopes, the receiver, claims and webhook
+//! registration), `events` (event names) and `pagination` (list queries, the page walker) are on
+//! by default: without them (`--no-default-features`) the crate is the forms module
+//! (`xborder-wasm/forms`: beneficiaries only), for pages that render a beneficiary form.
 
 mod account;
 mod beneficiary;
 #[cfg(feature = "webhooks")]
 mod claims;
 mod errors;
+#[cfg(feature = "events")]
 mod events;
 mod json;
+#[cfg(feature = "pagination")]
 mod pagination;
 #[cfg(feature = "webhooks")]
 mod signatures;

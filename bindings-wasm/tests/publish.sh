@@ -36,7 +36,7 @@ err=$(grep -v -e 'Unknown user config' -e 'requires you to be logged in' "$STDER
 files=$(node -e 'const j = JSON.parse(require("fs").readFileSync(0, "utf8")); const p = j["xborder-wasm"] ?? j;
   console.log(p.files.map((f) => f.path).map((f) => f.replace(/snippets\/[^/]+\//, "snippets/*/")).sort().join(" "))' <<<"$out")
 api=$(cd "$HERE/js/api" && ls ./*.js | sed 's|^\./|api/|' | tr '\n' ' ')
-snip() { for f in "$HERE"/js/imports/*.js; do n=$(basename "$f"); case "$1:$n" in forms:envelope.js) continue ;; esac; echo "$1/snippets/*/js/imports/$n"; done | tr '\n' ' '; }
+snip() { for f in "$HERE"/js/imports/*.js; do n=$(basename "$f"); case "$1:$n" in forms:envelope.js | forms:pagination.js) continue ;; esac; echo "$1/snippets/*/js/imports/$n"; done | tr '\n' ' '; }
 want=$(echo "LICENSE-APACHE LICENSE-MIT README.md $api forms-node.mjs forms.d.ts forms.js $(snip forms) forms/xborder_wasm.js forms/xborder_wasm_bg.wasm index.cjs index.d.cts index.d.ts index.mjs node/api.cjs node/package.json $(snip node) node/xborder_wasm.js node/xborder_wasm_bg.wasm package.json web.d.ts web.js $(snip web) web/xborder_wasm.js web/xborder_wasm_bg.wasm" | tr ' ' '\n' | grep -v '^$' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')
 [ "$files" = "$want" ] || bad "npm publish --dry-run packs: $files
   want: $want"

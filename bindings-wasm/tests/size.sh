@@ -13,7 +13,10 @@
 # params on every account-detail issue) to every build: measured 182,417 B raw / 80,288 B gzipped
 # for browsers (from 160 / 70 KiB budgets with 239 B gzipped of headroom) and 214,892 B / 89,812 B
 # for Node; each budget raised to the measured size rounded up to the next KiB + 1 KiB
-# (180 / 80 KiB, Node 211 / 89 KiB). Issue 32 cuts it back (goal 60 KiB gzipped for browsers).
+# (180 / 80 KiB, Node 211 / 89 KiB). Issue 32 cuts it back (goal 140 KiB raw / 60 KiB gzipped for
+# browsers). The forms module (forms/, `xborder-wasm/forms`: beneficiaries only since issue 32, no
+# event names or pagination) is checked here too, besides tests/forms.mjs (which also weighs a
+# Vite page): measured 91,670 B raw / 42,592 B gzipped, budget 91 / 43 KiB (goal 20 KiB gzipped).
 # Fails over a budget. What keeps the browser module there (no JSON parser, number conversion or
 # float formatting in the module; see ARCHITECTURE.md) must not come back unnoticed.
 set -euo pipefail
@@ -29,5 +32,6 @@ check() { # FILE BUDGET_RAW BUDGET_GZ
 }
 check "$PKG/web/xborder_wasm_bg.wasm" $((180 * 1024)) $((80 * 1024))
 check "$PKG/node/xborder_wasm_bg.wasm" $((211 * 1024)) $((89 * 1024))
-[ $fail = 0 ] && echo "size: browsers' module within 180 KiB / 80 KiB gzipped; Node's within 211 KiB / 89 KiB"
+check "$PKG/forms/xborder_wasm_bg.wasm" $((91 * 1024)) $((43 * 1024))
+[ $fail = 0 ] && echo "size: browsers' module within 180 KiB / 80 KiB gzipped; Node's within 211 KiB / 89 KiB; forms within 91 KiB / 43 KiB"
 exit $fail
