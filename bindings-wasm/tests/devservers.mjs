@@ -10,7 +10,8 @@
 // Usage: node devservers.mjs <scratch project> [name...]
 //   the scratch project has node_modules/xborder-wasm (the packed tarball) and, as
 //   devDependencies, vite, webpack, webpack-dev-server, next, react and react-dom (test.sh's
-//   dev_deps); names: vite-dev vite-build webpack-dev webpack-build next-dev next-build.
+//   dev_deps); names: vite-dev vite-dev-workspace vite-build webpack-dev webpack-build next-dev
+//   next-build (vite-dev-workspace: an app in a workspace that hoisted the package above it).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -148,6 +149,21 @@ const CASES = {
     const p = startProcess([bin('vite', 'bin/vite.js'), '--port', String(port), '--strictPort', '--host', '127.0.0.1', '--clearScreen', 'false'], scratch);
     return { url: `http://127.0.0.1:${port}/`, proc: p, ready: 60_000 };
   },
+  async 'vite-dev-workspace'() {
+    // A workspace that hoisted the package: the app (its own package.json, so its own
+    // node_modules/.vite) resolves xborder-wasm from the scratch's node_modules above it. The
+    // workspace file is what makes the scratch the workspace root for Vite (server.fs.allow);
+    // npm ignores it.
+    await writeFile(join(scratch, 'pnpm-workspace.yaml'), 'packages:\n  - workspace-app\n');
+    const app = join(scratch, 'workspace-app');
+    await mkdir(app, { recursive: true });
+    await writeFile(join(app, 'package.json'), '{ "name": "workspace-app", "private": true, "type": "module" }');
+    await writeVite(app);
+    await rm(join(app, 'node_modules'), { recursive: true, force: true });
+    const port = await freePort();
+    const p = startProcess([bin('vite', 'bin/vite.js'), '--port', String(port), '--strictPort', '--host', '127.0.0.1', '--clearScreen', 'false'], app);
+    return { url: `http://127.0.0.1:${port}/`, proc: p, ready: 60_000 };
+  },
   async 'vite-build'() {
     await writeVite();
     await runToEnd([bin('vite', 'bin/vite.js'), 'build', '--outDir', 'dist-vite', '--emptyOutDir'], scratch, 180_000);
@@ -185,9 +201,9 @@ const CASES = {
   },
 };
 
-async function writeVite() {
-  await writeFile(join(scratch, 'index.html'), '<!doctype html><title>form</title><script type="module" src="/vite-main.js"></script>');
-  await writeFile(join(scratch, 'vite-main.js'), APP);
+async function writeVite(dir = scratch) {
+  await writeFile(join(dir, 'index.html'), '<!doctype html><title>form</title><script type="module" src="/vite-main.js"></script>');
+  await writeFile(join(dir, 'vite-main.js'), APP);
 }
 
 async function writeWebpack() {

@@ -6,7 +6,9 @@
 // location (`new URL(..., import.meta.url)` in the generated loader) names a file that is not
 // there and the server answers its index.html (`CompileError: expected magic word`). When this
 // file runs from there and the default location failed, the .wasm is loaded once more from where
-// the package is installed (`node_modules/xborder-wasm/<wasm>` beside `.vite/`): no config line.
+// the package is installed: `node_modules/xborder-wasm/<wasm>` beside `.vite/`, else where Vite's
+// own resolver puts it (`/@id/xborder-wasm/<wasm>?import&url` answers its URL: a workspace that
+// hoisted the package to its root). No config line.
 // Vite 8 (the rolldown optimizer) rewrites the location itself; production builds, webpack and
 // Next.js follow `new URL(..., import.meta.url)`, so this path is never taken there.
 
@@ -17,6 +19,12 @@ const VITE_DEPS = /\/\.vite\/deps(?:_temp_[^/]*)?\/[^/]*$/;
  * copied into Vite's dependency cache (`…/node_modules/.vite/deps/x.js`), else undefined.
  */
 function viteDepsLocation(here, wasm) {
+  const found = viteDeps(here, wasm);
+  return found && found.sibling;
+}
+
+/** viteDepsLocation's sibling URL, and the dev server's `@id` URL that resolves the path. */
+function viteDeps(here, wasm) {
   let url;
   try {
     url = new URL(here);
@@ -33,7 +41,18 @@ function viteDepsLocation(here, wasm) {
     if (!entry) return undefined;
     wasm = entry[1] === '_forms' ? 'forms/xborder_wasm_bg.wasm' : 'web/xborder_wasm_bg.wasm';
   }
-  return new URL(url.pathname.replace(VITE_DEPS, `/xborder-wasm/${wasm}`), url.origin);
+  const at = url.pathname.indexOf('/@fs/');
+  const base = at >= 0 ? url.pathname.slice(0, at + 1) : url.pathname.replace(/node_modules\/\.vite\/deps[^/]*\/[^/]*$/, '');
+  return {
+    sibling: new URL(url.pathname.replace(VITE_DEPS, `/xborder-wasm/${wasm}`), url.origin),
+    resolved: new URL(`${base}@id/xborder-wasm/${wasm}?import&url`, url.origin),
+  };
+}
+
+/** The .wasm's URL as the Vite dev server's resolver finds it (a module whose default is it). */
+async function viteResolved(id) {
+  const m = await import(/* webpackIgnore: true */ /* @vite-ignore */ String(id));
+  return new URL(m.default, id);
 }
 
 /**
@@ -55,9 +74,10 @@ function loader(wbgInit, onLoaded, wasm) {
       let load;
       if (source === undefined) {
         load = wbgInit(undefined).catch((e) => {
-          const moved = viteDepsLocation(import.meta.url, wasm);
+          const moved = viteDeps(import.meta.url, wasm);
           if (!moved) throw e;
-          return wbgInit({ module_or_path: moved });
+          return wbgInit({ module_or_path: moved.sibling }).catch(async () =>
+            wbgInit({ module_or_path: await viteResolved(moved.resolved).catch(() => { throw e; }) }));
         });
       } else {
         load = wbgInit({ module_or_path: source });
