@@ -194,17 +194,20 @@ async function submit() {
     });
     const answer = await res.json().catch(() => null);
     summary.className = res.ok ? 'ok' : 'ko';
+    // The provider's error body: { error: { CODE, MESSAGE, DETAILS? }, requestId }.
+    const error = res.ok ? null : answer?.error;
     summary.textContent = res.ok
       ? `Created: ${answer?.data?.id ?? ''} (${res.status})`
-      : `The server refused it (${res.status} ${answer?.code ?? ''}): ${answer?.message ?? ''}`;
-    // The server's field errors at their fields.
-    for (const d of res.ok ? [] : answer?.details ?? []) {
-      const node = box(d.field);
-      if (!node) continue;
-      node.classList.add('bad');
-      node.classList.remove('done');
-      node.querySelector(':scope > .msg').textContent = d.message;
+      : `The server refused it (${res.status} ${error?.CODE ?? ''}): ${error?.MESSAGE ?? ''}`;
+    const details = document.createElement('ul');
+    details.id = 'server-details';
+    for (const d of Array.isArray(error?.DETAILS) ? error.DETAILS : []) {
+      if (typeof d !== 'string') continue;
+      const li = document.createElement('li');
+      li.textContent = d;
+      details.append(li);
     }
+    summary.append(details);
     $('result').replaceChildren(summary, pre('sent', 'POST /v1/beneficiaries', payload), pre('answer', `answer ${res.status}`, answer));
   } catch (e) {
     summary.className = 'ko';

@@ -7,7 +7,8 @@
 //   GET  /v1/beneficiaries/banks?countryCode=DE   fixtures/banks-<country>.json, else { "data": [] }
 //   POST /v1/beneficiaries   201 { "data": { "id", ...the payload } }; 400 with the provider's
 //        error body from fixtures/rejected-accounts.json when paymentInfo.accountNumber is one of
-//        its accounts (the spec does not show the error body's shape: this one is assumed), and
+//        its accounts (the provider's shape, as contract v4's api.error vectors have it:
+//        { "error": { "CODE", "MESSAGE", "DETAILS" }, "requestId" }), and
 //        400 INVALID_JSON for a body that is not a JSON object.
 //   node serve.mjs [--port 8000] [--pkg DIR]      (bindings-wasm/demo/serve.sh builds, then runs this)
 // The end-to-end test starts it the same way, with the installed tarball (tests/e2e.mjs), and
@@ -37,7 +38,10 @@ const reply = (res, status, body) => {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
   res.end(JSON.stringify(body));
 };
-const notFound = (what) => ({ statusCode: 404, code: 'NOT_FOUND', message: what });
+// The provider's error body (contract v4's api.error reads it): { error: { CODE, MESSAGE, DETAILS? }, requestId }.
+let requests = 0;
+const failure = (code, message, details) => ({ error: { CODE: code, MESSAGE: message, ...(details ? { DETAILS: details } : {}) }, requestId: ++requests });
+const notFound = (what) => failure('NOT_FOUND', what);
 
 /** The API stand-in: answers and returns true for its routes, false for any other path. */
 async function api(req, res, url, received) {
@@ -46,7 +50,7 @@ async function api(req, res, url, received) {
     const country = q.get('country') ?? '';
     const ownerType = q.get('ownerType') ?? '';
     if (!CODE.test(country) || !['individual', 'business'].includes(ownerType)) {
-      reply(res, 400, { statusCode: 400, code: 'VALIDATION_FAILED', message: 'country (ISO 3166-1 alpha-2) and ownerType (individual or business) are required' });
+      reply(res, 400, failure('VALIDATION_FAILED', 'country (ISO 3166-1 alpha-2) and ownerType (individual or business) are required'));
     } else {
       const doc = await fixture(`rules-${country.toLowerCase()}-${ownerType}.json`);
       if (doc) reply(res, 200, doc);
@@ -57,7 +61,7 @@ async function api(req, res, url, received) {
   if (url.pathname === '/v1/beneficiaries/banks' && req.method === 'GET') {
     const country = q.get('countryCode') ?? '';
     if (!CODE.test(country)) {
-      reply(res, 400, { statusCode: 400, code: 'VALIDATION_FAILED', message: 'countryCode (ISO 3166-1 alpha-2) is required' });
+      reply(res, 400, failure('VALIDATION_FAILED', 'countryCode (ISO 3166-1 alpha-2) is required'));
     } else {
       reply(res, 200, (await fixture(`banks-${country.toLowerCase()}.json`)) ?? { data: [] });
     }
@@ -73,7 +77,7 @@ async function api(req, res, url, received) {
       body = undefined;
     }
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      reply(res, 400, { statusCode: 400, code: 'INVALID_JSON', message: 'the body must be a JSON object' });
+      reply(res, 400, failure('INVALID_JSON', 'the body must be a JSON object'));
       return true;
     }
     received.push(body);
