@@ -15,7 +15,7 @@
 # exports, every vector of its operations through its own .wasm, its size and a Vite page's, run
 # in Chromium), bundlers (an app built by webpack 5 and by Vite, run in Chromium), devservers (a form
 # page under Vite dev and build, webpack-dev-server and a production build, next dev and
-# next build + start, no config line, in Chromium), demo end-to-end
+# next build + start, in Chromium; no config line but Next.js 16's one, as the README says), demo end-to-end
 # in headless Chromium (screenshot under target/wasm-npm/).
 # Uses the artefact of bindings-wasm/build.sh (built here when missing or stale).
 set -uo pipefail
@@ -83,11 +83,15 @@ forms() {
 }
 devservers() {
   # The dev servers and production builds a frontend team starts with (Vite 7: the esbuild
-  # pre-bundling that moves the package; webpack 5; Next.js 15), as devDependencies of the scratch.
-  local dir=$SCRATCH/consumer-devservers
-  dev_deps "$dir" vite@7 webpack@5 webpack-dev-server@5 next@15 react@19 react-dom@19 &&
+  # pre-bundling that moves the package; webpack 5; Next.js 16, Turbopack), as devDependencies of
+  # the scratch; and Next.js 15's production build (webpack, no config line) in a second one.
+  local dir=$SCRATCH/consumer-devservers next15=$SCRATCH/consumer-devservers-next15
+  dev_deps "$dir" vite@7 webpack@5 webpack-dev-server@5 next@16 react@19 react-dom@19 &&
     bash "$HERE/scripts/consumer.sh" "$dir" &&
-    node "$HERE/tests/devservers.mjs" "$dir"
+    node "$HERE/tests/devservers.mjs" "$dir" &&
+    dev_deps "$next15" next@15 react@19 react-dom@19 &&
+    bash "$HERE/scripts/consumer.sh" "$next15" &&
+    node "$HERE/tests/devservers.mjs" "$next15" next-build
 }
 e2e() {
   bash "$HERE/scripts/consumer.sh" "$SCRATCH/consumer-tarball" &&

@@ -2,7 +2,8 @@
 // each as its user runs it, with no config line about xborder-wasm: Vite (`vite` dev with its
 // dependency pre-bundling as shipped, and `vite build` + `vite preview`), webpack 5
 // (webpack-dev-server, and a production build served as files) and Next.js (an app-router page
-// whose client component validates a form: `next dev`, and `next build` + `next start`). Each
+// whose client component validates a form: `next dev`, and `next build` + `next start`; Next.js
+// 15 with no config, Next.js 16 with the README's one line, see NEXT_CONFIG). Each
 // server listens on a loopback port, the page is loaded in headless Chromium, and the draft it
 // validated (window.__result) must equal the Node module's answer for the same draft. Every
 // server is stopped (its whole process group), whatever happened; every wait is bounded.
@@ -235,7 +236,15 @@ server.start();
 `);
 }
 
+// Next.js 16 builds with Turbopack, whose server render of a client component takes the
+// package's Node entry and cannot find its .wasm: the one config line the README gives for it,
+// written exactly so; Next.js 15 (webpack) runs with none.
+const NEXT_CONFIG = "export default { serverExternalPackages: ['xborder-wasm'] };\n";
+
 async function writeNext() {
+  const major = Number(requireApp('next/package.json').version.split('.')[0]);
+  if (major >= 16) await writeFile(join(scratch, 'next.config.mjs'), NEXT_CONFIG);
+  else await rm(join(scratch, 'next.config.mjs'), { force: true });
   await mkdir(join(scratch, 'app'), { recursive: true });
   await writeFile(join(scratch, 'app/layout.js'), NEXT_LAYOUT);
   await writeFile(join(scratch, 'app/page.js'), NEXT_PAGE);
