@@ -143,27 +143,8 @@ pc_check
 
 # The vectors (the folders of XBORDER_VECTOR_DIRS, the files of XBORDER_VECTOR_FILES), copied in
 # as run.sh does; their folders passed as `folder=displayName` lines.
-rm -rf "$WORK/vectors"
 args=
-n=0
-IFS=: read -r -a dirs <<<"$XBORDER_VECTOR_DIRS"
-for d in "${dirs[@]}"; do
-  [ -n "$d" ] || continue
-  mkdir -p "$WORK/vectors/$n"
-  find "$d" -maxdepth 1 -name '*.json' -type f -exec cp {} "$WORK/vectors/$n/" \;
-  args+="/work/vectors/$n=$d"$'\n'
-  n=$((n + 1))
-done
-# The single files of XBORDER_VECTOR_FILES (contract v4), each in a folder of its own, as run.sh does.
-IFS=: read -r -a files <<<"${XBORDER_VECTOR_FILES:-}"
-for f in "${files[@]}"; do
-  [ -f "$f" ] || continue
-  [[ ":$XBORDER_VECTOR_DIRS:" == *":$(dirname "$f"):"* ]] && continue
-  mkdir -p "$WORK/vectors/$n"
-  cp "$f" "$WORK/vectors/$n/"
-  args+="/work/vectors/$n=$(dirname "$f")"$'\n'
-  n=$((n + 1))
-done
+while IFS= read -r line; do args+="/work/vectors/$line"$'\n'; done < <(xb_stage_vectors "$WORK/vectors")
 
 # In the root the work folder is /work: the package is /work/Xborder, as --assemble-only said.
 run_in_root() {

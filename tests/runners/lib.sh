@@ -52,3 +52,30 @@ xb_vector_dirs() {
   fi
   export XBORDER_VECTOR_FILES=${XBORDER_VECTOR_FILES:-}
 }
+
+# xb_stage_vectors DEST: copies the vectors into DEST/<n>/ for a runner that sees only one folder
+# tree (the Swift root): each folder of XBORDER_VECTOR_DIRS, then each file of
+# XBORDER_VECTOR_FILES alone in a folder of its own (unless its folder is one of the folders);
+# prints one `<n>=<origin folder>` line per staged folder, the origin naming it in FAIL lines.
+xb_stage_vectors() {
+  local dest=$1 n=0 d f
+  local -a dirs files
+  rm -rf "$dest"
+  IFS=: read -r -a dirs <<<"${XBORDER_VECTOR_DIRS:-}"
+  for d in "${dirs[@]}"; do
+    [ -n "$d" ] || continue
+    mkdir -p "$dest/$n"
+    find "$d" -maxdepth 1 -name '*.json' -type f -exec cp {} "$dest/$n/" \;
+    echo "$n=$d"
+    n=$((n + 1))
+  done
+  IFS=: read -r -a files <<<"${XBORDER_VECTOR_FILES:-}"
+  for f in "${files[@]}"; do
+    [ -f "$f" ] || continue
+    [[ ":${XBORDER_VECTOR_DIRS:-}:" == *":$(dirname "$f"):"* ]] && continue
+    mkdir -p "$dest/$n"
+    cp "$f" "$dest/$n/"
+    echo "$n=$(dirname "$f")"
+    n=$((n + 1))
+  done
+}

@@ -20,31 +20,11 @@ xb_vector_dirs
 # The work folder is bind-mounted into the root: sources, library and vectors are copied in.
 WORK=${CARGO_TARGET_DIR:-$ROOT/target}/swift-runner
 mkdir -p "$WORK"
-rm -rf "$WORK/vectors"
 cp "$DIST/swift/Xborder.swift" "$DIST/swift/XborderFFI.h" "$DIST/swift/module.modulemap" \
    "$HERE/main.swift" "$DIST/lib/libxborder_ffi.so" "$WORK/"
+# The vectors copied in (xb_stage_vectors), each folder passed as `vectors/<n>=<origin>`.
 args=()
-n=0
-IFS=: read -r -a dirs <<<"$XBORDER_VECTOR_DIRS"
-for d in "${dirs[@]}"; do
-  [ -n "$d" ] || continue
-  mkdir -p "$WORK/vectors/$n"
-  find "$d" -maxdepth 1 -name '*.json' -type f -exec cp {} "$WORK/vectors/$n/" \;
-  args+=("vectors/$n=$d")
-  n=$((n + 1))
-done
-# XBORDER_VECTOR_FILES (contract v4's accounts.json and forms.json): each file copied alone into
-# a folder of its own, passed as that folder with the file's folder as its name; a file whose
-# folder is already one of XBORDER_VECTOR_DIRS is read there.
-IFS=: read -r -a files <<<"${XBORDER_VECTOR_FILES:-}"
-for f in "${files[@]}"; do
-  [ -f "$f" ] || continue
-  [[ ":$XBORDER_VECTOR_DIRS:" == *":$(dirname "$f"):"* ]] && continue
-  mkdir -p "$WORK/vectors/$n"
-  cp "$f" "$WORK/vectors/$n/"
-  args+=("vectors/$n=$(dirname "$f")")
-  n=$((n + 1))
-done
+while IFS= read -r line; do args+=("vectors/$line"); done < <(xb_stage_vectors "$WORK/vectors")
 
 hash=$(cat "$XBORDER_SWIFT_ROOT/.xborder-ready" "$WORK/Xborder.swift" "$WORK/XborderFFI.h" \
   "$WORK/module.modulemap" "$WORK/main.swift" | sha256sum | cut -c1-16)
