@@ -15,15 +15,10 @@
 const VITE_DEPS = /\/\.vite\/deps(?:_temp_[^/]*)?\/[^/]*$/;
 
 /**
- * Where the package's `.wasm` (`wasm`, its path inside the package) is when this file was
- * copied into Vite's dependency cache (`…/node_modules/.vite/deps/x.js`), else undefined.
+ * Where the package's `.wasm` (`wasm`, its path inside the package) is when this file was copied
+ * into Vite's dependency cache (`…/node_modules/.vite/deps/x.js`): the `sibling` URL beside
+ * `.vite/`, and the dev server's `@id` URL that resolves it; undefined elsewhere.
  */
-function viteDepsLocation(here, wasm) {
-  const found = viteDeps(here, wasm);
-  return found && found.sibling;
-}
-
-/** viteDepsLocation's sibling URL, and the dev server's `@id` URL that resolves the path. */
 function viteDeps(here, wasm) {
   let url;
   try {
@@ -91,4 +86,4 @@ function loader(wbgInit, onLoaded, wasm) {
   };
 }
 
-export { loader, viteDepsLocation };
+export { loader };
