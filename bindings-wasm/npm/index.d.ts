@@ -913,6 +913,8 @@ export function beneficiaryForm(options: BeneficiaryFormOptions): FormField[];
  * IBAN, `sortCode`, `bic`, ..., the routing number) in its electronic form (`de89 3704…` ->
  * `DE893704…`); nothing else changed. A new value: `draft` is not changed.
  * @throws {XborderError} `MALFORMED_JSON` only for a value that cannot be written as JSON.
+ * @throws {TypeError} for what is not data: `undefined`, a function, a Promise, bytes (a body
+ *   not parsed yet).
  */
 export function normalizeBeneficiary<T>(draft: T): T;
 

@@ -633,7 +633,11 @@ async function alike(rules, steps, want) {
   assert.notEqual(sent.paymentInfo, draft.paymentInfo);
   assert.deepEqual(normalizeBeneficiary(sent), sent, 'normalizing twice changes nothing more');
   assert.equal(normalizeBeneficiary('x'), 'x');
-  assert.equal(normalizeBeneficiary(undefined), null);
+  // Not data: refused by kind, never given back changed (undefined as null, a Buffer as its toJSON).
+  for (const wrong of [undefined, () => 1, Symbol('d'), Promise.resolve({}), Buffer.from('{}'), new Uint8Array(2), new ArrayBuffer(2)]) {
+    assert.throws(() => normalizeBeneficiary(wrong), (e) => e instanceof TypeError && /`draft` must be the draft as data/.test(e.message));
+  }
+  assert.equal(normalizeBeneficiary(null), null, 'JSON null is data: back as it is');
   assert.throws(() => normalizeBeneficiary({ n: NaN }), code('MALFORMED_JSON'));
   // Reasons and params on account-detail issues only.
   const issues = validateBeneficiary({ ownerType: 'business', country: 'DE', paymentType: 'bank_account', paymentInfo: { accountNumber: 'DE89 3704 0044 0532 0130 0' } }).issues;

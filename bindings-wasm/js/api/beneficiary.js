@@ -23,6 +23,20 @@ const documentIn = (name, how) => (v) => {
 
 const RULES_DOCUMENT = documentIn('rules', RULES_HOW);
 
+/**
+ * The draft to normalize: any JSON data (what is not an object comes back as it is), never
+ * undefined, a function, a symbol, a Promise (a body not awaited) or bytes (a body not parsed):
+ * each would come back changed or as null, with nothing said.
+ */
+const DRAFT = (v) => {
+  if (v === undefined || typeof v === 'function' || typeof v === 'symbol' || isThenable(v) ||
+      v instanceof ArrayBuffer || ArrayBuffer.isView(v)) {
+    throw refuse('draft', 'the draft as data (the payload of POST /v1/beneficiaries, a plain object)', v,
+      'pass the object you will send, or JSON.parse the text first');
+  }
+  return v;
+};
+
 const BANKS_RESPONSE = documentIn('banks.response', BANKS_HOW);
 
 /**
@@ -102,7 +116,7 @@ function beneficiaries(rt, plainJson) {
     return run(raw.beneficiaryForm, undefined, [o.country, o.paymentType, o.ownerType, o.rules, country, response]);
   }
   const checkAccount = rt.fn('checkAccount', [str('kind'), str('value')]);
-  const normalizeBeneficiary = rt.fn('normalizeBeneficiary', []);
+  const normalizeBeneficiary = rt.fn('normalizeBeneficiary', [DRAFT]);
   const requiredFields = rt.fn('requiredFields', [RULES_DOCUMENT, str('paymentType'), str('country')]);
   return { validateBeneficiary, BeneficiaryValidator, beneficiaryForm, checkAccount, normalizeBeneficiary, requiredFields };
 }
