@@ -15,8 +15,10 @@
 # exports, every vector of its operations through its own .wasm, its size and a Vite page's, run
 # in Chromium), bundlers (an app built by webpack 5 and by Vite, run in Chromium), devservers (a form
 # page under Vite dev and build, webpack-dev-server and a production build, next dev and
-# next build + start, in Chromium; no config line but Next.js 16's one, as the README says), demo end-to-end
-# in headless Chromium (screenshot under target/wasm-npm/).
+# next build + start, in Chromium; no config line but Next.js 16's one, as the README says), deferred
+# (the README's page that loads xborder-wasm/forms after first paint, built by Vite, its .wasm held
+# back by the server: painted and typed into before the .wasm arrives, what was typed checked once
+# it has, in Chromium), demo end-to-end in headless Chromium (screenshot under target/wasm-npm/).
 # Uses the artefact of bindings-wasm/build.sh (built here when missing or stale).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -93,6 +95,10 @@ devservers() {
     bash "$HERE/scripts/consumer.sh" "$next15" &&
     node "$HERE/tests/devservers.mjs" "$next15" next-build
 }
+deferred() {
+  bash "$HERE/scripts/consumer.sh" "$SCRATCH/consumer-deferred" &&
+    node "$HERE/tests/deferred.mjs" "$SCRATCH/consumer-deferred" "$HERE/README.md"
+}
 e2e() {
   bash "$HERE/scripts/consumer.sh" "$SCRATCH/consumer-tarball" &&
     node "$HERE/tests/e2e.mjs" "$SCRATCH/consumer-tarball" "$SCRATCH/demo-e2e.png"
@@ -109,7 +115,8 @@ run panic panic
 run forms forms
 run bundlers bundlers
 run devservers devservers
+run deferred deferred
 run e2e e2e
 if [ ${#failed[@]} -gt 0 ]; then echo "wasm tests: FAILED: ${failed[*]}"; exit 1; fi
 [ -z "$only" ] || { echo "wasm tests: $only passed"; exit 0; }
-echo "wasm tests: all passed (tarball, lifecycle, tape, recipes, runtimes, types, size, publish, panic, forms, bundlers, devservers, e2e)"
+echo "wasm tests: all passed (tarball, lifecycle, tape, recipes, runtimes, types, size, publish, panic, forms, bundlers, devservers, deferred, e2e)"
