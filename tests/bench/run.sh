@@ -12,8 +12,10 @@
 #     criterion, per benchmark
 #   XBORDER_BENCH_ROUNDS [15], XBORDER_BENCH_BATCH_MS [20]   Node and Python alternating batches (JMH: its own settings)
 #   XBORDER_BENCH_SKIP_BUILD=1   reuse the built package, bindings and jar as they are
-# Intermediate results: target/bench/ (node.json, jmh.json, jmh-off.json, python.json, python-off.json,
-# dedupe.json, services.json, load).
+# Intermediate results: target/bench/ (node.json, pages.json, jmh.json, jmh-off.json, python.json,
+# python-off.json, dedupe.json, services.json, load).
+# The page rows alone (what validation adds to a Vite page; a minute):
+#   bash bindings-wasm/bench/pages.sh && python3 tests/bench/report.py --pages
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -23,7 +25,7 @@ CACHE=${XBORDER_CACHE:-$HOME/.cache/xborder}
 say() { echo "bench: $*"; }
 start=$SECONDS
 mkdir -p "$OUT"
-rm -f "$OUT"/{node,jmh,jmh-off,python,python-off,dedupe,services}.json "$OUT/load.txt"
+rm -f "$OUT"/{node,jmh,jmh-off,python,python-off,dedupe,services,pages}.json "$OUT/load.txt"
 load() { echo "$1 $(date +%s) $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/load.txt"; }
 load start
 
@@ -56,8 +58,8 @@ load dedupe
 say "node: the npm package against node:crypto and JSON.parse"
 bash bindings-wasm/scripts/consumer.sh "$OUT/node-consumer"
 node "$HERE/node/bench.cjs" "$OUT/node-consumer" "$HERE/fixtures" "$OUT/node.json" | sed 's/^/  /'
-say "node: the forms module and a Vite page that validates one form (bindings-wasm/test.sh forms)"
-bash bindings-wasm/test.sh forms 2>&1 | grep -E 'KiB|forms' | sed 's/^/  /'
+say "pages: what validation adds to a Vite production page: forms module, full module, hand-written + ibantools (bindings-wasm/bench/pages.sh)"
+bash bindings-wasm/bench/pages.sh "$OUT/pages.json" 2>&1 | sed 's/^/  /'
 load node
 
 say "jvm: JMH (tests/bench/jmh) of the Maven jar against javax.crypto, Gson and a HashSet"
