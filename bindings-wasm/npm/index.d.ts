@@ -120,9 +120,12 @@ export type TransportErrorCode = "BODY_TIMEOUT" | "TOO_MANY_CONNECTIONS";
 /**
  * Why the package could not make the call at all: `NOT_INITIALIZED` (in a browser or a worker,
  * a call made before `await init()` resolved; its message says so), `FREED` (an object used after
- * its `free()`, or after a `using` block that held it ended).
+ * its `free()`, or after a `using` block that held it ended), `WASM_LOAD_FAILED` (`init()`
+ * rejects: the `.wasm` was not found, the network failed, or what was fetched is not the module,
+ * such as a dev server's `index.html`; its message says what came instead and what to pass to
+ * `init(source)`, its `cause` is the original error).
  */
-export type LifecycleErrorCode = "NOT_INITIALIZED" | "FREED";
+export type LifecycleErrorCode = "NOT_INITIALIZED" | "FREED" | "WASM_LOAD_FAILED";
 /**
  * Every code an `XborderError` carries. `MALFORMED_JSON` is also thrown for a JS value that
  * cannot be written as JSON (a BigInt, a cycle); `INTERNAL_ERROR` is a bug of xborder (a panic),
@@ -1145,7 +1148,8 @@ export class PageWalker {
  * Browsers and workers: loads the WebAssembly module; await it once before the first call
  * (later calls return the same promise). Until it has resolved, every call throws `XborderError`
  * `NOT_INITIALIZED`. A load that failed (a 404, the network, bytes that are not the module) is
- * not kept: the returned promise rejects with the cause, and the next `init()` tries again.
+ * not kept: the returned promise rejects with `XborderError` `WASM_LOAD_FAILED` (its message says
+ * what was fetched, its `cause` is the original error), and the next `init()` tries again.
  * `source` replaces the default location of the `.wasm` file: a URL or string, a `Response`, the
  * bytes, or a compiled `WebAssembly.Module`.
  * Node: the module is loaded on import; this resolves at once.

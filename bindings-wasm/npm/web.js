@@ -32,7 +32,11 @@ export const {
   pageInfo,
 } = api;
 
-/** Loads the WebAssembly module: see js/api/loader.js (a failed load is tried again). */
+/**
+ * Loads the WebAssembly module: see js/api/loader.js (a failed load rejects with WASM_LOAD_FAILED
+ * and is tried again). The .wasm's path inside the package is given: Vite's dev server moves this
+ * file, and the loader then looks for the .wasm where the package is installed.
+ */
 export const init = loader(wbgInit, () => {
   loaded = true;
-});
+}, 'web/xborder_wasm_bg.wasm', XborderError);

@@ -2,8 +2,9 @@
 // - the browser entry (`xborder-wasm/web`, run here in Node with the .wasm passed as bytes or a
 //   URL): every call before `init()` has resolved throws XborderError NOT_INITIALIZED whose
 //   message says to `await init()`; a failed init() (bytes that are not the module, a 404, a
-//   refused connection) rejects and is not kept: the next init() loads, and the same functions
-//   then work;
+//   refused connection, a page served where the .wasm was meant, the default location) rejects
+//   with XborderError WASM_LOAD_FAILED saying what came instead (with the original error as
+//   `cause`) and is not kept: the next init() loads, and the same functions then work;
 // - both entries (Node's and the browser's): every method of every class used after free()
 //   throws XborderError FREED (not wasm-bindgen's "null pointer passed to rust"), a second free()
 //   does nothing, and a freed Catalog given to a Receiver is FREED too.
@@ -20,6 +21,7 @@ const pkg = join(scratch, 'node_modules', 'xborder-wasm');
 const web = await import(pathToFileURL(join(pkg, 'web.js')).href);
 const node = await import(pathToFileURL(join(pkg, 'index.mjs')).href);
 const wasmBytes = readFileSync(join(pkg, 'web', 'xborder_wasm_bg.wasm'));
+const formsBytes = readFileSync(join(pkg, 'forms', 'xborder_wasm_bg.wasm'));
 
 const isCode = (XborderError, c) => (e) => {
   assert.ok(e instanceof XborderError, `not an XborderError: ${e && e.name}: ${e && e.message}`);
@@ -90,20 +92,80 @@ const beforeInit = (when) => {
 };
 beforeInit('before init()');
 
-// A load that fails is not kept: bytes that are not the module, a 404, a refused connection.
-await assert.rejects(web.init(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1])), 'broken bytes');
+// A load that fails is not kept: bytes that are not the module, a 404, a refused connection, a
+// page where the .wasm was meant (a dev server's index.html). Each rejects with XborderError
+// WASM_LOAD_FAILED whose message names the .wasm, says what came instead and what to pass to
+// init(source); the original error, where there is one, is its `cause`.
+const loadFailed = (what, ...parts) => (e) => {
+  isCode(web.XborderError, 'WASM_LOAD_FAILED')(e);
+  assert.ok(e.message.includes('(web/xborder_wasm_bg.wasm)'), `${what}: ${e.message}`);
+  assert.ok(e.message.includes('init(source)'), `${what}: ${e.message}`);
+  for (const part of parts) assert.ok(e.message.includes(part), `${what}: no ${JSON.stringify(part)} in: ${e.message}`);
+  return true;
+};
+await assert.rejects(web.init(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1])),
+  loadFailed('broken bytes', 'the bytes given are WebAssembly but not this module: CompileError'), 'broken bytes');
+await web.init(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1])).catch((e) => assert.ok(e.cause instanceof WebAssembly.CompileError, `cause: ${e.cause}`));
 beforeInit('after init(broken bytes) rejected');
-const server = createServer((req, res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('not found'));
+await assert.rejects(web.init(new TextEncoder().encode('<!doctype html><title>app</title>')),
+  loadFailed('HTML bytes', 'the bytes given are not WebAssembly, beginning "<!doctype html><title>app</title…"'));
+await assert.rejects(web.init(new Response('<!doctype html><html>', { headers: { 'content-type': 'text/html' } })),
+  loadFailed('a Response of HTML', 'the body of the Response given (HTTP 200, content-type text/html) is not WebAssembly, beginning "<!doctype html><html>" (a web page: the server has no .wasm there)'));
+// Served as application/wasm, compiled as it streams: the engine's error is the cause.
+const streamed = await web.init(new Response('<!doctype html>', { headers: { 'content-type': 'application/wasm' } })).catch((e) => e);
+assert.ok(loadFailed('HTML as application/wasm', 'CompileError')(streamed));
+assert.ok(streamed.cause instanceof WebAssembly.CompileError, `cause: ${streamed.cause}`);
+// The default location, from Node (a file: URL, which fetch refuses): the README's way out.
+await assert.rejects(web.init(), (e) => {
+  isCode(web.XborderError, 'WASM_LOAD_FAILED')(e);
+  assert.ok(e.message.includes('loading it from its default location (beside the package\'s JavaScript, where the bundler or server put it) failed: TypeError'), e.message);
+  assert.ok(e.message.includes("import url from 'xborder-wasm/web/xborder_wasm_bg.wasm?url'") && e.message.includes('"Bundlers and dev servers"'), e.message);
+  assert.ok(e.cause instanceof Error, `cause: ${e.cause}`);
+  return true;
+});
+beforeInit('after init(HTML) rejected');
+const server = createServer((req, res) => {
+  if (req.url === '/index.html') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!DOCTYPE html>\n<html lang="en"><head><script type="module" src="/main.js"></script>');
+  else if (req.url === '/web.wasm') res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(wasmBytes);
+  else if (req.url === '/forms.wasm') res.writeHead(200, { 'content-type': 'application/wasm' }).end(formsBytes);
+  else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+});
 await new Promise((done) => server.listen(0, '127.0.0.1', done));
 try {
-  const missing = `http://127.0.0.1:${server.address().port}/xborder_wasm_bg.wasm`;
-  await assert.rejects(web.init(missing), /404/, 'a 404');
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  const missing = `${origin}/xborder_wasm_bg.wasm`;
+  await assert.rejects(web.init(missing), loadFailed('a 404', `${missing} answered HTTP 404 Not Found`), 'a 404');
   beforeInit('after init(404) rejected');
-  await assert.rejects(web.init(new URL(missing)), /404/, 'a 404 again (not the cached rejection: a new request)');
+  await assert.rejects(web.init(new URL(missing)), loadFailed('a 404 again', '404'), 'a 404 again (not the cached rejection: a new request)');
+  // What a dev server answers for a file it does not have: its index.html, 200.
+  await assert.rejects(web.init(`${origin}/index.html`), loadFailed('a dev server\'s page',
+    `the body of ${origin}/index.html (HTTP 200, content-type text/html; charset=utf-8) is not WebAssembly, beginning "<!DOCTYPE html> <html lang="en">…" (a web page: the server has no .wasm there)`));
+  await assert.rejects(web.init(await fetch(`${origin}/index.html`)), loadFailed('a Response of the page', `the body of ${origin}/index.html (HTTP 200`));
+  beforeInit('after init(a page) rejected');
+  // The forms module names its own .wasm, and refuses the full module's (WebAssembly, not its own).
+  const formsWeb = await import(pathToFileURL(join(pkg, 'forms.js')).href);
+  await assert.rejects(formsWeb.init(`${origin}/index.html`), (e) => {
+    isCode(formsWeb.XborderError, 'WASM_LOAD_FAILED')(e);
+    assert.ok(e.message.includes('(forms/xborder_wasm_bg.wasm)') && e.message.includes('text/html'), e.message);
+    return true;
+  });
+  await assert.rejects(formsWeb.init(`${origin}/web.wasm`), (e) => {
+    isCode(formsWeb.XborderError, 'WASM_LOAD_FAILED')(e);
+    assert.ok(e.message.includes(`the body of ${origin}/web.wasm (HTTP 200, content-type application/octet-stream) is WebAssembly but not this module: LinkError`), e.message);
+    assert.ok(e.cause instanceof Error, `cause: ${e.cause}`);
+    return true;
+  });
+  // Then the URL of its own .wasm loads it.
+  await formsWeb.init(`${origin}/forms.wasm`);
+  assert.equal(formsWeb.validateBeneficiary({ country: 'US' }).valid, false);
 } finally {
   server.close();
 }
-await assert.rejects(web.init('http://127.0.0.1:1/xborder_wasm_bg.wasm'), 'a refused connection');
+await assert.rejects(web.init('http://127.0.0.1:1/xborder_wasm_bg.wasm'), (e) => {
+  loadFailed('a refused connection', 'fetching http://127.0.0.1:1/xborder_wasm_bg.wasm failed: TypeError')(e);
+  assert.ok(e.cause instanceof TypeError, `cause: ${e.cause}`);
+  return true;
+}, 'a refused connection');
 beforeInit('after init(refused) rejected');
 
 // A call made while init() is still loading is NOT_INITIALIZED too; once it resolved, the same
@@ -211,4 +273,4 @@ for (const [entry, xb] of [['node', node], ['web', web]]) {
   rx.free();
 }
 
-console.log('lifecycle: ok (NOT_INITIALIZED before init, init retried after a failed load, FREED after free for every class, in both entries)');
+console.log('lifecycle: ok (NOT_INITIALIZED before init, WASM_LOAD_FAILED saying what came instead, init retried after a failed load, FREED after free for every class, in both entries)');

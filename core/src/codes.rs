@@ -47,6 +47,7 @@
 //! | `INTERNAL_ERROR` | bindings | a bug of xborder (a panic) reached a binding | |
 //! | `NOT_INITIALIZED` | bindings | the npm package was called before its module loaded | |
 //! | `FREED` | bindings | an object was used after `free()` | |
+//! | `WASM_LOAD_FAILED` | bindings | the npm package's `init()` could not load its `.wasm` (a 404, the network, or bytes that are not the module: a dev server's page) | |
 //!
 //! ## Beneficiary issues ([`ISSUES`])
 //!
@@ -179,7 +180,7 @@ pub const FREED: &str = "FREED";
 
 /// Every error code: what a thrown error, a rejected delivery or a refused registration
 /// carries, the codes only the bindings report ([`INTERNAL_ERROR`], [`NOT_INITIALIZED`],
-/// [`FREED`]) included.
+/// [`FREED`], `WASM_LOAD_FAILED`) included.
 pub const ERRORS: &[&str] = &[
     // signature::SignatureError
     "MISSING_SIGNATURE",
@@ -228,6 +229,9 @@ pub const ERRORS: &[&str] = &[
     INTERNAL_ERROR,
     NOT_INITIALIZED,
     FREED,
+    // the npm package's `init()` in a browser: the `.wasm` could not be fetched, or what was
+    // fetched is not the module (a dev server's index.html); its message says what came instead
+    "WASM_LOAD_FAILED",
 ];
 
 /// Every issue code of a beneficiary validation ([`crate::beneficiary::IssueCode`]).
@@ -535,7 +539,7 @@ mod tests {
             }
             reported.insert(document.issue_code().as_str());
         }
-        reported.extend([INTERNAL_ERROR, NOT_INITIALIZED, FREED]);
+        reported.extend([INTERNAL_ERROR, NOT_INITIALIZED, FREED, "WASM_LOAD_FAILED"]);
         assert_eq!(reported, set(ERRORS));
         assert_eq!(ERRORS.len(), set(ERRORS).len(), "a code is listed twice");
     }
