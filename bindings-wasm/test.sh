@@ -15,7 +15,8 @@
 # exports, every vector of its operations through its own .wasm, its size and a Vite page's, run
 # in Chromium), bundlers (an app built by webpack 5 and by Vite, run in Chromium), devservers (a form
 # page under Vite dev and build, webpack-dev-server and a production build, next dev and
-# next build + start, in Chromium; no config line but Next.js 16's one, as the README says), deferred
+# next build + start, in Chromium, with no config line; a Next.js route handler using the package
+# on the server, with the README's one line for server code), deferred
 # (the README's page that loads xborder-wasm/forms after first paint, built by Vite, its .wasm held
 # back by the server: painted and typed into before the .wasm arrives, what was typed checked once
 # it has, in Chromium), demo end-to-end in headless Chromium (screenshot under target/wasm-npm/).
@@ -85,8 +86,9 @@ forms() {
 }
 devservers() {
   # The dev servers and production builds a frontend team starts with (Vite 7: the esbuild
-  # pre-bundling that moves the package; webpack 5; Next.js 16, Turbopack), as devDependencies of
-  # the scratch; and Next.js 15's production build (webpack, no config line) in a second one.
+  # pre-bundling that moves the package; webpack 5; Next.js 16, Turbopack: the page, then a route
+  # handler), as devDependencies of the scratch; and Next.js 15's production build of the page
+  # (webpack) in a second one.
   local dir=$SCRATCH/consumer-devservers next15=$SCRATCH/consumer-devservers-next15
   dev_deps "$dir" vite@7 webpack@5 webpack-dev-server@5 next@16 react@19 react-dom@19 &&
     bash "$HERE/scripts/consumer.sh" "$dir" &&

@@ -2,17 +2,21 @@
 // each as its user runs it, with no config line about xborder-wasm: Vite (`vite` dev with its
 // dependency pre-bundling as shipped, and `vite build` + `vite preview`), webpack 5
 // (webpack-dev-server, and a production build served as files) and Next.js (an app-router page
-// whose client component validates a form: `next dev`, and `next build` + `next start`; Next.js
-// 15 with no config, Next.js 16 with the README's one line, see NEXT_CONFIG). Each
-// server listens on a loopback port, the page is loaded in headless Chromium, and the draft it
-// validated (window.__result) must equal the Node module's answer for the same draft. Every
-// server is stopped (its whole process group), whatever happened; every wait is bounded.
+// whose client component validates a form: `next dev`, and `next build` + `next start`, Next.js
+// 15 and 16, no config). Each server listens on a loopback port, the page is loaded in headless
+// Chromium, and the draft it validated (window.__result) must equal the Node module's answer for
+// the same draft. Then the same Next.js app with a route handler using the full package on the
+// server (a signed webhook verified, its beneficiary validated; a tampered one refused), with the
+// README's one line for server code (NEXT_CONFIG), in dev and build: its answers must be the
+// Node module's. Every server is stopped (its whole process group), whatever happened; every
+// wait is bounded.
 //
 // Usage: node devservers.mjs <scratch project> [name...]
 //   the scratch project has node_modules/xborder-wasm (the packed tarball) and, as
 //   devDependencies, vite, webpack, webpack-dev-server, next, react and react-dom (test.sh's
 //   dev_deps); names: vite-dev vite-dev-workspace vite-build webpack-dev webpack-build next-dev
-//   next-build (vite-dev-workspace: an app in a workspace that hoisted the package above it).
+//   next-build next-route-dev next-route-build (vite-dev-workspace: an app in a workspace that
+//   hoisted the package above it).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -68,6 +72,42 @@ export default function Page() {
   return <main><h1>Beneficiary</h1><p id="state">{state}</p></main>;
 }
 `;
+
+// A route handler (server side, the full package): verifies a signed webhook body with the
+// request's headers and validates the beneficiary it carries; a body whose signature does not
+// match is refused with its code. What it answers must be the Node module's answer.
+const SECRET = 'whsec_devservers';
+const NEXT_ROUTE = `import { verify, decodeEnvelope, validateBeneficiary } from 'xborder-wasm';
+export const dynamic = 'force-dynamic';
+export async function POST(request) {
+  const body = await request.text();
+  try {
+    verify(${JSON.stringify(SECRET)}, body, request.headers);
+  } catch (e) {
+    return Response.json({ refused: e.code }, { status: 400 });
+  }
+  const envelope = decodeEnvelope(body);
+  return Response.json({ event: envelope.event, validation: validateBeneficiary(envelope.data) });
+}
+`;
+const DELIVERY = JSON.stringify({ id: 'evt_1', event: 'beneficiary:created', entity: { id: 'ben_1', type: 'beneficiary', data: DRAFTS[1] } });
+const nodeFull = requireApp('xborder-wasm');
+const ROUTE_EXPECTED = { event: 'beneficiary:created', validation: nodeFull.validateBeneficiary(DRAFTS[1]) };
+
+/** Posts the signed delivery, then a tampered one, to the route handler; checks both answers. */
+async function checkRoute(origin, name) {
+  const post = (body, signature) => fetch(`${origin}/api/webhook`, {
+    method: 'POST', body, headers: { 'content-type': 'application/json', 'x-webhook-signature': signature },
+    signal: AbortSignal.timeout(120_000),
+  });
+  const ok = await post(DELIVERY, nodeFull.sign(SECRET, DELIVERY));
+  const answer = await ok.text();
+  assert.equal(ok.status, 200, `${name}: the route handler's answer: ${answer.slice(0, 2000)}`);
+  assert.deepEqual(JSON.parse(answer), ROUTE_EXPECTED, `${name}: the route handler's answer is the Node module's`);
+  const tampered = await post(DELIVERY.replace('ben_1', 'ben_2'), nodeFull.sign(SECRET, DELIVERY));
+  assert.equal(tampered.status, 400, `${name}: a tampered body is refused`);
+  assert.deepEqual(await tampered.json(), { refused: 'SIGNATURE_MISMATCH' }, `${name}: a tampered body's code`);
+}
 
 /** A free loopback port. */
 function freePort() {
@@ -184,23 +224,32 @@ const CASES = {
     const server = await startServer({ '/': join(scratch, 'dist-webpack') });
     return { url: `${server.origin}/index.html`, server };
   },
-  async 'next-dev'() {
-    await writeNext();
-    await rm(join(scratch, '.next'), { recursive: true, force: true });
-    const port = await freePort();
-    const p = startProcess([bin('next', 'dist/bin/next'), 'dev', '-p', String(port), '-H', '127.0.0.1'], scratch);
-    // next dev compiles the page on its first request: a long wait, bounded.
-    return { url: `http://127.0.0.1:${port}/`, proc: p, ready: 120_000, load: 180_000 };
-  },
-  async 'next-build'() {
-    await writeNext();
-    await rm(join(scratch, '.next'), { recursive: true, force: true });
-    await runToEnd([bin('next', 'dist/bin/next'), 'build'], scratch, 300_000);
-    const port = await freePort();
-    const p = startProcess([bin('next', 'dist/bin/next'), 'start', '-p', String(port), '-H', '127.0.0.1'], scratch);
-    return { url: `http://127.0.0.1:${port}/`, proc: p, ready: 60_000 };
-  },
+  // A page whose client component validates a form: no config line.
+  'next-dev': () => nextDev({ route: false }),
+  'next-build': () => nextBuild({ route: false }),
+  // The same app with a route handler using the full package (server side): Next.js 16 with the
+  // README's line.
+  'next-route-dev': () => nextDev({ route: true }),
+  'next-route-build': () => nextBuild({ route: true }),
 };
+
+async function nextDev({ route }) {
+  await writeNext({ route });
+  await rm(join(scratch, '.next'), { recursive: true, force: true });
+  const port = await freePort();
+  const p = startProcess([bin('next', 'dist/bin/next'), 'dev', '-p', String(port), '-H', '127.0.0.1'], scratch);
+  // next dev compiles the page on its first request: a long wait, bounded.
+  return { url: `http://127.0.0.1:${port}/`, proc: p, ready: 120_000, load: 180_000, route };
+}
+
+async function nextBuild({ route }) {
+  await writeNext({ route });
+  await rm(join(scratch, '.next'), { recursive: true, force: true });
+  await runToEnd([bin('next', 'dist/bin/next'), 'build'], scratch, 300_000);
+  const port = await freePort();
+  const p = startProcess([bin('next', 'dist/bin/next'), 'start', '-p', String(port), '-H', '127.0.0.1'], scratch);
+  return { url: `http://127.0.0.1:${port}/`, proc: p, ready: 60_000, route };
+}
 
 async function writeVite(dir = scratch) {
   await writeFile(join(dir, 'index.html'), '<!doctype html><title>form</title><script type="module" src="/vite-main.js"></script>');
@@ -236,18 +285,23 @@ server.start();
 `);
 }
 
-// Next.js 16 builds with Turbopack, whose server render of a client component takes the
-// package's Node entry and cannot find its .wasm: the one config line the README gives for it,
-// written exactly so; Next.js 15 (webpack) runs with none.
+// The page needs no config line (the server render of its client component takes the browser
+// module, which loads nothing before init(): the `webpack` condition in Next.js 15, `module` in
+// Turbopack). The package in server code (a route handler) needs the one line the README gives,
+// written exactly so: Next.js bundles the Node entry (webpack and Turbopack alike) and does not
+// copy the .wasm it reads, ENOENT at `next build` without it.
 const NEXT_CONFIG = "export default { serverExternalPackages: ['xborder-wasm'] };\n";
 
-async function writeNext() {
-  const major = Number(requireApp('next/package.json').version.split('.')[0]);
-  if (major >= 16) await writeFile(join(scratch, 'next.config.mjs'), NEXT_CONFIG);
+async function writeNext({ route = false } = {}) {
+  if (route) await writeFile(join(scratch, 'next.config.mjs'), NEXT_CONFIG);
   else await rm(join(scratch, 'next.config.mjs'), { force: true });
+  await rm(join(scratch, 'app/api'), { recursive: true, force: true });
   await mkdir(join(scratch, 'app'), { recursive: true });
   await writeFile(join(scratch, 'app/layout.js'), NEXT_LAYOUT);
   await writeFile(join(scratch, 'app/page.js'), NEXT_PAGE);
+  if (!route) return;
+  await mkdir(join(scratch, 'app/api/webhook'), { recursive: true });
+  await writeFile(join(scratch, 'app/api/webhook/route.js'), NEXT_ROUTE);
 }
 
 const browser = await launchChromium();
@@ -274,6 +328,7 @@ try {
       } finally {
         await page.close();
       }
+      if (served.route) await checkRoute(new URL(served.url).origin, name);
       const s = ((Date.now() - started) / 1000).toFixed(1);
       timings.push(`${name} ${s}s`);
       console.log(`devservers: ${name}: ok (${s} s)`);

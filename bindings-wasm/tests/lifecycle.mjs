@@ -113,7 +113,8 @@ await assert.rejects(web.init(new Response('<!doctype html><html>', { headers: {
   loadFailed('a Response of HTML', 'the body of the Response given (HTTP 200, content-type text/html) is not WebAssembly, beginning "<!doctype html><html>" (a web page: the server has no .wasm there)'));
 // Served as application/wasm, compiled as it streams: the engine's error is the cause.
 const streamed = await web.init(new Response('<!doctype html>', { headers: { 'content-type': 'application/wasm' } })).catch((e) => e);
-assert.ok(loadFailed('HTML as application/wasm', 'CompileError')(streamed));
+assert.ok(loadFailed('HTML as application/wasm', 'the Response given answered HTTP 200 (application/wasm), not this module: CompileError',
+  '(the bytes begin "<!do")')(streamed));
 assert.ok(streamed.cause instanceof WebAssembly.CompileError, `cause: ${streamed.cause}`);
 // The default location, from Node (a file: URL, which fetch refuses): the README's way out.
 await assert.rejects(web.init(), (e) => {
