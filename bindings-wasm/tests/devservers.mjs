@@ -5,7 +5,8 @@
 // whose client component validates a form: `next dev`, and `next build` + `next start`, Next.js
 // 15 and 16, no config). Each server listens on a loopback port, the page is loaded in headless
 // Chromium, and the draft it validated (window.__result) must equal the Node module's answer for
-// the same draft. Then the same Next.js app with a route handler using the full package on the
+// the same draft. A server that answers its index.html where the .wasm was meant (webpack-no-wasm)
+// makes init() reject with WASM_LOAD_FAILED, whose message says so. Then the same Next.js app with a route handler using the full package on the
 // server (a signed webhook verified, its beneficiary validated; a tampered one refused), with the
 // README's one line for server code (NEXT_CONFIG), in dev and build: its answers must be the
 // Node module's. Every server is stopped (its whole process group), whatever happened; every
@@ -14,13 +15,14 @@
 // Usage: node devservers.mjs <scratch project> [name...]
 //   the scratch project has node_modules/xborder-wasm (the packed tarball) and, as
 //   devDependencies, vite, webpack, webpack-dev-server, next, react and react-dom (test.sh's
-//   dev_deps); names: vite-dev vite-dev-workspace vite-build webpack-dev webpack-build next-dev
+//   dev_deps); names: vite-dev vite-dev-workspace vite-build webpack-dev webpack-build webpack-no-wasm next-dev
 //   next-build next-route-dev next-route-build (vite-dev-workspace: an app in a workspace that
 //   hoisted the package above it).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -224,6 +226,32 @@ const CASES = {
     const server = await startServer({ '/': join(scratch, 'dist-webpack') });
     return { url: `${server.origin}/index.html`, server };
   },
+  // The webpack build served as a dev server serves a path it has no file for (its index.html,
+  // 200): the .wasm is not there. init() rejects with WASM_LOAD_FAILED saying what came instead,
+  // in Chromium (the page records the error).
+  async 'webpack-no-wasm'() {
+    await writeWebpack();
+    await runToEnd([join(scratch, 'webpack-build.cjs')], scratch, 180_000);
+    const dist = join(scratch, 'dist-webpack');
+    const files = new Set((await readdir(dist)).filter((f) => !f.endsWith('.wasm')));
+    const http = createHttpServer(async (req, res) => {
+      const name = new URL(req.url, 'http://x').pathname.slice(1) || 'index.html';
+      const file = files.has(name) ? name : 'index.html';
+      const type = file.endsWith('.js') ? 'text/javascript' : 'text/html';
+      res.writeHead(200, { 'content-type': type }).end(await readFile(join(dist, file)));
+    });
+    await new Promise((done) => http.listen(0, '127.0.0.1', done));
+    const server = { close: () => new Promise((done) => http.close(done)) };
+    const expect = (result) => {
+      assert.equal(result.code, 'WASM_LOAD_FAILED', result.error);
+      const origin = `http://127.0.0.1:${http.address().port}/`;
+      assert.match(result.error, new RegExp(`put it: ${origin}[0-9a-f]+\\.wasm, HTTP 200, text/html\\) failed: CompileError`), 'the URL, status and type fetched');
+      for (const part of ['(forms/xborder_wasm_bg.wasm)', 'from its default location', 'CompileError', '(the bytes begin "<!do")', 'init(url)', '"Bundlers and dev servers"']) {
+        assert.ok(result.error.includes(part), `no ${part} in: ${result.error}`);
+      }
+    };
+    return { url: `http://127.0.0.1:${http.address().port}/`, server, expect };
+  },
   // A page whose client component validates a form: no config line.
   'next-dev': () => nextDev({ route: false }),
   'next-build': () => nextBuild({ route: false }),
@@ -323,7 +351,8 @@ try {
         await page.waitForFunction(() => window.__result !== undefined, null, { timeout: served.load ?? 60_000 })
           .catch((e) => { throw new Error(`${e.message}; page errors: ${errors.join(' | ')}`); });
         const result = await page.evaluate(() => window.__result);
-        assert.deepEqual(result, EXPECTED, `${name}: the page's answers are the Node module's`);
+        if (served.expect) served.expect(result);
+        else assert.deepEqual(result, EXPECTED, `${name}: the page's answers are the Node module's`);
         assert.deepEqual(errors, [], `${name}: no page error`);
       } finally {
         await page.close();

@@ -75,6 +75,26 @@ function foundInMessage(e) {
   return ` (the bytes begin ${beginning(bytes)})`;
 }
 
+/**
+ * The URL the default location was fetched from, when the page's resource timing names exactly
+ * one `.wasm` fetched since `since` (the generated loader fetches it; the loader cannot see it),
+ * with its HTTP status and content type where the browser reports them (`: URL, HTTP 200,
+ * text/html`); '' otherwise.
+ */
+function fetchedSince(since) {
+  try {
+    const found = performance.getEntriesByType('resource').filter((r) =>
+      r.startTime >= since && r.initiatorType === 'fetch' && /\.wasm(?:[?#]|$)/.test(r.name));
+    if (found.length !== 1) return '';
+    const status = found[0].responseStatus;
+    return `: ${found[0].name}${status ? `, HTTP ${status}` : ''}${found[0].contentType ? `, ${found[0].contentType}` : ''}`;
+  } catch {
+    return '';
+  }
+}
+
+const now = () => (typeof performance === 'object' && typeof performance.now === 'function' ? performance.now() : 0);
+
 const describeError = (e) => `${(e && e.name) || 'Error'}: ${(e && e.message) || String(e)}`;
 
 /** Why a load failed (`what`, for the message) and the error under it; made into the XborderError by `init`. */
@@ -151,10 +171,12 @@ function loader(wbgInit, onLoaded, wasm, XborderError) {
     });
   };
   /** Loads from the default location (beside the package's JavaScript, as bundled). */
-  const fromDefault = () =>
-    wbgInit(undefined).catch(async (e) => {
+  const fromDefault = () => {
+    const since = now();
+    return wbgInit(undefined).catch(async (e) => {
       const cause = e && e.cause ? ` (${describeError(e.cause)})` : '';
-      const tried = [`loading it from its default location (beside the package's JavaScript, where the bundler or server put it) failed: ${describeError(e)}${cause}${foundInMessage(e)}`];
+      const where = fetchedSince(since);
+      const tried = [`loading it from its default location (beside the package's JavaScript, where the bundler or server put it${where}) failed: ${describeError(e)}${cause}${foundInMessage(e)}`];
       const moved = viteDeps(import.meta.url, wasm);
       if (moved) {
         try {
@@ -170,6 +192,7 @@ function loader(wbgInit, onLoaded, wasm, XborderError) {
       }
       throw new LoadFailure(tried.join('; then '), e);
     });
+  };
 
   /** The XborderError of a failed load, the original error as its `cause`. */
   const coded = (e, given) => {
