@@ -18,4 +18,4 @@ pub mod signature;
 pub mod transport;
 mod window;
 
-pub use json::{MalformedJson, MAX_JSON_DEPTH};
+pub use json::{parse_json, MalformedJson, MAX_JSON_DEPTH};
