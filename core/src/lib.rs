@@ -9,6 +9,7 @@ mod countries;
 pub mod delivery;
 pub mod envelope;
 pub mod events;
+pub mod handling;
 mod json;
 pub mod pagination;
 mod scan;
