@@ -33,7 +33,7 @@ case "$cmd" in
     step "MSRV: xborder-core's library with its rust-version's toolchain (installed if missing)" bash tests/tools/msrv.sh
     step "conformance (every runtime)" bash tests/conformance.sh
     step "account details against python-stdnum, schwifty and clabe (IBAN registry; differential, >=10,000 values per kind)" bash tests/accounts/run.sh
-    [ -f bindings-wasm/test.sh ] && step "npm package (tarball, types, size, panic, bundlers, dev servers: Vite, webpack, Next.js; the demo form e2e)" bash bindings-wasm/test.sh
+    [ -f bindings-wasm/test.sh ] && step "npm package (tarball, types, size, panic, bundlers, dev servers: Vite, webpack, Next.js; loading after first paint; the demo form e2e)" bash bindings-wasm/test.sh
     step "uniffi bindings' API tests (python, kotlin, swift)" bash bindings-uniffi/test.sh
     step "Node claim stores against redis-server, PostgreSQL and SQLite (delivery.claims vectors); the Node receiver" bash services/receiver-node/test.sh
     step "Python receiver: Redis adapter (sync, asyncio), PostgreSQL and SQLite, in a fleet" bash services/receiver-python/test.sh

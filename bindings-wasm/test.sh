@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The npm package's own tests (the conformance runners are tests/runners/{node,browser}):
 # tarball (import + require + web.js export exactly index.d.ts, no test hook or plumbing, no `any`;
-# tape: plain data crosses as its JSON round trip would, without the round trip;
+# json: a JS value crosses as its JSON text (JSON.stringify, non-finite numbers refused);
 # kinds: every parameter refuses a wrong kind with a TypeError naming it, secrets are UTF-8 keys,
 # the signature header in every form a handler has it, the hints of a parsed body and of a
 # mismatch; features: Catalog, PageWalker and Claims (built-in and JS stores, sync and async);
@@ -107,7 +107,7 @@ e2e() {
 }
 run tarball tarball
 run lifecycle node "$HERE/tests/lifecycle.mjs" "$SCRATCH/consumer-tarball" # NOT_INITIALIZED, init() retried, FREED
-run tape node "$HERE/tests/tape.mjs" "$HERE/js/imports/json.js"
+run json node "$HERE/tests/json.mjs" "$HERE/js/api/json.js"
 run recipes recipes
 run runtimes bash "$HERE/tests/runtimes.sh" "$SCRATCH/consumer-runtimes"
 run types bash "$HERE/tests/types.sh" "$SCRATCH/consumer-types"
@@ -121,4 +121,4 @@ run deferred deferred
 run e2e e2e
 if [ ${#failed[@]} -gt 0 ]; then echo "wasm tests: FAILED: ${failed[*]}"; exit 1; fi
 [ -z "$only" ] || { echo "wasm tests: $only passed"; exit 0; }
-echo "wasm tests: all passed (tarball, lifecycle, tape, recipes, runtimes, types, size, publish, panic, forms, bundlers, devservers, deferred, e2e)"
+echo "wasm tests: all passed (tarball, lifecycle, json, recipes, runtimes, types, size, publish, panic, forms, bundlers, devservers, deferred, e2e)"

@@ -5,12 +5,11 @@
 // (`new URL(..., import.meta.url)`, which bundlers follow). Its answers are the full module's.
 import wbgInit, * as raw from './forms/xborder_wasm.js';
 import { XborderError } from './forms/@GLUE@/errors.js';
-import { plainJson } from './forms/@GLUE@/json.js';
 import { wrapForms } from './api/forms.js';
 import { loader } from './api/loader.js';
 
 let loaded = false; // init() resolved: before, every call throws NOT_INITIALIZED
-const api = wrapForms(raw, { XborderError, plainJson }, { ready: () => loaded });
+const api = wrapForms(raw, { XborderError }, { ready: () => loaded });
 
 export { XborderError };
 export const {

@@ -2,14 +2,13 @@
 // Node, CommonJS entry: the WebAssembly module is loaded synchronously on first require.
 const raw = require('./node/xborder_wasm.js');
 const { XborderError } = require('./node/@GLUE@/errors.js');
-const { plainJson } = require('./node/@GLUE@/json.js');
 const { wrapApi } = require('./node/api.cjs'); // js/api/, one module per concern, bundled
 
 const { createHmac } = require('node:crypto');
 
 // HMAC-SHA256 by node:crypto (OpenSSL, several times faster than the module's own); the header
 // parsing and the constant-time compare stay in core.
-const api = wrapApi(raw, { XborderError, plainJson }, { hmac: (key, bytes) => createHmac('sha256', key).update(bytes).digest() });
+const api = wrapApi(raw, { XborderError }, { hmac: (key, bytes) => createHmac('sha256', key).update(bytes).digest() });
 
 module.exports = {
   XborderError,

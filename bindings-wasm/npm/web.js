@@ -2,12 +2,11 @@
 // .wasm is fetched from beside this file (`new URL(..., import.meta.url)`, which bundlers follow).
 import wbgInit, * as raw from './web/xborder_wasm.js';
 import { XborderError } from './web/@GLUE@/errors.js';
-import { plainJson } from './web/@GLUE@/json.js';
 import { wrapApi } from './api/index.js';
 import { loader } from './api/loader.js';
 
 let loaded = false; // init() resolved: before, every call throws NOT_INITIALIZED
-const api = wrapApi(raw, { XborderError, plainJson }, { ready: () => loaded });
+const api = wrapApi(raw, { XborderError }, { ready: () => loaded });
 
 export { XborderError };
 export const {

@@ -1,7 +1,6 @@
 //! Beneficiaries: `validateBeneficiary`, the `BeneficiaryValidator` class (`validate`, `form`),
 //! `beneficiaryForm`, `normalizeBeneficiary` and `requiredFields`.
 
-use js_sys::{Array, Object, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use xborder_core::beneficiary::{
@@ -9,7 +8,7 @@ use xborder_core::beneficiary::{
 };
 
 use crate::errors::coded;
-use crate::json::{is_absent, is_well_formed, js_array, js_object, js_str, json_in, utf16_len};
+use crate::json::{text_in, utf16_len, JsonOut};
 
 #[wasm_bindgen(module = "/js/imports/beneficiary.js")]
 extern "C" {
@@ -20,29 +19,25 @@ extern "C" {
     fn make_validation(valid: bool, text: &str, lengths: &[u32]) -> JsValue;
 }
 
-/// A server document as the caller gave it (`rules`, `banks.response`): `None` when absent
-/// (`undefined` or `null`); a JS string is the response text, handed to core as a JSON string,
-/// which core parses once (`ValidationRules::from_value` / `BankList::from_value` read a
-/// `Value::String` as the text); any other value is its JSON document. A string that is not
-/// well-formed UTF-16 (a lone surrogate: no UTF-8 text has one) takes the tape, which refuses it
-/// with `MALFORMED_JSON`, as in any other JS value.
-fn document_in(v: &JsValue) -> Result<Option<Value>, JsValue> {
-    if is_absent(v) {
-        return Ok(None);
+/// A server document as the caller gave it (`rules`, `banks.response`), as the JSON text of the
+/// JS value (the glue's `jsonText`): `None` when absent (`undefined` or `null`, or a value whose
+/// JSON is `null`); a JS string is the response text, its JSON a string, handed to core as
+/// `Value::String`, which core parses once (`ValidationRules::from_value` /
+/// `BankList::from_value` read it as the text); any other value is its JSON document.
+fn document_in(text: Option<String>) -> Result<Option<Value>, JsValue> {
+    match text {
+        None => Ok(None),
+        Some(t) => text_in(&t).map(|v| Some(v).filter(|v| !v.is_null())),
     }
-    if let Some(text) = v.as_string().filter(|_| is_well_formed(v)) {
-        return Ok(Some(Value::String(text)));
-    }
-    json_in(v).map(Some)
 }
 
 /// Core's validator over the documents as given (`BeneficiaryValidator::from_documents`):
 /// `banks_country` and `banks` are the bank list's `country` and `response`, which the glue
 /// checked by kind (`banks.country` a string when there).
 fn validator_of(
-    rules: &JsValue,
+    rules: Option<String>,
     banks_country: Option<String>,
-    banks: &JsValue,
+    banks: Option<String>,
 ) -> Result<BeneficiaryValidator, JsValue> {
     let rules = document_in(rules)?;
     let banks = document_in(banks)?;
@@ -101,13 +96,13 @@ fn validation_js(v: &Validation) -> JsValue {
 /// is an issue (`RULES_UNREADABLE`, `BANKS_UNREADABLE` at path `""`).
 #[wasm_bindgen(js_name = validateBeneficiary)]
 pub fn validate_beneficiary(
-    draft: JsValue,
-    rules: JsValue,
+    draft: &str,
+    rules: Option<String>,
     banks_country: Option<String>,
-    banks: JsValue,
+    banks: Option<String>,
 ) -> Result<JsValue, JsValue> {
-    let draft = json_in(&draft)?;
-    let validator = validator_of(&rules, banks_country, &banks)?;
+    let draft = text_in(draft)?;
+    let validator = validator_of(rules, banks_country, banks)?;
     Ok(validation_js(&validator.validate(&draft)))
 }
 
@@ -124,19 +119,19 @@ impl WasmBeneficiaryValidator {
     /// `validateBeneficiary` does on every call.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        rules: JsValue,
+        rules: Option<String>,
         banks_country: Option<String>,
-        banks: JsValue,
+        banks: Option<String>,
     ) -> Result<WasmBeneficiaryValidator, JsValue> {
         Ok(WasmBeneficiaryValidator {
-            inner: validator_of(&rules, banks_country, &banks)?,
+            inner: validator_of(rules, banks_country, banks)?,
         })
     }
 
     /// `{valid, issues}` of one draft: the answer `validateBeneficiary(draft, rules, banks)`
     /// gives.
-    pub fn validate(&self, draft: JsValue) -> Result<JsValue, JsValue> {
-        let draft = json_in(&draft)?;
+    pub fn validate(&self, draft: &str) -> Result<JsValue, JsValue> {
+        let draft = text_in(draft)?;
         Ok(validation_js(&self.inner.validate(&draft)))
     }
 
@@ -146,49 +141,59 @@ impl WasmBeneficiaryValidator {
         country: &str,
         payment_type: &str,
         owner_type: Option<String>,
-    ) -> Result<JsValue, JsValue> {
+    ) -> Result<String, JsValue> {
         form_js(&self.inner, country, payment_type, owner_type.as_deref())
     }
 }
 
-/// Core's form (`BeneficiaryValidator::form`) as JS: `[{path, required, source, input,
-/// options?, account?, length?, label}]` (`options` for a choice, `account` and `length` where
-/// core names an account kind); core's refusal (`FormError`) thrown with its code and field.
+/// Core's form (`BeneficiaryValidator::form`) as the JSON text of `[{path, required, source,
+/// input, options?, account?, length?, label}]` (`options` for a choice, `account` and `length`
+/// where core names an account kind), which the glue parses; core's refusal (`FormError`)
+/// thrown with its code and field.
 fn form_js(
     validator: &BeneficiaryValidator,
     country: &str,
     payment_type: &str,
     owner_type: Option<&str>,
-) -> Result<JsValue, JsValue> {
+) -> Result<String, JsValue> {
     let fields = validator
         .form(country, payment_type, owner_type)
         .map_err(|e| coded(&e))?;
-    Ok(js_array(fields.iter().map(field_js)))
+    let mut out = JsonOut::default();
+    out.array(&fields, field_js);
+    Ok(out.text)
 }
 
-fn field_js(f: &FormField) -> JsValue {
-    let mut pairs = vec![
-        ("path", js_str(&f.path)),
-        ("required", JsValue::from_bool(f.required)),
-        ("source", js_str(f.source.as_str())),
-        ("input", js_str(f.input.as_str())),
-    ];
+fn field_js(out: &mut JsonOut, f: &FormField) {
+    out.open();
+    out.key_str("path", &f.path);
+    out.key("required");
+    out.raw(if f.required { "true" } else { "false" });
+    out.key_str("source", f.source.as_str());
+    out.key_str("input", f.input.as_str());
     if f.input == FormInput::Choice {
-        let options = f
-            .options
-            .iter()
-            .map(|o| js_object(&[("value", js_str(&o.value)), ("label", js_str(&o.label))]));
-        pairs.push(("options", js_array(options)));
+        out.key("options");
+        out.array(&f.options, |out, o| {
+            out.open();
+            out.key_str("value", &o.value);
+            out.key_str("label", &o.label);
+            out.close();
+        });
     }
     if let Some(kind) = f.account {
-        pairs.push(("account", js_str(kind.as_str())));
+        out.key_str("account", kind.as_str());
     }
     if let Some((min, max)) = f.length() {
-        let n = |x: u8| JsValue::from_f64(f64::from(x));
-        pairs.push(("length", js_object(&[("min", n(min)), ("max", n(max))])));
+        out.key("length");
+        out.open();
+        out.key("min");
+        out.number(min.into());
+        out.key("max");
+        out.number(max.into());
+        out.close();
     }
-    pairs.push(("label", js_str(&f.label)));
-    js_object(&pairs)
+    out.key_str("label", &f.label);
+    out.close();
 }
 
 /// `beneficiary.form`: the fields a form renders for `country`, `payment_type` and
@@ -200,100 +205,57 @@ pub fn beneficiary_form(
     country: &str,
     payment_type: &str,
     owner_type: Option<String>,
-    rules: JsValue,
+    rules: Option<String>,
     banks_country: Option<String>,
-    banks: JsValue,
-) -> Result<JsValue, JsValue> {
-    let validator = validator_of(&rules, banks_country, &banks)?;
+    banks: Option<String>,
+) -> Result<String, JsValue> {
+    let validator = validator_of(rules, banks_country, banks)?;
     form_js(&validator, country, payment_type, owner_type.as_deref())
 }
 
-#[wasm_bindgen(module = "/js/imports/json.js")]
-extern "C" {
-    /// The value as plain JSON data (`JSON.parse(JSON.stringify(value))`): a new value.
-    #[wasm_bindgen(js_name = plainJson, catch)]
-    fn plain_json(value: &JsValue) -> Result<JsValue, JsValue>;
-}
-
-/// `beneficiary.normalize`: core's `normalize` of the draft, as a new JS value (the draft's plain
-/// JSON data, keys in their order, with every string core changed written in).
+/// `beneficiary.normalize`: what core's `normalize` changes in the draft (given as its JSON
+/// text), as the JSON text of `{field: text}`: the `paymentInfo` fields core rewrote (account
+/// details in electronic form; normalize changes nothing else), which the glue writes into a new
+/// value of the draft's plain JSON data (keys in their order).
 #[wasm_bindgen(js_name = normalizeBeneficiary)]
-pub fn normalize_beneficiary(draft: JsValue) -> Result<JsValue, JsValue> {
-    let before = json_in(&draft)?;
+pub fn normalize_beneficiary(draft: &str) -> Result<String, JsValue> {
+    let before = text_in(draft)?;
     let after = beneficiary::normalize(before.clone());
-    let out = plain_json(&draft)?;
-    Ok(write_changes(&before, &after, out))
-}
-
-/// `js` (the plain data of `before`) with what differs in `after` written in: a string where a
-/// string changed, any other difference as the whole value of `after` there.
-fn write_changes(before: &Value, after: &Value, js: JsValue) -> JsValue {
-    match (before, after) {
-        _ if before == after => js,
-        (Value::Object(b), Value::Object(a))
-            if b.len() == a.len() && a.keys().all(|k| b.contains_key(k)) =>
-        {
-            for (k, new) in a {
-                let key = JsValue::from_str(k);
-                let old = Reflect::get(&js, &key).unwrap_or(JsValue::UNDEFINED);
-                let v = b
-                    .get(k)
-                    .map_or_else(|| value_js(new), |b| write_changes(b, new, old));
-                let _ = Reflect::set(&js, &key, &v);
+    let info = |v: &Value| v.get("paymentInfo").and_then(Value::as_object).cloned();
+    let mut out = JsonOut::default();
+    out.open();
+    if let (Some(b), Some(a)) = (info(&before), info(&after)) {
+        for (field, new) in &a {
+            if let (Some(text), true) = (new.as_str(), b.get(field) != Some(new)) {
+                out.key_str(field, text);
             }
-            js
-        }
-        (Value::Array(b), Value::Array(a)) if b.len() == a.len() => {
-            for (i, (old, new)) in b.iter().zip(a).enumerate() {
-                let at = u32::try_from(i).unwrap_or(u32::MAX);
-                let item = Reflect::get_u32(&js, at).unwrap_or(JsValue::UNDEFINED);
-                let _ = Reflect::set_u32(&js, at, &write_changes(old, new, item));
-            }
-            js
-        }
-        _ => value_js(after),
-    }
-}
-
-/// A JSON value as a JS value (numbers as the doubles they were read from).
-fn value_js(v: &Value) -> JsValue {
-    match v {
-        Value::Null => JsValue::NULL,
-        Value::Bool(b) => JsValue::from_bool(*b),
-        Value::Number(n) => JsValue::from_f64(n.as_f64().unwrap_or(0.0)),
-        Value::String(s) => js_str(s),
-        Value::Array(items) => items.iter().map(value_js).collect::<Array>().into(),
-        Value::Object(map) => {
-            let out = Object::new();
-            for (k, x) in map {
-                let _ = Reflect::set(&out, &JsValue::from_str(k), &value_js(x));
-            }
-            out.into()
         }
     }
+    out.close();
+    Ok(out.text)
 }
 
-/// The fields a form must ask for: `[{path, description, source}]`, parents before children.
-/// Throws `RULES_UNREADABLE` (core's sentence saying what to pass) when the rules document was
-/// given and cannot be read: a form cannot be built from it.
+/// The fields a form must ask for, as the JSON text of `[{path, description, source}]`, parents
+/// before children. Throws `RULES_UNREADABLE` (core's sentence saying what to pass) when the rules
+/// document was given and cannot be read: a form cannot be built from it.
 #[wasm_bindgen(js_name = requiredFields)]
 pub fn required_fields(
-    rules: JsValue,
+    rules: Option<String>,
     payment_type: &str,
     country: &str,
-) -> Result<JsValue, JsValue> {
-    // A document whose JSON is `null` (a `toJSON` answering null) is not given, as in
-    // `BeneficiaryValidator::from_documents`.
-    let rules = match document_in(&rules)? {
-        Some(v) if !v.is_null() => Some(ValidationRules::from_value(&v).map_err(|e| coded(&e))?),
-        _ => None,
+) -> Result<String, JsValue> {
+    let rules = match document_in(rules)? {
+        Some(v) => Some(ValidationRules::from_value(&v).map_err(|e| coded(&e))?),
+        None => None,
     };
     let fields = beneficiary::required_fields(rules.as_ref(), payment_type, country);
-    Ok(js_array(fields.iter().map(|f| {
-        js_object(&[
-            ("path", js_str(&f.path)),
-            ("description", js_str(&f.description)),
-            ("source", js_str(f.source.as_str())),
-        ])
-    })))
+    let mut out = JsonOut::default();
+    out.array(&fields, |out, f| {
+        out.open();
+        out.key_str("path", &f.path);
+        out.key_str("description", &f.description);
+        out.key_str("source", f.source.as_str());
+        out.close();
+    });
+    Ok(out.text)
 }

@@ -9,14 +9,13 @@
 //!   reaches Rust is already of its Rust type: secrets as a list of strings, bodies as bytes (a
 //!   string's UTF-8 encoding), counts as non-negative integers.
 //! - JSON documents (drafts, rules, bank lists, list parameters, paginated responses) are JS
-//!   values. JavaScript makes them plain JSON data (`JSON.parse(JSON.stringify(v))`: `toJSON`
-//!   is honoured, `undefined` dropped, non-finite numbers refused), walks it once into a tape
-//!   (tags and numbers, and the text of its strings), and Rust reads the tape into a
-//!   `serde_json::Value` equal to what serde_json would parse from the JSON text. The one JSON
-//!   text parsed in the module is a server document given as its response text (a rules
-//!   document, a bank list: a JS string), which core parses once, as every runtime does; the
-//!   envelope is read by the core's scanner, and the only JSON written is the webhook
-//!   registration body (strings).
+//!   values. JavaScript writes each as its JSON text (`JSON.stringify`: `toJSON` is honoured,
+//!   `undefined` dropped, a lone surrogate escaped, non-finite numbers refused) and core's one
+//!   JSON parser (`xborder_core::parse_json`, its scanner) reads it into the `serde_json::Value`
+//!   serde_json would parse from that text, as every runtime reads its documents. A server
+//!   document given as its response text (a rules document, a bank list: a JS string) is handed
+//!   to core as that text; the envelope is read by the same scanner, and the only JSON written
+//!   is the webhook registration body (strings).
 //! - Errors are `XborderError` instances (`name`, `code`, `field`, `rejected` where they
 //!   apply); validation results are plain objects.
 //! - The signature header may be the host's header collection: the glue gathers its values,

@@ -5,7 +5,7 @@ use wasm_bindgen::prelude::*;
 use xborder_core::pagination::{self, Drift, ListParams, PageInfo, PageWalker};
 
 use crate::errors::{coded, type_error};
-use crate::json::{is_absent, js_array, js_object, js_str, js_u64, json_in};
+use crate::json::{js_array, js_object, js_str, js_u64, text_in};
 
 #[wasm_bindgen(module = "/js/imports/pagination.js")]
 extern "C" {
@@ -29,8 +29,8 @@ extern "C" {
 
 /// `pagination.query`: the query string of a list call (without `?`); throws `INVALID_*`.
 #[wasm_bindgen(js_name = listQuery)]
-pub fn list_query(params: JsValue) -> Result<String, JsValue> {
-    ListParams::from_value(&json_in(&params)?)
+pub fn list_query(params: &str) -> Result<String, JsValue> {
+    ListParams::from_value(&text_in(params)?)
         .map(|p| p.to_query())
         .map_err(|e| coded(&e))
 }
@@ -40,19 +40,19 @@ pub fn list_query(params: JsValue) -> Result<String, JsValue> {
 /// supplies what the response leaves out (core's defaults without it). Throws `MALFORMED_RESPONSE`,
 /// `INVALID_PAGE_SIZE`, `OUT_OF_RANGE` (or the request's `INVALID_*`).
 #[wasm_bindgen(js_name = pageInfo)]
-pub fn page_info(response: JsValue, request: JsValue) -> Result<JsValue, JsValue> {
-    let request = page_request(&request)?;
-    pagination::page_info(&json_in(&response)?, request)
+pub fn page_info(response: &str, request: Option<String>) -> Result<JsValue, JsValue> {
+    let request = page_request(request)?;
+    pagination::page_info(&text_in(response)?, request)
         .map(|info| info_js(&info))
         .map_err(|e| coded(&e))
 }
 
-/// The `(page, pageSize)` of the list parameters sent, when given.
-fn page_request(request: &JsValue) -> Result<Option<(u64, u64)>, JsValue> {
-    if is_absent(request) {
-        return Ok(None);
+/// The `(page, pageSize)` of the list parameters sent (their JSON text), when given.
+fn page_request(request: Option<String>) -> Result<Option<(u64, u64)>, JsValue> {
+    match request {
+        None => Ok(None),
+        Some(text) => request_pair(&text_in(&text)?),
     }
-    request_pair(&json_in(request)?)
 }
 
 fn request_pair(request: &Value) -> Result<Option<(u64, u64)>, JsValue> {
@@ -66,8 +66,8 @@ fn request_pair(request: &Value) -> Result<Option<(u64, u64)>, JsValue> {
 /// sent, `null` when none), crossed in one walk. The glue's path for a plain object, so a page's
 /// records never cross into the module; core reads the fields as it reads the whole response.
 #[wasm_bindgen(js_name = __pageInfoOf)]
-pub fn page_info_of(records: f64, both: JsValue) -> Result<JsValue, JsValue> {
-    let both = json_in(&both)?;
+pub fn page_info_of(records: f64, both: &str) -> Result<JsValue, JsValue> {
+    let both = text_in(both)?;
     let (fields, request) = match both.as_array().map(Vec::as_slice) {
         Some([fields, request]) => (fields, request),
         _ => return Err(type_error("xborder: page fields and a request expected")),
@@ -125,8 +125,8 @@ pub struct WasmPageWalker {
 impl WasmPageWalker {
     /// Starts at `params.page` with the list parameters (filters included); throws `INVALID_*`.
     #[wasm_bindgen(constructor)]
-    pub fn new(params: JsValue) -> Result<WasmPageWalker, JsValue> {
-        ListParams::from_value(&json_in(&params)?)
+    pub fn new(params: &str) -> Result<WasmPageWalker, JsValue> {
+        ListParams::from_value(&text_in(params)?)
             .map(|p| WasmPageWalker {
                 inner: PageWalker::new(p),
             })
@@ -149,8 +149,8 @@ impl WasmPageWalker {
     /// `response.data` of the records the walker passes on (the glue hands the caller its own
     /// objects at those indices).
     #[wasm_bindgen(js_name = __feed)]
-    pub fn feed(&mut self, response: JsValue) -> Result<JsValue, JsValue> {
-        let response = json_in(&response)?;
+    pub fn feed(&mut self, response: &str) -> Result<JsValue, JsValue> {
+        let response = text_in(response)?;
         let step = self.inner.feed(&response).map_err(|e| coded(&e))?;
         let fresh = step.fresh.iter().map(|i| JsValue::from_f64(*i as f64));
         Ok(js_object(&[

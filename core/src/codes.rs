@@ -154,6 +154,7 @@ coded!(
     crate::delivery::StoreError,
     crate::delivery::ReceiveError => field,
     crate::claims::ClaimError => field,
+    crate::handling::OutOfOrder => field,
     crate::events::RegistrationError,
     crate::events::CatalogError,
     crate::pagination::PaginationError => field,

@@ -13,6 +13,22 @@ use std::fmt;
 /// ```
 pub const MAX_JSON_DEPTH: usize = 127;
 
+/// JSON text read into a document, with core's own parser: the answer serde_json's
+/// `from_str::<Value>` gives (numbers included, objects as `serde_json::Map`s), `MalformedJson`
+/// where it refuses the text (nesting deeper than [`MAX_JSON_DEPTH`] included). The one JSON
+/// parser the WASM module carries: its bindings read every JS value from its JSON text with it.
+///
+/// ```
+/// use serde_json::json;
+/// let doc = xborder_core::parse_json(r#"{"country": "DE", "n": [1, -2.5e-3]}"#).unwrap();
+/// assert_eq!(doc, json!({"country": "DE", "n": [1, -2.5e-3]}));
+/// assert_eq!(xborder_core::parse_json("[1,]"), Err(xborder_core::MalformedJson));
+/// assert_eq!(xborder_core::parse_json(r#""\ud800""#), Err(xborder_core::MalformedJson));
+/// ```
+pub fn parse_json(text: &str) -> Result<serde_json::Value, MalformedJson> {
+    crate::scan::to_value(text.as_bytes(), MAX_JSON_DEPTH).map_err(|_| MalformedJson)
+}
+
 /// A JSON input that is not JSON at all.
 ///
 /// ```

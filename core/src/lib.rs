@@ -9,6 +9,7 @@ mod countries;
 pub mod delivery;
 pub mod envelope;
 pub mod events;
+pub mod handling;
 mod json;
 pub mod pagination;
 mod scan;
@@ -18,4 +19,4 @@ pub mod signature;
 pub mod transport;
 mod window;
 
-pub use json::{MalformedJson, MAX_JSON_DEPTH};
+pub use json::{parse_json, MalformedJson, MAX_JSON_DEPTH};

@@ -21,6 +21,7 @@ const PUBLIC: &[&str] = &[
     "delivery.rs",
     "envelope.rs",
     "events.rs",
+    "handling.rs",
     "pagination.rs",
     "signature.rs",
     "transport.rs",

@@ -14,10 +14,11 @@ use xborder_core::beneficiary::{
     check_account, normalize, AccountDetail, AccountParams, AccountState, BeneficiaryValidator,
     FormInput,
 };
-use xborder_core::claims::{ClaimRules, ClaimStore, Claims, Entry};
+use xborder_core::claims::{ClaimRules, ClaimStore, Claims, Entry, Step};
 use xborder_core::delivery::{Decision, Receiver, StoreError, DEFAULT_WINDOW};
 use xborder_core::envelope::Envelope;
 use xborder_core::events::{Catalog, RegistrationError};
+use xborder_core::handling::{Act, Answer, Handling};
 use xborder_core::pagination::{page_info, request_of, ListParams, PageWalker};
 use xborder_core::signature::{sign, verify};
 
@@ -452,6 +453,135 @@ fn delivery_claims(input: &Value) -> Outcome {
     Ok(json!({ "results": builtin }))
 }
 
+/// `delivery.handle` (the project's op, tests/vectors/DECISIONS.md): deliveries of one receiver
+/// (`secret`) and one claims store (`leaseMs`, `windowMs`), each a [`Handling`] advanced one act
+/// per step (`{"go": name, "at": ms}`), its persist scripted (`"ok"` or `"fail"`). Each step's
+/// act is written `name:act:result`; `answers` holds each finished delivery's answer. Run with
+/// the built-in store and with [`TextStore`]: both must agree.
+fn delivery_handle(input: &Value) -> Outcome {
+    let count = |k: &str| match input.get(k) {
+        None => Ok(None),
+        Some(v) => v.as_u64().map(Some).ok_or(format!("{k} must be a count")),
+    };
+    let rules = ClaimRules::new(count("leaseMs")?.ok_or("leaseMs is required")?);
+    let rules = match count("windowMs")? {
+        Some(w) => rules.with_window(w),
+        None => rules.without_window(),
+    };
+    let builtin = handle_steps(input, &Claims::in_memory(rules, DEFAULT_WINDOW), rules)?;
+    let own = handle_steps(
+        input,
+        &Claims::with_store(rules, TextStore::default()),
+        rules,
+    )?;
+    if builtin != own {
+        return Err(format!(
+            "the built-in store gave {builtin}, the runner's own store {own}"
+        ));
+    }
+    Ok(builtin)
+}
+
+fn answer_json(a: &Answer) -> Value {
+    json!({
+        "status": a.reply.status,
+        "retryAfter": a.reply.retry_after_s,
+        "outcome": a.outcome.map(|o| o.as_str()),
+        "code": a.code,
+        "persisted": a.persisted,
+    })
+}
+
+fn handle_steps<S: ClaimStore>(input: &Value, claims: &Claims<S>, rules: ClaimRules) -> Outcome {
+    let secret = input
+        .get("secret")
+        .and_then(Value::as_str)
+        .ok_or("secret must be a string")?;
+    let receiver = Receiver::new(&[secret], DEFAULT_WINDOW).map_err(|e| e.to_string())?;
+    let deliveries = input
+        .get("deliveries")
+        .and_then(Value::as_object)
+        .ok_or("deliveries must be an object")?;
+    let mut handlings: std::collections::BTreeMap<String, Handling> = Default::default();
+    let mut acts = Vec::new();
+    let mut answers = Map::new();
+    for step in input
+        .get("steps")
+        .and_then(Value::as_array)
+        .ok_or("steps must be a list")?
+    {
+        let name = step
+            .get("go")
+            .and_then(Value::as_str)
+            .ok_or("step go must be a string")?;
+        let at = step
+            .get("at")
+            .and_then(Value::as_u64)
+            .ok_or("step at must be a count")?;
+        let d = deliveries.get(name).ok_or(format!("no delivery {name}"))?;
+        if !handlings.contains_key(name) {
+            let body = serde_json::to_vec(d.get("body").ok_or("a delivery has a body")?)
+                .map_err(|e| e.to_string())?;
+            let signature = match d.get("signature").and_then(Value::as_str) {
+                Some("valid") | None => {
+                    Some(sign(secret.as_bytes(), &body).map_err(|e| e.to_string())?)
+                }
+                Some("missing") => None,
+                Some(other) => Some(other.to_owned()),
+            };
+            let token = d.get("token").and_then(Value::as_str).unwrap_or(name);
+            let decision = receiver.receive(&body, signature.as_deref());
+            handlings.insert(name.to_owned(), Handling::new(decision, rules, token));
+        }
+        let h = handlings.get_mut(name).ok_or("unreachable")?;
+        let id_token = |h: &Handling| match h.next() {
+            Act::Claim { id, token } | Act::Complete { id, token } | Act::Release { id, token } => {
+                (id.to_owned(), token.to_owned())
+            }
+            _ => (String::new(), String::new()),
+        };
+        let (id, token) = id_token(h);
+        let run = |step: Step| claims.step(step, &id, &token, at);
+        let text =
+            |r: &Result<xborder_core::claims::Outcome, xborder_core::claims::ClaimError>| match r {
+                Ok(o) => o.as_str().to_owned(),
+                Err(e) => e.code().to_owned(),
+            };
+        let act = match h.next() {
+            Act::Answer(a) => {
+                answers.insert(name.to_owned(), answer_json(a));
+                format!("answer:{}", a.reply.status)
+            }
+            Act::Persist(_) => {
+                let ok = d.get("persist").and_then(Value::as_str).unwrap_or("ok") == "ok";
+                h.persisted(ok).map_err(|e| e.to_string())?;
+                format!("persist:{}", if ok { "ok" } else { "fail" })
+            }
+            Act::Claim { .. } => {
+                let r = run(Step::Claim);
+                let t = text(&r);
+                h.claimed(r).map_err(|e| e.to_string())?;
+                format!("claim:{t}")
+            }
+            Act::Complete { .. } => {
+                let r = run(Step::Complete);
+                let t = text(&r);
+                h.completed(r).map_err(|e| e.to_string())?;
+                format!("complete:{t}")
+            }
+            Act::Release { .. } => {
+                let r = run(Step::Release);
+                let t = text(&r);
+                h.released(r).map_err(|e| e.to_string())?;
+                format!("release:{t}")
+            }
+            _ => return Err("an act this runner does not know".into()),
+        };
+        acts.push(Value::String(format!("{name}:{act}")));
+    }
+    Ok(json!({ "acts": acts, "answers": answers }))
+}
+
 /// The ops FORMAT.md defines that this runner does not implement yet: counted as skipped (and
 /// named in a `SKIP` line), never passed or failed. Implementing one: its arm in [`op`], and its
 /// name out of this list.
@@ -476,6 +606,7 @@ fn op(name: &str) -> Option<Option<OpFn>> {
         "pagination.info" => pagination_info,
         "pagination.walk" => pagination_walk,
         "delivery.claims" => delivery_claims,
+        "delivery.handle" => delivery_handle,
         "account.check" => account_check,
         "beneficiary.normalize" => beneficiary_normalize,
         "beneficiary.form" => beneficiary_form,
@@ -662,6 +793,23 @@ fn vector_files() -> Vec<PathBuf> {
             .collect(),
         _ => V4_FILES.iter().map(|name| v4.join(name)).collect(),
     };
+    // The project's vectors of ops not every runtime has yet (issue 33's `delivery.handle`, run
+    // here first): tests/vectors/handling/, read by the runners that implement them, whatever
+    // folders they are given (the others join when their runtime has the op; DECISIONS.md).
+    let own = Path::new(env!("CARGO_MANIFEST_DIR")).join("vectors/handling");
+    let mut own: Vec<PathBuf> = std::fs::read_dir(&own)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    own.sort();
+    for f in own {
+        if !files.iter().any(|g| g.file_name() == f.file_name()) {
+            files.push(f);
+        }
+    }
     for f in singles {
         let listed = files.iter().any(|g| {
             g.file_name() == f.file_name() && g.parent().is_some_and(|p| p.ends_with("v4"))

@@ -75,49 +75,81 @@ const FORM_OPTIONS = {
   banks: banksIn,
 };
 
-/** The beneficiary API over the runtime `rt`; `plainJson` is the snippet's (json.js). */
-function beneficiaries(rt, plainJson) {
-  const { raw, run, live, adopt, freeable } = rt;
-  const VALIDATE = [null, RULES_DOCUMENT, banksIn];
+/**
+ * The beneficiary API over the runtime `rt`; `jsonText` is json.js's. Documents and
+ * drafts cross as their JSON text, read on the Rust side by core's one parser; what
+ * `JSON.stringify` refuses (a cycle, a BigInt, a non-finite number) crosses as no text, which it
+ * refuses with MALFORMED_JSON. Forms and field lists come back as JSON text, parsed here.
+ */
+function beneficiaries(rt, { jsonText }) {
+  const { raw, run, call, live, adopt, freeable } = rt;
+  const text = (v) => {
+    try {
+      return jsonText(v);
+    } catch {
+      return '';
+    }
+  };
+  // A document (absent: undefined; a string, the response text, crosses as a JSON string).
+  const doc = (check) => (v) => {
+    const d = check(v);
+    return d === undefined || d === null ? undefined : text(d);
+  };
+  const RULES = doc(RULES_DOCUMENT);
+  const BANKS = (v) => {
+    const [country, response] = banksIn(v);
+    return [country, response === undefined || response === null ? undefined : text(response)];
+  };
+  const DRAFT_TEXT = (v) => text(v);
+  const VALIDATE = [DRAFT_TEXT, RULES, BANKS];
   function validateBeneficiary(draft, rules, banks) {
     const [d, r, [country, response]] = convert(VALIDATE, [draft, rules, banks]);
     return run(raw.validateBeneficiary, undefined, [d, r, country, response]);
   }
   const { validate: validateWith, form: formWith } = raw.BeneficiaryValidator.prototype;
-  const DOCUMENTS = [RULES_DOCUMENT, banksIn];
-  // A document as it is now, for a reset to read again: a text as it is (strings do not change),
-  // anything else as its JSON data.
-  const keep = (doc) => (typeof doc === 'string' ? doc : plainJson(doc ?? null));
+  const DOCUMENTS = [RULES, BANKS];
   /** A rules document and a bank list read once; each `validate(draft)` crosses the draft only. */
   class BeneficiaryValidator {
     constructor(rules, banks) {
+      // The documents' texts: what a reset reads again (a text does not change).
       const [r, [country, response]] = convert(DOCUMENTS, [rules, banks]);
-      let saved; // the documents as they were when read: what a reset reads again
-      adopt(this, (first) => (first ? new raw.BeneficiaryValidator(r, country, response) : new raw.BeneficiaryValidator(...saved)));
-      saved = [keep(r), country, keep(response)];
+      adopt(this, () => new raw.BeneficiaryValidator(r, country, response));
     }
     validate(draft) {
-      return run(validateWith, live(this), [draft]);
+      return run(validateWith, live(this), [text(draft)]);
     }
     form(country, paymentType, ownerType) {
-      const args = convert(VALIDATOR_FORM, [country, paymentType, ownerType]);
-      return run(formWith, live(this), args);
+      return JSON.parse(call(formWith, live(this), VALIDATOR_FORM, [country, paymentType, ownerType]));
     }
   }
   const VALIDATOR_FORM = [str('country'), str('paymentType'), maybeStr('ownerType', OWNER_HOW)];
   freeable(BeneficiaryValidator);
+  const FORM = { ...FORM_OPTIONS, rules: RULES, banks: BANKS };
   /** The fields of a form: `beneficiaryForm({ country, paymentType, ownerType?, rules?, banks? })`. */
   function beneficiaryForm(opts) {
     if (opts === undefined || opts === null) {
       throw refuse('options', 'an options object ({ country, paymentType, ownerType, rules, banks })', opts);
     }
-    const o = options('options', opts, FORM_OPTIONS);
+    const o = options('options', opts, FORM);
     const [country, response] = o.banks;
-    return run(raw.beneficiaryForm, undefined, [o.country, o.paymentType, o.ownerType, o.rules, country, response]);
+    return JSON.parse(run(raw.beneficiaryForm, undefined, [o.country, o.paymentType, o.ownerType, o.rules, country, response]));
   }
   const checkAccount = rt.fn('checkAccount', [str('kind'), str('value')]);
-  const normalizeBeneficiary = rt.fn('normalizeBeneficiary', [DRAFT]);
-  const requiredFields = rt.fn('requiredFields', [RULES_DOCUMENT, str('paymentType'), str('country')]);
+  /**
+   * A new value of the draft's plain JSON data with the `paymentInfo` fields core changed (the
+   * Rust side answers `{field: text}`) written in.
+   */
+  function normalizeBeneficiary(draft) {
+    const t = text(DRAFT(draft));
+    const changes = JSON.parse(run(raw.normalizeBeneficiary, undefined, [t]));
+    const out = JSON.parse(t);
+    for (const field of Object.keys(changes)) out.paymentInfo[field] = changes[field];
+    return out;
+  }
+  const REQUIRED = [RULES, str('paymentType'), str('country')];
+  function requiredFields(rules, paymentType, country) {
+    return JSON.parse(call(raw.requiredFields, undefined, REQUIRED, [rules, paymentType, country]));
+  }
   return { validateBeneficiary, BeneficiaryValidator, beneficiaryForm, checkAccount, normalizeBeneficiary, requiredFields };
 }
 

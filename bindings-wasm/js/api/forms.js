@@ -6,11 +6,12 @@
 
 import { runtime } from './runtime.js';
 import { beneficiaries } from './beneficiary.js';
+import { jsonText } from './json.js';
 
 /** The forms API over the forms module's wasm-bindgen module `raw`. */
-function wrapForms(raw, { XborderError, plainJson }, host = {}) {
+function wrapForms(raw, { XborderError }, host = {}) {
   const rt = runtime(raw, XborderError, host);
-  return { ...beneficiaries(rt, plainJson) };
+  return { ...beneficiaries(rt, { jsonText }) };
 }
 
 export { wrapForms };

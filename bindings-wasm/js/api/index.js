@@ -1,6 +1,6 @@
 // The public API of the full module (the package's main entry and `xborder-wasm/web`): every
 // concern's module over one runtime. The entry files (npm/index.cjs, npm/web.js) hand in the
-// wasm-bindgen module `raw`, the snippets' `XborderError` and `plainJson`, and what the host adds
+// wasm-bindgen module `raw`, the snippet's `XborderError`, and what the host adds
 // (`ready` in browsers, `hmac` in Node). No rule lives here or in the modules below: they check
 // each parameter's kind and pass it through (kinds.js), and keep the objects alive across a reset
 // (runtime.js); every answer is core's.
@@ -11,17 +11,18 @@ import { signatures } from './signatures.js';
 import { claimsClass } from './claims.js';
 import { beneficiaries } from './beneficiary.js';
 import { pagination } from './pagination.js';
+import { jsonText } from './json.js';
 
 /** The full API over the wasm-bindgen module `raw`. */
-function wrapApi(raw, { XborderError, plainJson }, host = {}) {
+function wrapApi(raw, { XborderError }, host = {}) {
   const rt = runtime(raw, XborderError, host);
   const ev = events(rt);
   const api = {
     ...ev.api,
     ...signatures(rt, ev, host),
     Claims: claimsClass(rt),
-    ...beneficiaries(rt, plainJson),
-    ...pagination(rt, plainJson),
+    ...beneficiaries(rt, { jsonText }),
+    ...pagination(rt, { jsonText }),
   };
   // The test build's hook (build.sh --test-hooks); absent from the published module.
   if (typeof raw.__panicForTests === 'function') api.__panicForTests = rt.fn('__panicForTests', []);

@@ -1,6 +1,7 @@
 // Pagination: listQuery, pageInfo and the PageWalker class, with the check of list parameters.
 
 import { refuse, fn, isOptions, isThenable, convert } from './kinds.js';
+import { plainJson } from './json.js';
 
 const PARAMS_HOW = "pass an object of list parameters ({ page: 0, pageSize: 50, filters: { status: 'success' } }), or leave it out for the defaults";
 
@@ -15,9 +16,20 @@ const listParams = (name) => (v) => {
   throw refuse(name, 'an object of list parameters', v, PARAMS_HOW);
 };
 const LIST_PARAMS = listParams('params');
-/** The pagination API over the runtime `rt`; `plainJson` is the snippet's (json.js). */
-function pagination(rt, plainJson) {
+/**
+ * The pagination API over the runtime `rt`; parameters and responses cross as their JSON text
+ * (`jsonText`, json.js: what JSON.stringify refuses crosses as no text, refused with
+ * MALFORMED_JSON).
+ */
+function pagination(rt, { jsonText }) {
   const { raw, run, call, live, adopt, freeable } = rt;
+  const text = (v) => {
+    try {
+      return jsonText(v);
+    } catch {
+      return '';
+    }
+  };
   // A plain response object (what `await res.json()` gives): its page fields (the four, and
   // `meta`, where an envelope `{data, meta}` keeps them) and the length of its `data` cross, never
   // the records; core reads them as it reads the whole response (`page_info_of`). Anything else
@@ -27,9 +39,9 @@ function pagination(rt, plainJson) {
     REQUEST(request);
     if (isOptions(response) && Array.isArray(response.data) && typeof response.toJSON !== 'function') {
       const { total, page, pageSize, hasNext, meta } = response;
-      return run(raw.__pageInfoOf, undefined, [response.data.length, [{ total, page, pageSize, hasNext, meta }, request ?? null]]);
+      return run(raw.__pageInfoOf, undefined, [response.data.length, text([{ total, page, pageSize, hasNext, meta }, request ?? null])]);
     }
-    return run(raw.pageInfo, undefined, [response, request]);
+    return run(raw.pageInfo, undefined, [text(response), request === undefined || request === null ? undefined : text(request)]);
   }
 
   const { nextQuery, isDone, __feed } = raw.PageWalker.prototype;
@@ -40,7 +52,7 @@ function pagination(rt, plainJson) {
     constructor(params) {
       LIST_PARAMS(params);
       adopt(this, (first) => {
-        if (first) return new raw.PageWalker(params);
+        if (first) return new raw.PageWalker(text(params));
         // Which records were passed on lived in the old instance: a walk cannot go on.
         throw rt.lost("this PageWalker's walk was lost when xborder-wasm was reset after an internal error; start a new PageWalker");
       });
@@ -52,7 +64,7 @@ function pagination(rt, plainJson) {
       return call(isDone, live(this), [], []);
     }
     feed(response) {
-      const { fresh, info, drifts } = call(__feed, live(this), [], [response]);
+      const { fresh, info, drifts } = call(__feed, live(this), [], [text(response)]);
       // The caller's own records at the indices the core passes on (its plain copy when the
       // response is made by toJSON).
       const own = isOptions(response) && typeof response.toJSON !== 'function' ? response.data : undefined;
@@ -74,7 +86,7 @@ function pagination(rt, plainJson) {
   }
   freeable(PageWalker);
 
-  return { listQuery: rt.fn('listQuery', [LIST_PARAMS]), pageInfo, PageWalker };
+  return { listQuery: rt.fn('listQuery', [(v) => text(LIST_PARAMS(v))]), pageInfo, PageWalker };
 }
 
 export { pagination };

@@ -1,0 +1,727 @@
+//! [`Handling`]: one delivery from the receiver's [`Decision`] to the answer, as steps the host
+//! drives (sans-IO): claim the event, persist it, complete the claim (or release it when the
+//! persist failed), then answer. Core owns the order, the rule that a persisted event is answered
+//! as done whatever `complete` says, and every reply; the host owns the IO (its claims store, its
+//! database, its HTTP server) and the clock.
+//!
+//! ```
+//! use xborder_core::claims::{ClaimRules, Claims, Step};
+//! use xborder_core::delivery::Receiver;
+//! use xborder_core::handling::{Act, Handling};
+//! use xborder_core::signature::sign;
+//!
+//! let body = br#"{"id":"evt_1","event":"order:created","entity":{"id":"o1","type":"order"}}"#;
+//! let header = sign(b"whsec", body).unwrap();
+//! let receiver = Receiver::new(&["whsec"], 100).unwrap();
+//! let rules = ClaimRules::new(30_000);
+//! let claims = Claims::in_memory(rules, 100);
+//! let mut saved = Vec::new();
+//!
+//! let mut h = Handling::new(receiver.receive(body, Some(header.as_str())), rules, "req-1");
+//! loop {
+//!     match h.next() {
+//!         Act::Claim { id, token } => {
+//!             let (id, token) = (id.to_owned(), token.to_owned());
+//!             h.claimed(claims.step(Step::Claim, &id, &token, 1_000)).unwrap();
+//!         }
+//!         Act::Persist(envelope) => {
+//!             saved.push(envelope.id().to_owned()); // your INSERT, in your transaction
+//!             h.persisted(true).unwrap();
+//!         }
+//!         Act::Complete { id, token } => {
+//!             let (id, token) = (id.to_owned(), token.to_owned());
+//!             h.completed(claims.step(Step::Complete, &id, &token, 1_010)).unwrap();
+//!         }
+//!         Act::Release { id, token } => {
+//!             let (id, token) = (id.to_owned(), token.to_owned());
+//!             h.released(claims.step(Step::Release, &id, &token, 1_010)).unwrap();
+//!         }
+//!         Act::Answer(answer) => {
+//!             assert_eq!(answer.reply.status, 200);
+//!             break;
+//!         }
+//!         _ => unreachable!("Act is non_exhaustive"),
+//!     }
+//! }
+//! assert_eq!(saved, ["evt_1"]);
+//! ```
+
+use std::fmt;
+
+use crate::claims::{ClaimError, ClaimRules, ClaimStore, ClaimTask, Outcome, Reply, Step};
+use crate::delivery::{Action, Decision};
+use crate::envelope::Envelope;
+
+/// The code of an answer after the host's persist failed: the claim was released, so the
+/// provider's retry (or another instance) can take the event; answered 500.
+///
+/// ```
+/// assert_eq!(xborder_core::handling::PERSIST_FAILED, "PERSIST_FAILED");
+/// ```
+pub const PERSIST_FAILED: &str = "PERSIST_FAILED";
+
+/// What the host must do next for a [`Handling`].
+///
+/// ```
+/// use xborder_core::claims::ClaimRules;
+/// use xborder_core::delivery::{Decision, ReceiveError};
+/// use xborder_core::handling::{Act, Handling};
+/// use xborder_core::signature::SignatureError;
+/// let refused = Decision::Reject(ReceiveError::Signature(SignatureError::SignatureMismatch));
+/// let h = Handling::new(refused, ClaimRules::default(), "r1");
+/// assert!(matches!(h.next(), Act::Answer(a) if a.reply.status == 400));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum Act<'h> {
+    /// Run [`Step::Claim`] for the event `id` with `token` against the claims store (a
+    /// [`ClaimTask`], [`Claims::step`](crate::claims::Claims::step)), then
+    /// [`Handling::claimed`] with its result.
+    Claim {
+        /// The event id.
+        id: &'h str,
+        /// This request's token.
+        token: &'h str,
+    },
+    /// Persist the event (the host's write, in its own transaction), then
+    /// [`Handling::persisted`] with whether it succeeded.
+    Persist(&'h Envelope),
+    /// Run [`Step::Complete`], then [`Handling::completed`].
+    Complete {
+        /// The event id.
+        id: &'h str,
+        /// This request's token.
+        token: &'h str,
+    },
+    /// Run [`Step::Release`] (the persist failed), then [`Handling::released`].
+    Release {
+        /// The event id.
+        id: &'h str,
+        /// This request's token.
+        token: &'h str,
+    },
+    /// Answer the provider with this; the handling is over.
+    Answer(&'h Answer),
+}
+
+impl Act<'_> {
+    /// The act's name: `claim`, `persist`, `complete`, `release` or `answer`.
+    ///
+    /// ```
+    /// use xborder_core::{claims::ClaimRules, delivery::{Decision, ReceiveError}};
+    /// use xborder_core::{handling::Handling, signature::SignatureError};
+    /// let d = Decision::Reject(ReceiveError::Signature(SignatureError::EmptySecret));
+    /// assert_eq!(Handling::new(d, ClaimRules::default(), "r").next().as_str(), "answer");
+    /// ```
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Act::Claim { .. } => "claim",
+            Act::Persist(_) => "persist",
+            Act::Complete { .. } => "complete",
+            Act::Release { .. } => "release",
+            Act::Answer(_) => "answer",
+        }
+    }
+}
+
+/// The end of a [`Handling`]: the reply to answer the provider with, and why.
+///
+/// ```
+/// use xborder_core::{claims::{ClaimRules, Outcome}, delivery::{Decision, ReceiveError}};
+/// use xborder_core::{handling::Handling, signature::SignatureError};
+/// let d = Decision::Reject(ReceiveError::Signature(SignatureError::MissingSignature));
+/// let h = Handling::new(d, ClaimRules::default(), "r");
+/// let a = h.answer().unwrap();
+/// assert_eq!((a.reply.status, a.code, a.outcome, a.persisted), (400, Some("MISSING_SIGNATURE"), None, false));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Answer {
+    /// The status and `Retry-After` to answer with.
+    pub reply: Reply,
+    /// The outcome of the last claim step (`None`: no claim was made: the decision was not
+    /// `process`).
+    pub outcome: Option<Outcome>,
+    /// Why the answer is not 2xx, or what went wrong on the way: the decision's error code, a
+    /// claim step's error code, or [`PERSIST_FAILED`]. A `complete` that failed after the event
+    /// was persisted leaves its code here with a 200 (the persisted record makes a retry
+    /// harmless).
+    pub code: Option<&'static str>,
+    /// Whether the host persisted the event.
+    pub persisted: bool,
+}
+
+/// A [`Handling`] method called when the handling needs another: the host's bug (`INVALID_STEP`,
+/// `field` the act that was expected). The handling is unchanged.
+///
+/// ```
+/// use xborder_core::claims::ClaimRules;
+/// use xborder_core::delivery::{Decision, ReceiveError};
+/// use xborder_core::handling::Handling;
+/// use xborder_core::signature::SignatureError;
+/// let d = Decision::Reject(ReceiveError::Signature(SignatureError::EmptySecret));
+/// let mut h = Handling::new(d, ClaimRules::default(), "r");
+/// let e = h.persisted(true).unwrap_err();
+/// assert_eq!((e.code(), e.field()), ("INVALID_STEP", Some("answer")));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutOfOrder {
+    /// The act the handling was waiting for (`claim`, `persist`, `complete`, `release`, or
+    /// `answer`: it is over).
+    pub expected: &'static str,
+    /// The act the call reported.
+    pub got: &'static str,
+}
+
+impl OutOfOrder {
+    /// Stable code: `INVALID_STEP`.
+    ///
+    /// ```
+    /// let e = xborder_core::handling::OutOfOrder { expected: "claim", got: "persist" };
+    /// assert_eq!(e.code(), "INVALID_STEP");
+    /// ```
+    pub fn code(&self) -> &'static str {
+        "INVALID_STEP"
+    }
+
+    /// The act that was expected.
+    ///
+    /// ```
+    /// let e = xborder_core::handling::OutOfOrder { expected: "claim", got: "persist" };
+    /// assert_eq!(e.field(), Some("claim"));
+    /// ```
+    pub fn field(&self) -> Option<&'static str> {
+        Some(self.expected)
+    }
+}
+
+impl fmt::Display for OutOfOrder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: the handling waits for `{}`, and `{}` was reported",
+            self.code(),
+            self.expected,
+            self.got
+        )
+    }
+}
+
+impl std::error::Error for OutOfOrder {}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Claim,
+    Persist,
+    Complete,
+    Release,
+    Answered,
+}
+
+/// One delivery, from the receiver's decision to the answer (see the module's example). A
+/// decision that is not `process` is answered at once (its own reply); a live event is claimed,
+/// persisted by the host, completed, or released when the persist failed:
+/// - a claim that is not `claimed` (a duplicate, another request holding it) or fails
+///   (`STORE_UNAVAILABLE`) is answered with its reply (200; 503 with `Retry-After`);
+/// - once persisted, the answer is 200 whatever `complete` gives (`stale` or an error): the
+///   record makes a retry harmless, and a 5xx would only make the provider deliver it again;
+/// - a failed persist releases the claim and answers 500 ([`PERSIST_FAILED`]), so the retry can
+///   take the event.
+#[derive(Debug, Clone)]
+pub struct Handling {
+    decision: Decision,
+    rules: ClaimRules,
+    token: String,
+    state: State,
+    answer: Option<Answer>,
+    outcome: Option<Outcome>,
+    persisted: bool,
+}
+
+impl Handling {
+    /// The handling of `decision` (what [`Receiver::receive`](crate::delivery::Receiver::receive)
+    /// decided), with the claims' `rules` (for the replies: a claim held by another request is
+    /// answered 503 with its lease as `Retry-After`) and this request's `token` (unique per
+    /// request: a UUID).
+    ///
+    /// ```
+    /// use xborder_core::{claims::ClaimRules, delivery::Receiver, signature::sign};
+    /// use xborder_core::handling::{Act, Handling};
+    /// let body = br#"{"id":"evt_1","event":"order:created","entity":{"id":"o","type":"order"}}"#;
+    /// let rx = Receiver::new(&["k"], 10).unwrap();
+    /// let h = Handling::new(rx.receive(body, Some(sign(b"k", body).unwrap().as_str())), ClaimRules::default(), "t");
+    /// assert_eq!(h.next(), Act::Claim { id: "evt_1", token: "t" });
+    /// ```
+    pub fn new(decision: Decision, rules: ClaimRules, token: impl Into<String>) -> Handling {
+        let process = decision.action() == Action::Process && decision.envelope().is_some();
+        let answer = (!process).then(|| Answer {
+            reply: decision.reply(),
+            outcome: None,
+            code: decision.error().map(|e| e.code()),
+            persisted: false,
+        });
+        Handling {
+            decision,
+            rules,
+            token: token.into(),
+            state: if process {
+                State::Claim
+            } else {
+                State::Answered
+            },
+            answer,
+            outcome: None,
+            persisted: false,
+        }
+    }
+
+    /// What the host must do next.
+    ///
+    /// ```
+    /// use xborder_core::{claims::ClaimRules, delivery::Receiver, signature::sign};
+    /// use xborder_core::handling::{Act, Handling};
+    /// let body = br#"{"id":"evt_1","event":"order:created","entity":{"id":"o","type":"order"}}"#;
+    /// let rx = Receiver::new(&["k"], 10).unwrap();
+    /// let mut h = Handling::new(rx.receive(body, Some(sign(b"k", body).unwrap().as_str())), ClaimRules::default(), "t");
+    /// assert_eq!(h.next().as_str(), "claim");
+    /// ```
+    pub fn next(&self) -> Act<'_> {
+        let (id, token) = (self.id(), self.token.as_str());
+        match (self.state, &self.answer, self.decision.envelope()) {
+            (State::Answered, Some(answer), _) => Act::Answer(answer),
+            (State::Persist, _, Some(envelope)) => Act::Persist(envelope),
+            (State::Complete, _, _) => Act::Complete { id, token },
+            (State::Release, _, _) => Act::Release { id, token },
+            // The claim, and (never reached: `new` and every step keep the state and the
+            // answer together) a state without what it needs.
+            _ => Act::Claim { id, token },
+        }
+    }
+
+    /// The answer, once the handling is over.
+    ///
+    /// ```
+    /// use xborder_core::{claims::ClaimRules, delivery::{Decision, ReceiveError}};
+    /// use xborder_core::{handling::Handling, signature::SignatureError};
+    /// let d = Decision::Reject(ReceiveError::Signature(SignatureError::EmptySecret));
+    /// assert_eq!(Handling::new(d, ClaimRules::default(), "r").answer().unwrap().reply.status, 500);
+    /// ```
+    pub fn answer(&self) -> Option<&Answer> {
+        self.answer.as_ref()
+    }
+
+    /// The receiver's decision this handling started from.
+    ///
+    /// ```
+    /// use xborder_core::{claims::ClaimRules, delivery::{Action, Decision, ReceiveError}};
+    /// use xborder_core::{handling::Handling, signature::SignatureError};
+    /// let d = Decision::Reject(ReceiveError::Signature(SignatureError::EmptySecret));
+    /// assert_eq!(Handling::new(d, ClaimRules::default(), "r").decision().action(), Action::Reject);
+    /// ```
+    pub fn decision(&self) -> &Decision {
+        &self.decision
+    }
+
+    fn id(&self) -> &str {
+        self.decision.envelope().map_or("", |e| e.id())
+    }
+
+    fn expect(&self, state: State, got: &'static str) -> Result<(), OutOfOrder> {
+        if self.state == state {
+            Ok(())
+        } else {
+            Err(OutOfOrder {
+                expected: self.next().as_str(),
+                got,
+            })
+        }
+    }
+
+    fn finish(&mut self, reply: Reply, code: Option<&'static str>) -> Act<'_> {
+        self.state = State::Answered;
+        self.answer = Some(Answer {
+            reply,
+            outcome: self.outcome,
+            code,
+            persisted: self.persisted,
+        });
+        self.next()
+    }
+
+    /// The claim step's result: `claimed` goes on to the persist; any other outcome, or an error,
+    /// is answered with its reply.
+    ///
+    /// ```
+    /// use xborder_core::{claims::{ClaimRules, Outcome}, delivery::Receiver, signature::sign};
+    /// use xborder_core::handling::{Act, Handling};
+    /// let body = br#"{"id":"evt_1","event":"order:created","entity":{"id":"o","type":"order"}}"#;
+    /// let rx = Receiver::new(&["k"], 10).unwrap();
+    /// let mut h = Handling::new(rx.receive(body, Some(sign(b"k", body).unwrap().as_str())), ClaimRules::new(2_000), "t");
+    /// let Act::Answer(a) = h.claimed(Ok(Outcome::InProgress)).unwrap() else { panic!() };
+    /// assert_eq!((a.reply.status, a.reply.retry_after_s), (503, Some(2)));
+    /// ```
+    pub fn claimed(&mut self, result: Result<Outcome, ClaimError>) -> Result<Act<'_>, OutOfOrder> {
+        self.expect(State::Claim, "claim")?;
+        Ok(match result {
+            Err(e) => self.finish(e.reply(), Some(e.code())),
+            Ok(outcome) => {
+                self.outcome = Some(outcome);
+                match self.rules.reply(Step::Claim, outcome) {
+                    None => {
+                        self.state = State::Persist;
+                        self.next()
+                    }
+                    Some(reply) => self.finish(reply, None),
+                }
+            }
+        })
+    }
+
+    /// Whether the host persisted the event (`false`: its write failed, or it would not): on to
+    /// `complete`, or to `release`.
+    ///
+    /// ```
+    /// use xborder_core::{claims::{ClaimRules, Outcome}, delivery::Receiver, signature::sign};
+    /// use xborder_core::handling::{Act, Handling};
+    /// let body = br#"{"id":"evt_1","event":"order:created","entity":{"id":"o","type":"order"}}"#;
+    /// let rx = Receiver::new(&["k"], 10).unwrap();
+    /// let mut h = Handling::new(rx.receive(body, Some(sign(b"k", body).unwrap().as_str())), ClaimRules::default(), "t");
+    /// h.claimed(Ok(Outcome::Claimed)).unwrap();
+    /// assert_eq!(h.persisted(false).unwrap().as_str(), "release");
+    /// ```
+    pub fn persisted(&mut self, ok: bool) -> Result<Act<'_>, OutOfOrder> {
+        self.expect(State::Persist, "persist")?;
+        self.persisted = ok;
+        self.state = if ok { State::Complete } else { State::Release };
+        Ok(self.next())
+    }
+
+    /// The complete step's result: answered 200 whatever it is (the event is persisted), its
+    /// outcome (`completed`, `stale`) or error code kept in the answer.
+    ///
+    /// ```
+    /// use xborder_core::{claims::{ClaimError, ClaimRules, Outcome}, delivery::{Receiver, StoreError}};
+    /// use xborder_core::{handling::{Act, Handling}, signature::sign};
+    /// let body = br#"{"id":"evt_1","event":"order:created","entity":{"id":"o","type":"order"}}"#;
+    /// let rx = Receiver::new(&["k"], 10).unwrap();
+    /// let mut h = Handling::new(rx.receive(body, Some(sign(b"k", body).unwrap().as_str())), ClaimRules::default(), "t");
+    /// h.claimed(Ok(Outcome::Claimed)).unwrap();
+    /// h.persisted(true).unwrap();
+    /// let down = ClaimError::Store(StoreError::new("redis: timeout"));
+    /// let Act::Answer(a) = h.completed(Err(down)).unwrap() else { panic!() };
+    /// assert_eq!((a.reply.status, a.code, a.persisted), (200, Some("STORE_UNAVAILABLE"), true));
+    /// ```
+    pub fn completed(
+        &mut self,
+        result: Result<Outcome, ClaimError>,
+    ) -> Result<Act<'_>, OutOfOrder> {
+        self.expect(State::Complete, "complete")?;
+        let (outcome, code) = match result {
+            Ok(Outcome::Stale) => (Outcome::Stale, None),
+            Ok(_) => (Outcome::Completed, None),
+            Err(e) => (Outcome::Completed, Some(e.code())),
+        };
+        self.outcome = Some(outcome);
+        let reply = self
+            .rules
+            .reply(Step::Complete, outcome)
+            .unwrap_or(Reply::OK);
+        Ok(self.finish(reply, code))
+    }
+
+    /// The release step's result (after a failed persist): answered 500 with
+    /// [`PERSIST_FAILED`], so the provider retries.
+    ///
+    /// ```
+    /// use xborder_core::{claims::{ClaimRules, Outcome}, delivery::Receiver, signature::sign};
+    /// use xborder_core::handling::{Act, Handling};
+    /// let body = br#"{"id":"evt_1","event":"order:created","entity":{"id":"o","type":"order"}}"#;
+    /// let rx = Receiver::new(&["k"], 10).unwrap();
+    /// let mut h = Handling::new(rx.receive(body, Some(sign(b"k", body).unwrap().as_str())), ClaimRules::default(), "t");
+    /// h.claimed(Ok(Outcome::Claimed)).unwrap();
+    /// h.persisted(false).unwrap();
+    /// let Act::Answer(a) = h.released(Ok(Outcome::Released)).unwrap() else { panic!() };
+    /// assert_eq!((a.reply.status, a.code), (500, Some("PERSIST_FAILED")));
+    /// ```
+    pub fn released(&mut self, result: Result<Outcome, ClaimError>) -> Result<Act<'_>, OutOfOrder> {
+        self.expect(State::Release, "release")?;
+        let outcome = match result {
+            Ok(o) => o,
+            Err(_) => Outcome::Released,
+        };
+        self.outcome = Some(outcome);
+        let reply = self
+            .rules
+            .reply(Step::Release, outcome)
+            .filter(|r| !r.acknowledges())
+            .unwrap_or(Reply {
+                status: 500,
+                retry_after_s: None,
+            });
+        Ok(self.finish(reply, Some(PERSIST_FAILED)))
+    }
+
+    /// Runs the handling to its answer against a synchronous claims store, `clock` giving the
+    /// time of each step in milliseconds and `persist` the host's write: the answer, and the
+    /// persist's error when it failed.
+    ///
+    /// ```
+    /// use xborder_core::{claims::{ClaimRules, MemoryClaims}, delivery::Receiver, signature::sign};
+    /// use xborder_core::handling::Handling;
+    /// let body = br#"{"id":"evt_1","event":"order:created","entity":{"id":"o","type":"order"}}"#;
+    /// let rx = Receiver::new(&["k"], 10).unwrap();
+    /// let store = MemoryClaims::new(100);
+    /// let rules = ClaimRules::default();
+    /// let h = Handling::new(rx.receive(body, Some(sign(b"k", body).unwrap().as_str())), rules, "t1");
+    /// let (answer, err) = h.run(&store, || 0, |_| Err::<(), _>("db down"));
+    /// assert_eq!((answer.reply.status, answer.code, err), (500, Some("PERSIST_FAILED"), Some("db down")));
+    /// let h = Handling::new(rx.receive(body, Some(sign(b"k", body).unwrap().as_str())), rules, "t2");
+    /// let (answer, err) = h.run(&store, || 1, |_| Ok::<(), &str>(()));
+    /// assert_eq!((answer.reply.status, answer.persisted, err), (200, true, None));
+    /// ```
+    pub fn run<S, E>(
+        mut self,
+        store: &S,
+        mut clock: impl FnMut() -> u64,
+        persist: impl FnOnce(&Envelope) -> Result<(), E>,
+    ) -> (Answer, Option<E>)
+    where
+        S: ClaimStore + ?Sized,
+    {
+        let mut persist = Some(persist);
+        let mut failure = None;
+        // Each act moves the state forward (claim → persist → complete or release → answer), and
+        // none repeats: at most four rounds.
+        for _ in 0..5 {
+            let step = match self.next() {
+                Act::Answer(answer) => return (*answer, failure),
+                Act::Persist(envelope) => {
+                    let ok = match persist.take().map(|f| f(envelope)) {
+                        Some(Ok(())) => true,
+                        Some(Err(e)) => {
+                            failure = Some(e);
+                            false
+                        }
+                        None => false,
+                    };
+                    let _ = self.persisted(ok);
+                    continue;
+                }
+                Act::Claim { .. } => Step::Claim,
+                Act::Complete { .. } => Step::Complete,
+                Act::Release { .. } => Step::Release,
+            };
+            let result = ClaimTask::new(self.rules, step, self.id(), &self.token, clock())
+                .and_then(|task| task.run(store));
+            let _ = match step {
+                Step::Claim => self.claimed(result),
+                Step::Complete => self.completed(result),
+                Step::Release => self.released(result),
+            };
+        }
+        let fallback = Answer {
+            reply: Reply {
+                status: 500,
+                retry_after_s: None,
+            },
+            outcome: self.outcome,
+            code: Some("INVALID_STEP"),
+            persisted: self.persisted,
+        };
+        (self.answer.unwrap_or(fallback), failure)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::claims::{Claims, MemoryClaims};
+    use crate::delivery::{Receiver, StoreError};
+    use crate::signature::sign;
+
+    const BODY: &[u8] =
+        br#"{"id":"evt_1","event":"order:created","entity":{"id":"o1","type":"order"}}"#;
+
+    fn process(token: &str) -> Handling {
+        let rx = Receiver::new(&["k"], 10).unwrap();
+        Handling::new(
+            rx.receive(BODY, Some(sign(b"k", BODY).unwrap().as_str())),
+            ClaimRules::new(30_000),
+            token,
+        )
+    }
+
+    #[test]
+    fn every_order_of_calls_but_the_right_one_is_refused_and_changes_nothing() {
+        let mut h = process("t");
+        assert_eq!(h.persisted(true).unwrap_err().expected, "claim");
+        assert_eq!(
+            h.completed(Ok(Outcome::Completed)).unwrap_err().got,
+            "complete"
+        );
+        assert!(h.released(Ok(Outcome::Released)).is_err());
+        assert_eq!(h.next().as_str(), "claim");
+        h.claimed(Ok(Outcome::Claimed)).unwrap();
+        assert!(h.claimed(Ok(Outcome::Claimed)).is_err());
+        assert_eq!(h.next().as_str(), "persist");
+        h.persisted(true).unwrap();
+        assert!(h.released(Ok(Outcome::Released)).is_err());
+        h.completed(Ok(Outcome::Completed)).unwrap();
+        let e = h.claimed(Ok(Outcome::Claimed)).unwrap_err();
+        assert_eq!(
+            (e.expected, e.to_string().contains("answer")),
+            ("answer", true)
+        );
+        let a = h.answer().unwrap();
+        assert_eq!(
+            (a.reply, a.outcome, a.code, a.persisted),
+            (Reply::OK, Some(Outcome::Completed), None, true)
+        );
+    }
+
+    #[test]
+    fn claim_outcomes_and_errors_are_answered_with_their_replies() {
+        for (outcome, status, retry) in [
+            (Outcome::Duplicate, 200, None),
+            (Outcome::InProgress, 503, Some(30)),
+            (Outcome::Completed, 200, None),
+            (Outcome::Stale, 500, None),
+            (Outcome::Released, 500, None),
+        ] {
+            let mut h = process("t");
+            let Act::Answer(a) = h.claimed(Ok(outcome)).unwrap() else {
+                panic!("{outcome:?} is answered")
+            };
+            assert_eq!(
+                (
+                    a.reply.status,
+                    a.reply.retry_after_s,
+                    a.outcome,
+                    a.persisted
+                ),
+                (status, retry, Some(outcome), false),
+                "{outcome:?}"
+            );
+        }
+        let mut h = process("t");
+        let Act::Answer(a) = h
+            .claimed(Err(ClaimError::Store(StoreError::new("down"))))
+            .unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (a.reply.status, a.reply.retry_after_s, a.code),
+            (503, Some(1), Some("STORE_UNAVAILABLE"))
+        );
+    }
+
+    #[test]
+    fn once_persisted_the_answer_is_200_whatever_complete_says() {
+        for result in [
+            Ok(Outcome::Completed),
+            Ok(Outcome::Stale),
+            Err(ClaimError::Store(StoreError::new("down"))),
+        ] {
+            let mut h = process("t");
+            h.claimed(Ok(Outcome::Claimed)).unwrap();
+            h.persisted(true).unwrap();
+            let Act::Answer(a) = h.completed(result.clone()).unwrap() else {
+                panic!()
+            };
+            assert_eq!((a.reply.status, a.persisted), (200, true), "{result:?}");
+        }
+    }
+
+    #[test]
+    fn a_failed_persist_releases_and_answers_500_even_when_the_release_fails() {
+        for result in [
+            Ok(Outcome::Released),
+            Ok(Outcome::Stale),
+            Err(ClaimError::Store(StoreError::new("down"))),
+        ] {
+            let mut h = process("t");
+            h.claimed(Ok(Outcome::Claimed)).unwrap();
+            assert_eq!(h.persisted(false).unwrap().as_str(), "release");
+            let Act::Answer(a) = h.released(result.clone()).unwrap() else {
+                panic!()
+            };
+            assert_eq!(
+                (a.reply.status, a.code, a.persisted),
+                (500, Some(PERSIST_FAILED), false),
+                "{result:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn decisions_that_are_not_process_are_answered_at_once() {
+        let rx = Receiver::new(&["k"], 10).unwrap();
+        let signed = sign(b"k", BODY).unwrap();
+        rx.commit("evt_1").unwrap();
+        let duplicate = Handling::new(
+            rx.receive(BODY, Some(signed.as_str())),
+            ClaimRules::default(),
+            "t",
+        );
+        assert_eq!(duplicate.answer().unwrap().reply, Reply::OK);
+        let unsigned = Handling::new(rx.receive(BODY, None), ClaimRules::default(), "t");
+        assert_eq!(unsigned.answer().unwrap().code, Some("MISSING_SIGNATURE"));
+    }
+
+    #[test]
+    fn run_drives_every_path_against_a_store() {
+        let store = MemoryClaims::new(100);
+        let claims = Claims::with_store(ClaimRules::new(30_000), &store);
+        // Another request holds the event: 503, nothing persisted.
+        claims.step(Step::Claim, "evt_1", "other", 0).unwrap();
+        let mut writes = 0;
+        let (a, e) = process("t1").run(
+            &store,
+            || 10,
+            |_| {
+                writes += 1;
+                Ok::<(), ()>(())
+            },
+        );
+        assert_eq!(
+            (a.reply.status, a.outcome, writes, e),
+            (503, Some(Outcome::InProgress), 0, None)
+        );
+        claims.step(Step::Release, "evt_1", "other", 20).unwrap();
+        // A failed persist releases; the next delivery persists and completes; then a duplicate.
+        let (a, e) = process("t2").run(&store, || 30, |_| Err("db"));
+        assert_eq!(
+            (a.reply.status, a.code, e),
+            (500, Some(PERSIST_FAILED), Some("db"))
+        );
+        let (a, _) = process("t3").run(
+            &store,
+            || 40,
+            |env| {
+                assert_eq!(env.id(), "evt_1");
+                writes += 1;
+                Ok::<(), ()>(())
+            },
+        );
+        assert_eq!(
+            (a.reply.status, a.outcome, writes),
+            (200, Some(Outcome::Completed), 1)
+        );
+        let (a, _) = process("t4").run(
+            &store,
+            || 50,
+            |_| {
+                writes += 1;
+                Ok::<(), ()>(())
+            },
+        );
+        assert_eq!(
+            (a.reply.status, a.outcome, writes),
+            (200, Some(Outcome::Duplicate), 1)
+        );
+        // An empty token is the host's bug: INVALID_STEP from the claim task, 500.
+        let (a, _) = process("").run(&store, || 60, |_| Ok::<(), ()>(()));
+        assert_eq!((a.reply.status, a.code), (500, Some("INVALID_STEP")));
+    }
+}
