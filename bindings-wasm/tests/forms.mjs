@@ -32,7 +32,9 @@ const KiB = 1024;
 // and 50,037 B for the page, each budget the measured size rounded up to the next KiB + 1 KiB.
 // Then JS values crossed as their JSON text (core's one parser, no tape reader) and forms came
 // back as JSON text: 39,114 B (gzip -9 of the file) and 45,942 B, budgets 40 / 46 KiB the same way.
-const BUDGET = { wasm: 40 * KiB, page: 46 * KiB };
+// The coded WASM_LOAD_FAILED (the loader's diagnostics of what was fetched) added 1,322 B to the
+// page: 47,264 B, budget 48 KiB.
+const BUDGET = { wasm: 40 * KiB, page: 48 * KiB };
 const GOAL = { wasm: 20 * KiB, page: 24 * KiB }; // issue 32's goals, reported
 
 const scratch = process.argv[2] && resolve(process.argv[2]);

@@ -279,10 +279,10 @@ ${modules.map((m) => `    ${m},`).join('\n')}
     config('workerd-init-fetch.capnp', modulesWith('recipe-init-fetch.js'));
     const fetching = await runTo(BIN('workerd'), ['serve', join(dir, 'workerd-init-fetch.capnp'), '--socket-addr', `http=127.0.0.1:${await freePort()}`], { WEBHOOK_SECRET: SECRET });
     assert.notEqual(fetching.code, 0, `workerd served a worker calling init() without the module:\n${fetching.out}`);
-    assert.match(fetching.out, /Uncaught TypeError: Invalid URL string/, `workerd, init() without the module: the README's error:\n${fetching.out}`);
+    assert.match(fetching.out, /Uncaught Error: XborderError: WASM_LOAD_FAILED: [^\n]*TypeError: Invalid URL string/, `workerd, init() without the module: the README's error:\n${fetching.out}`);
     const port = await freePort();
     const server = await serve(BIN('workerd'), ['serve', join(dir, 'workerd.capnp'), '--socket-addr', `http=127.0.0.1:${port}`], port);
-    return ['init() without the module: exits at startup (Invalid URL string)',
+    return ['init() without the module: exits at startup (WASM_LOAD_FAILED: Invalid URL string)',
       `init(wasm), wasm a WebAssembly.Module: a worker of ${modules.length} modules (xborder-wasm/web)`, ...(await exercise('workerd', server))];
   },
 };
