@@ -28,7 +28,8 @@ use std::fmt;
 use std::hash::BuildHasherDefault;
 use std::sync::{Mutex, MutexGuard};
 
-use crate::delivery::{DigestHasher, StoreError};
+use crate::delivery::StoreError;
+use crate::digest::DigestHasher;
 use crate::window::{Packed, Window};
 
 /// How long a claim holds an id unless told otherwise: 30 s, well under the provider's retry

@@ -15,7 +15,7 @@ use std::hash::BuildHasherDefault;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde_json::Value;
 
-use crate::delivery::{digest, DigestHasher};
+use crate::digest::{digest, DigestHasher};
 
 /// 2^53 − 1.
 pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
