@@ -20,47 +20,8 @@ pub const MAX_DELIVERY_ATTEMPTS: u32 = 5;
 /// How many committed ids a [`MemoryWindow`] remembers unless told otherwise.
 pub const DEFAULT_WINDOW: usize = 10_000;
 
-/// A shared store could not be reached or answered with an error.
-///
-/// ```
-/// let e = xborder_core::delivery::StoreError::new("redis: connection refused");
-/// assert_eq!(e.code(), "STORE_UNAVAILABLE");
-/// assert!(e.to_string().contains("connection refused"));
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoreError {
-    message: String,
-}
-
-impl StoreError {
-    /// Wraps the store's own message.
-    ///
-    /// ```
-    /// let _ = xborder_core::delivery::StoreError::new("timeout");
-    /// ```
-    pub fn new(message: impl Into<String>) -> Self {
-        StoreError {
-            message: message.into(),
-        }
-    }
-
-    /// Stable code: `STORE_UNAVAILABLE`.
-    ///
-    /// ```
-    /// assert_eq!(xborder_core::delivery::StoreError::new("x").code(), "STORE_UNAVAILABLE");
-    /// ```
-    pub fn code(&self) -> &'static str {
-        "STORE_UNAVAILABLE"
-    }
-}
-
-impl fmt::Display for StoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.code(), self.message)
-    }
-}
-
-impl std::error::Error for StoreError {}
+/// Kept at this path: it is defined with the claims' store, which fails with it too.
+pub use crate::claims::store::StoreError;
 
 /// Where committed event ids are remembered. [`MemoryWindow`] is the in-process one; a consumer
 /// running several instances implements this over a shared store, or (better, with an async
