@@ -58,7 +58,8 @@ impl Reply {
 ///   an envelope → 400; `BODY_TOO_LARGE` → 413; `BODY_TIMEOUT` (a body not in full within the
 ///   receiver's deadline) → 408;
 /// - this service's: a secret that is empty or malformed (its configuration), `INVALID_STEP`
-///   (the host's bug), any other code → 500;
+///   (the host's bug), `PERSIST_FAILED` (the host's persist failed, the claim released), any
+///   other code → 500;
 /// - for a moment: `STORE_UNAVAILABLE` → 503 with `Retry-After: 1` ([`ClaimError::reply`]), and
 ///   `TOO_MANY_CONNECTIONS` (the receiver's connection cap) the same
 ///   ([`TransportError::reply`](crate::transport::TransportError::reply)).
@@ -73,6 +74,7 @@ impl Reply {
 /// assert_eq!(reply_to_code("TOO_MANY_CONNECTIONS").retry_after_s, Some(1));
 /// assert_eq!(reply_to_code("MALFORMED_SECRET").status, 500);
 /// assert_eq!(reply_to_code("INVALID_STEP").status, 500);
+/// assert_eq!(reply_to_code("PERSIST_FAILED").status, 500);
 /// assert_eq!(reply_to_code("ANYTHING").status, 500);
 /// ```
 pub fn reply_to_code(code: &str) -> Reply {
