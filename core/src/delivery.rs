@@ -636,130 +636,6 @@ impl<S: DedupeStore> Receiver<S> {
     }
 }
 
-/// Where one event stands in the service's delivery schedule.
-///
-/// ```
-/// use xborder_core::delivery::{DeliveryAttempts, DeliveryState};
-/// let mut a = DeliveryAttempts::new();
-/// for _ in 0..4 { assert!(matches!(a.record(false), DeliveryState::Retry { .. })); }
-/// assert_eq!(a.record(false), DeliveryState::DeadLettered { attempts: 5 });
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum DeliveryState {
-    /// Not attempted yet, or waiting for the attempt numbered `next_attempt` (1-based).
-    Retry {
-        /// The number the next attempt will carry.
-        next_attempt: u32,
-    },
-    /// Acknowledged with a 2xx on attempt `attempts`.
-    Delivered {
-        /// Attempts made, the acknowledged one included.
-        attempts: u32,
-    },
-    /// Not acknowledged in [`MAX_DELIVERY_ATTEMPTS`]: moved to the dead-letter queue, never
-    /// retried automatically.
-    DeadLettered {
-        /// Attempts made.
-        attempts: u32,
-    },
-}
-
-/// The provider's delivery rule for one event, for tests and simulators: up to 5 attempts in
-/// total, then dead-letter.
-///
-/// ```
-/// use xborder_core::delivery::{DeliveryAttempts, DeliveryState};
-/// let mut a = DeliveryAttempts::new();
-/// assert_eq!(a.record(false), DeliveryState::Retry { next_attempt: 2 });
-/// assert_eq!(a.record(true), DeliveryState::Delivered { attempts: 2 });
-/// assert_eq!(a.record(false), DeliveryState::Delivered { attempts: 2 }); // final
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DeliveryAttempts {
-    state: DeliveryState,
-    max: u32,
-}
-
-impl Default for DeliveryAttempts {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl DeliveryAttempts {
-    /// A fresh event under the service's rule ([`MAX_DELIVERY_ATTEMPTS`]).
-    ///
-    /// ```
-    /// let a = xborder_core::delivery::DeliveryAttempts::new();
-    /// assert_eq!(a.state(), xborder_core::delivery::DeliveryState::Retry { next_attempt: 1 });
-    /// ```
-    pub fn new() -> Self {
-        Self::with_max(MAX_DELIVERY_ATTEMPTS)
-    }
-
-    /// A fresh event under another limit (at least 1).
-    ///
-    /// ```
-    /// use xborder_core::delivery::{DeliveryAttempts, DeliveryState};
-    /// let mut a = DeliveryAttempts::with_max(1);
-    /// assert_eq!(a.record(false), DeliveryState::DeadLettered { attempts: 1 });
-    /// ```
-    pub fn with_max(max: u32) -> Self {
-        DeliveryAttempts {
-            state: DeliveryState::Retry { next_attempt: 1 },
-            max: max.max(1),
-        }
-    }
-
-    /// Where the event stands.
-    ///
-    /// ```
-    /// assert!(!xborder_core::delivery::DeliveryAttempts::new().is_final());
-    /// ```
-    pub fn state(&self) -> DeliveryState {
-        self.state
-    }
-
-    /// Whether no attempt will follow (delivered or dead-lettered).
-    ///
-    /// ```
-    /// let mut a = xborder_core::delivery::DeliveryAttempts::new();
-    /// a.record(true);
-    /// assert!(a.is_final());
-    /// ```
-    pub fn is_final(&self) -> bool {
-        !matches!(self.state, DeliveryState::Retry { .. })
-    }
-
-    /// Records the outcome of the pending attempt (`acknowledged`: the endpoint answered 2xx).
-    /// A final state does not change.
-    ///
-    /// ```
-    /// use xborder_core::delivery::{DeliveryAttempts, DeliveryState};
-    /// let mut a = DeliveryAttempts::new();
-    /// assert_eq!(a.record(true), DeliveryState::Delivered { attempts: 1 });
-    /// ```
-    pub fn record(&mut self, acknowledged: bool) -> DeliveryState {
-        if let DeliveryState::Retry { next_attempt } = self.state {
-            self.state = if acknowledged {
-                DeliveryState::Delivered {
-                    attempts: next_attempt,
-                }
-            } else if next_attempt >= self.max {
-                DeliveryState::DeadLettered {
-                    attempts: next_attempt,
-                }
-            } else {
-                DeliveryState::Retry {
-                    next_attempt: next_attempt + 1,
-                }
-            };
-        }
-        self.state
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -782,17 +658,18 @@ mod tests {
         assert_eq!(rx.receive(&b, Some(&s)).action(), "duplicate");
     }
 
-    /// Simulates the service against a consumer that fails to persist on the first attempts.
+    /// Simulates the service against a consumer that fails to persist on the first attempts:
+    /// up to [`MAX_DELIVERY_ATTEMPTS`] attempts, a 2xx ends them, then dead-letter.
     #[test]
     fn provider_retries_until_persisted_or_dead_lettered() {
         for failures in 0..=6u32 {
             let rx = Receiver::new(&["k"], 10).unwrap();
             let b = body("evt_r", "sender:created");
             let s = sign(b"k", &b).unwrap();
-            let mut attempts = DeliveryAttempts::new();
+            let mut delivered = None;
             let mut persisted = 0;
             let mut n = 0;
-            while !attempts.is_final() {
+            while delivered.is_none() && n < MAX_DELIVERY_ATTEMPTS {
                 n += 1;
                 let d = rx.receive(&b, Some(&s));
                 let ack = match d {
@@ -804,21 +681,15 @@ mod tests {
                     Decision::Process(_) => false,
                     other => other.acknowledges(),
                 };
-                attempts.record(ack);
+                if ack {
+                    delivered = Some(n);
+                }
             }
             if failures < MAX_DELIVERY_ATTEMPTS {
-                assert_eq!(
-                    attempts.state(),
-                    DeliveryState::Delivered {
-                        attempts: failures + 1
-                    }
-                );
+                assert_eq!(delivered, Some(failures + 1));
                 assert_eq!(persisted, 1);
             } else {
-                assert_eq!(
-                    attempts.state(),
-                    DeliveryState::DeadLettered { attempts: 5 }
-                );
+                assert_eq!((delivered, n), (None, 5)); // dead-lettered after 5 attempts
                 assert_eq!(persisted, 0);
             }
         }
