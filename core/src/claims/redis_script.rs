@@ -1,6 +1,7 @@
 //! [`REDIS_COMPARE_AND_SET`]: the one Redis script of every language's claim store.
 
-/// The one Redis script every language's adapter runs for [`ClaimStore::compare_and_set`](super::ClaimStore::compare_and_set)
+/// The one Redis script every language's adapter runs for
+/// [`ClaimStore::compare_and_set`](super::ClaimStore::compare_and_set)
 /// (`EVAL` / `EVALSHA` with one key, the id's key, and three arguments: the expected entry
 /// text, the new entry text, the TTL in milliseconds; an empty argument means "no entry" or "no
 /// TTL"; a TTL under 1 ms removes the entry). Entry texts are never empty, so the empty string is free to mean "none". Answers 1

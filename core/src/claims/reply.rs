@@ -5,7 +5,8 @@ use super::store::StoreError;
 use super::ClaimError;
 
 /// What a receiver answers the provider: an HTTP status and, when the provider should wait
-/// before retrying, a `Retry-After` in seconds. Given by [`ClaimRules::reply`](super::ClaimRules::reply) for a step's
+/// before retrying, a `Retry-After` in seconds. Given by
+/// [`ClaimRules::reply`](super::ClaimRules::reply) for a step's
 /// outcome and by [`ClaimError::reply`] for a step that failed, so every runtime's receiver
 /// answers alike.
 ///

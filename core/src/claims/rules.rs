@@ -147,7 +147,8 @@ impl ClaimRules {
     /// | release, `released` or `stale` | 500: persisting failed, the provider's retry processes it |
     ///
     /// After persisting, answer `reply(Step::Complete, Outcome::Completed)` also when
-    /// `complete` fails ([`ClaimError`](super::ClaimError)): the event is kept, and a consumer's unique key makes a
+    /// `complete` fails ([`ClaimError`](super::ClaimError)): the event is kept, and a
+    /// consumer's unique key makes a
     /// retry harmless. After persisting failed, answer the release's reply whatever it gave.
     ///
     /// ```

@@ -69,7 +69,8 @@ impl<S: ClaimStore> Claims<S> {
         &self.store
     }
 
-    /// One step ([`Step`](super::Step), or its text `claim`, `complete`, `release`: see [`IntoStep`]) by
+    /// One step ([`Step`](super::Step), or its text `claim`, `complete`, `release`: see
+    /// [`IntoStep`]) by
     /// `token` on `id` at `at` (host milliseconds).
     ///
     /// ```

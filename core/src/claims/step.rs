@@ -75,7 +75,8 @@ impl std::str::FromStr for Step {
     }
 }
 
-/// What [`Claims::step`](super::Claims::step), [`ClaimTask::new`](super::ClaimTask::new) (and the `xborder-redis` crate's `step`) take as the
+/// What [`Claims::step`](super::Claims::step), [`ClaimTask::new`](super::ClaimTask::new) (and
+/// the `xborder-redis` crate's `step`) take as the
 /// step: a [`Step`] (what Rust code passes), or its text (`"claim"`, `"complete"`, `"release"`,
 /// as a host reads it from configuration or JSON, and as these methods took before `Step`),
 /// refused with `INVALID_STEP` (field `do`) when it names no step.

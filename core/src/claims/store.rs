@@ -51,7 +51,8 @@ impl std::error::Error for StoreError {}
 /// Where claims are kept, shared by the instances of one consumer. Implement it over Redis
 /// (`WATCH`/`MULTI` or a Lua script), a SQL row (`UPDATE … WHERE value = $expected`), or
 /// anything with an atomic compare-and-set. The store only keeps entries: the rules are
-/// [`ClaimRules::decide`](super::ClaimRules::decide)'s. Methods take `&self`, so one store serves concurrent requests.
+/// [`ClaimRules::decide`](super::ClaimRules::decide)'s. Methods take `&self`, so one store
+/// serves concurrent requests.
 ///
 /// ```
 /// use std::{collections::HashMap, sync::Mutex};

@@ -8,7 +8,8 @@ use super::{ClaimError, ClaimRules, ClaimStore, Entry, IntoStep, Outcome, Step, 
 /// times in 48 bits).
 pub const MAX_TIME_MS: u64 = (1 << 48) - 1;
 
-/// How many times [`Claims::step`](super::Claims::step) (or a [`ClaimTask`]) re-reads an entry that another instance
+/// How many times [`Claims::step`](super::Claims::step) (or a [`ClaimTask`]) re-reads an
+/// entry that another instance
 /// changed between the load and the compare-and-set before it reports `STORE_UNAVAILABLE`.
 pub const MAX_CONFLICTS: u32 = 16;
 

@@ -22,7 +22,8 @@ pub enum Drift {
         /// How many.
         count: u64,
     },
-    /// The page's `hasNext` contradicts its `total` (see [`PageInfo::has_next_conflict`](super::PageInfo::has_next_conflict)); the
+    /// The page's `hasNext` contradicts its `total` (see
+    /// [`PageInfo::has_next_conflict`](super::PageInfo::has_next_conflict)); the
     /// walker follows `hasNext`.
     HasNextConflict {
         /// What the response's `hasNext` said.

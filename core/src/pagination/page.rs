@@ -54,7 +54,8 @@ fn response_uint(v: Option<&Value>) -> Result<Option<u64>, PaginationError> {
     }
 }
 
-/// The request a caller sends with no parameters: page 0 of 10 ([`ListParams::default`](super::ListParams::default)).
+/// The request a caller sends with no parameters: page 0 of 10
+/// ([`ListParams::default`](super::ListParams::default)).
 const DEFAULT_REQUEST: (u64, u64) = (0, 10);
 
 /// Computes the page facts of a response, from every list envelope the provider sends:
