@@ -64,8 +64,10 @@ mod tests {
     #[test]
     fn dts_codes_are_cores() {
         let dts = include_str!("../npm/index.d.ts");
-        // Codes the npm package reports as an issue, never as a thrown error.
-        let not_thrown_in_js = ["INVALID_ROUTING_NUMBER"];
+        // Codes the npm package reports as an issue, never as a thrown error
+        // (INVALID_ROUTING_NUMBER), or does not report yet: PERSIST_FAILED is the receivers'
+        // answer to a failed persist, until the package has the one call of issue 33.
+        let not_thrown_in_js = ["INVALID_ROUTING_NUMBER", "PERSIST_FAILED"];
         // Issue codes that are also thrown: `beneficiaryForm` refuses a form with core's
         // `FormError` (INVALID_VALUE with its field, RULES_MISMATCH, BANKS_MISMATCH beside
         // RULES_UNREADABLE and BANKS_UNREADABLE, which are in ERRORS).

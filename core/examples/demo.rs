@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 use xborder_core::beneficiary::{required_fields, BeneficiaryValidator, ValidationRules};
-use xborder_core::delivery::{Decision, DeliveryAttempts, DeliveryState, Receiver};
+use xborder_core::delivery::{Decision, Receiver, MAX_DELIVERY_ATTEMPTS};
 use xborder_core::pagination::{page_info, ListParams};
 use xborder_core::signature::sign;
 
@@ -111,11 +111,13 @@ fn main() {
     }
 
     println!("\n== The provider's rule: 5 attempts, then dead-letter");
-    let mut attempts = DeliveryAttempts::new();
-    let mut state = attempts.state();
-    while let DeliveryState::Retry { next_attempt } = state {
-        state = attempts.record(false);
-        println!("  attempt {next_attempt}: endpoint down -> {state:?}");
+    for attempt in 1..=MAX_DELIVERY_ATTEMPTS {
+        let then = if attempt < MAX_DELIVERY_ATTEMPTS {
+            format!("retry (attempt {})", attempt + 1)
+        } else {
+            format!("dead-lettered after {attempt} attempts")
+        };
+        println!("  attempt {attempt}: endpoint down -> {then}");
     }
 
     println!("\n== Beneficiary drafts against the server's rules and bank list");

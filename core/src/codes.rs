@@ -27,6 +27,7 @@
 //! | `TOO_MANY_CONNECTIONS` | transport | the receiver has its cap of connections open: this one is answered and closed | 503, `Retry-After: 1` |
 //! | `STORE_UNAVAILABLE` | delivery, claims | a dedupe or claims store failed, holds text that is not an entry, or kept changing | 503, `Retry-After: 1` |
 //! | `INVALID_STEP` | claims | a step that is not `claim`, `complete` or `release` (`field` `do`), or an empty `id` or `token` | 500 |
+//! | `PERSIST_FAILED` | the host's flow | the host's persist of an event failed; the claim was released, so the provider's retry can take it (core's `Handling` answers it; `reply_to_code` gives its status) | 500 |
 //! | `VALIDATION_FAILED` | registration | event names a webhook cannot be registered for (planned, unknown, malformed): `rejected` lists them | |
 //! | `WEBHOOK_LIMIT_REACHED` | registration | the account has its [`MAX_WEBHOOKS`](crate::events::MAX_WEBHOOKS) webhooks already | |
 //! | `INVALID_URL` | registration | the webhook URL is not an absolute `http://` or `https://` URL with a host | |
@@ -179,9 +180,21 @@ pub const NOT_INITIALIZED: &str = "NOT_INITIALIZED";
 /// reports it; the bindings do.
 pub const FREED: &str = "FREED";
 
+/// The host's persist of an event failed: the claim was released so the provider's retry can
+/// take it, and the delivery is answered 500 (`reply_to_code(PERSIST_FAILED)`). Core's
+/// [`Handling`](crate::handling::Handling) reports it in its answer's `code` (no error type does);
+/// the receivers answer it, with this text.
+///
+/// ```
+/// use xborder_core::{claims::reply_to_code, codes};
+/// assert!(codes::ERRORS.contains(&codes::PERSIST_FAILED));
+/// assert_eq!(reply_to_code(codes::PERSIST_FAILED).status, 500);
+/// ```
+pub use crate::handling::PERSIST_FAILED;
+
 /// Every error code: what a thrown error, a rejected delivery or a refused registration
 /// carries, the codes only the bindings report ([`INTERNAL_ERROR`], [`NOT_INITIALIZED`],
-/// [`FREED`], `WASM_LOAD_FAILED`) included.
+/// [`FREED`], `WASM_LOAD_FAILED`) and the one the hosts answer ([`PERSIST_FAILED`]) included.
 pub const ERRORS: &[&str] = &[
     // signature::SignatureError
     "MISSING_SIGNATURE",
@@ -203,6 +216,8 @@ pub const ERRORS: &[&str] = &[
     "STORE_UNAVAILABLE",
     // claims::ClaimError
     "INVALID_STEP",
+    // the host's flow: a persist that failed, the claim released
+    PERSIST_FAILED,
     // events::RegistrationError, events::CatalogError
     "VALIDATION_FAILED",
     "WEBHOOK_LIMIT_REACHED",
@@ -341,6 +356,8 @@ mod tests {
         }
         let store = reply_to_code("STORE_UNAVAILABLE");
         assert_eq!((store.status, store.retry_after_s), (503, Some(1)));
+        let persist = reply_to_code(PERSIST_FAILED);
+        assert_eq!((persist.status, persist.retry_after_s), (500, None));
         for e in every_transport_error() {
             assert_eq!(reply_to_code(e.code()), e.reply(), "{}", e.code());
         }
@@ -540,7 +557,13 @@ mod tests {
             }
             reported.insert(document.issue_code().as_str());
         }
-        reported.extend([INTERNAL_ERROR, NOT_INITIALIZED, FREED, "WASM_LOAD_FAILED"]);
+        reported.extend([
+            INTERNAL_ERROR,
+            NOT_INITIALIZED,
+            FREED,
+            "WASM_LOAD_FAILED",
+            PERSIST_FAILED,
+        ]);
         assert_eq!(reported, set(ERRORS));
         assert_eq!(ERRORS.len(), set(ERRORS).len(), "a code is listed twice");
     }

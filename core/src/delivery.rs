@@ -7,10 +7,7 @@
 //! redelivery is processed again.
 
 use std::fmt;
-use std::hash::Hasher;
 use std::sync::{Mutex, MutexGuard};
-
-use sha2::{Digest, Sha256};
 
 use crate::envelope::{Envelope, EnvelopeError, Limits};
 use crate::events::{Catalog, EventKind};
@@ -23,47 +20,8 @@ pub const MAX_DELIVERY_ATTEMPTS: u32 = 5;
 /// How many committed ids a [`MemoryWindow`] remembers unless told otherwise.
 pub const DEFAULT_WINDOW: usize = 10_000;
 
-/// A shared store could not be reached or answered with an error.
-///
-/// ```
-/// let e = xborder_core::delivery::StoreError::new("redis: connection refused");
-/// assert_eq!(e.code(), "STORE_UNAVAILABLE");
-/// assert!(e.to_string().contains("connection refused"));
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoreError {
-    message: String,
-}
-
-impl StoreError {
-    /// Wraps the store's own message.
-    ///
-    /// ```
-    /// let _ = xborder_core::delivery::StoreError::new("timeout");
-    /// ```
-    pub fn new(message: impl Into<String>) -> Self {
-        StoreError {
-            message: message.into(),
-        }
-    }
-
-    /// Stable code: `STORE_UNAVAILABLE`.
-    ///
-    /// ```
-    /// assert_eq!(xborder_core::delivery::StoreError::new("x").code(), "STORE_UNAVAILABLE");
-    /// ```
-    pub fn code(&self) -> &'static str {
-        "STORE_UNAVAILABLE"
-    }
-}
-
-impl fmt::Display for StoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.code(), self.message)
-    }
-}
-
-impl std::error::Error for StoreError {}
+/// Kept at this path: it is defined with the claims' store, which fails with it too.
+pub use crate::claims::store::StoreError;
 
 /// Where committed event ids are remembered. [`MemoryWindow`] is the in-process one; a consumer
 /// running several instances implements this over a shared store, or (better, with an async
@@ -143,33 +101,6 @@ impl<S: DedupeStore + ?Sized> DedupeStore for std::sync::Arc<S> {
     }
     fn commit(&self, id: &str) -> Result<(), StoreError> {
         (**self).commit(id)
-    }
-}
-
-/// A 128-bit digest of an id: what the windows and the walker keep instead of the id's text.
-pub(crate) fn digest(id: &str) -> u128 {
-    let d = Sha256::digest(id.as_bytes());
-    let mut b = [0u8; 16];
-    b.copy_from_slice(d.get(..16).unwrap_or(&[0; 16]));
-    u128::from_le_bytes(b)
-}
-
-/// The digests are already uniform: hashing them again would only cost time.
-#[derive(Default)]
-pub(crate) struct DigestHasher(u64);
-
-impl Hasher for DigestHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes.iter().take(8) {
-            self.0 = (self.0 << 8) | u64::from(*b);
-        }
-    }
-    fn write_u128(&mut self, n: u128) {
-        // Truncation is intended: the low 64 bits of a SHA-256 prefix are uniform.
-        self.0 = n as u64;
     }
 }
 
@@ -705,130 +636,6 @@ impl<S: DedupeStore> Receiver<S> {
     }
 }
 
-/// Where one event stands in the service's delivery schedule.
-///
-/// ```
-/// use xborder_core::delivery::{DeliveryAttempts, DeliveryState};
-/// let mut a = DeliveryAttempts::new();
-/// for _ in 0..4 { assert!(matches!(a.record(false), DeliveryState::Retry { .. })); }
-/// assert_eq!(a.record(false), DeliveryState::DeadLettered { attempts: 5 });
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum DeliveryState {
-    /// Not attempted yet, or waiting for the attempt numbered `next_attempt` (1-based).
-    Retry {
-        /// The number the next attempt will carry.
-        next_attempt: u32,
-    },
-    /// Acknowledged with a 2xx on attempt `attempts`.
-    Delivered {
-        /// Attempts made, the acknowledged one included.
-        attempts: u32,
-    },
-    /// Not acknowledged in [`MAX_DELIVERY_ATTEMPTS`]: moved to the dead-letter queue, never
-    /// retried automatically.
-    DeadLettered {
-        /// Attempts made.
-        attempts: u32,
-    },
-}
-
-/// The provider's delivery rule for one event, for tests and simulators: up to 5 attempts in
-/// total, then dead-letter.
-///
-/// ```
-/// use xborder_core::delivery::{DeliveryAttempts, DeliveryState};
-/// let mut a = DeliveryAttempts::new();
-/// assert_eq!(a.record(false), DeliveryState::Retry { next_attempt: 2 });
-/// assert_eq!(a.record(true), DeliveryState::Delivered { attempts: 2 });
-/// assert_eq!(a.record(false), DeliveryState::Delivered { attempts: 2 }); // final
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DeliveryAttempts {
-    state: DeliveryState,
-    max: u32,
-}
-
-impl Default for DeliveryAttempts {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl DeliveryAttempts {
-    /// A fresh event under the service's rule ([`MAX_DELIVERY_ATTEMPTS`]).
-    ///
-    /// ```
-    /// let a = xborder_core::delivery::DeliveryAttempts::new();
-    /// assert_eq!(a.state(), xborder_core::delivery::DeliveryState::Retry { next_attempt: 1 });
-    /// ```
-    pub fn new() -> Self {
-        Self::with_max(MAX_DELIVERY_ATTEMPTS)
-    }
-
-    /// A fresh event under another limit (at least 1).
-    ///
-    /// ```
-    /// use xborder_core::delivery::{DeliveryAttempts, DeliveryState};
-    /// let mut a = DeliveryAttempts::with_max(1);
-    /// assert_eq!(a.record(false), DeliveryState::DeadLettered { attempts: 1 });
-    /// ```
-    pub fn with_max(max: u32) -> Self {
-        DeliveryAttempts {
-            state: DeliveryState::Retry { next_attempt: 1 },
-            max: max.max(1),
-        }
-    }
-
-    /// Where the event stands.
-    ///
-    /// ```
-    /// assert!(!xborder_core::delivery::DeliveryAttempts::new().is_final());
-    /// ```
-    pub fn state(&self) -> DeliveryState {
-        self.state
-    }
-
-    /// Whether no attempt will follow (delivered or dead-lettered).
-    ///
-    /// ```
-    /// let mut a = xborder_core::delivery::DeliveryAttempts::new();
-    /// a.record(true);
-    /// assert!(a.is_final());
-    /// ```
-    pub fn is_final(&self) -> bool {
-        !matches!(self.state, DeliveryState::Retry { .. })
-    }
-
-    /// Records the outcome of the pending attempt (`acknowledged`: the endpoint answered 2xx).
-    /// A final state does not change.
-    ///
-    /// ```
-    /// use xborder_core::delivery::{DeliveryAttempts, DeliveryState};
-    /// let mut a = DeliveryAttempts::new();
-    /// assert_eq!(a.record(true), DeliveryState::Delivered { attempts: 1 });
-    /// ```
-    pub fn record(&mut self, acknowledged: bool) -> DeliveryState {
-        if let DeliveryState::Retry { next_attempt } = self.state {
-            self.state = if acknowledged {
-                DeliveryState::Delivered {
-                    attempts: next_attempt,
-                }
-            } else if next_attempt >= self.max {
-                DeliveryState::DeadLettered {
-                    attempts: next_attempt,
-                }
-            } else {
-                DeliveryState::Retry {
-                    next_attempt: next_attempt + 1,
-                }
-            };
-        }
-        self.state
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -851,17 +658,18 @@ mod tests {
         assert_eq!(rx.receive(&b, Some(&s)).action(), "duplicate");
     }
 
-    /// Simulates the service against a consumer that fails to persist on the first attempts.
+    /// Simulates the service against a consumer that fails to persist on the first attempts:
+    /// up to [`MAX_DELIVERY_ATTEMPTS`] attempts, a 2xx ends them, then dead-letter.
     #[test]
     fn provider_retries_until_persisted_or_dead_lettered() {
         for failures in 0..=6u32 {
             let rx = Receiver::new(&["k"], 10).unwrap();
             let b = body("evt_r", "sender:created");
             let s = sign(b"k", &b).unwrap();
-            let mut attempts = DeliveryAttempts::new();
+            let mut delivered = None;
             let mut persisted = 0;
             let mut n = 0;
-            while !attempts.is_final() {
+            while delivered.is_none() && n < MAX_DELIVERY_ATTEMPTS {
                 n += 1;
                 let d = rx.receive(&b, Some(&s));
                 let ack = match d {
@@ -873,21 +681,15 @@ mod tests {
                     Decision::Process(_) => false,
                     other => other.acknowledges(),
                 };
-                attempts.record(ack);
+                if ack {
+                    delivered = Some(n);
+                }
             }
             if failures < MAX_DELIVERY_ATTEMPTS {
-                assert_eq!(
-                    attempts.state(),
-                    DeliveryState::Delivered {
-                        attempts: failures + 1
-                    }
-                );
+                assert_eq!(delivered, Some(failures + 1));
                 assert_eq!(persisted, 1);
             } else {
-                assert_eq!(
-                    attempts.state(),
-                    DeliveryState::DeadLettered { attempts: 5 }
-                );
+                assert_eq!((delivered, n), (None, 5)); // dead-lettered after 5 attempts
                 assert_eq!(persisted, 0);
             }
         }

@@ -53,7 +53,8 @@ use crate::delivery::{Action, Decision};
 use crate::envelope::Envelope;
 
 /// The code of an answer after the host's persist failed: the claim was released, so the
-/// provider's retry (or another instance) can take the event; answered 500.
+/// provider's retry (or another instance) can take the event; answered 500. Listed in
+/// [`codes::ERRORS`](crate::codes::ERRORS).
 ///
 /// ```
 /// assert_eq!(xborder_core::handling::PERSIST_FAILED, "PERSIST_FAILED");

@@ -7,6 +7,7 @@ pub mod claims;
 pub mod codes;
 mod countries;
 pub mod delivery;
+mod digest;
 pub mod envelope;
 pub mod events;
 pub mod handling;

@@ -4,7 +4,7 @@
 use std::collections::{HashSet, VecDeque};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
-use crate::delivery::{digest, DigestHasher};
+use crate::digest::{digest, DigestHasher};
 
 /// An id and a time in one `u128`: the high 80 bits of the id's SHA-256 digest and 48 bits of
 /// time (milliseconds, up to the year 10889; later times are clamped). Equal and hashed by the

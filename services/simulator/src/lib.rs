@@ -5,7 +5,8 @@
 //! (`{"id","event","entity":{"id","type","data"}}`, live names from core's catalog, unknown ones
 //! such as `order:teleported`), signs them with [`xborder_core::signature`], and delivers them
 //! under the provider's rule: a non-2xx or no answer is retried, up to 5 attempts in total
-//! (core's [`DeliveryAttempts`](xborder_core::delivery::DeliveryAttempts)), then the delivery
+//! (the simulator's `DeliveryAttempts`, with core's
+//! [`MAX_DELIVERY_ATTEMPTS`](xborder_core::delivery::MAX_DELIVERY_ATTEMPTS)), then the delivery
 //! is dead-lettered. On top it injects what real deliveries bring:
 //!
 //! - **duplicates**: the same event delivered again after it was acknowledged;
@@ -26,6 +27,7 @@
 #![forbid(unsafe_code)]
 
 mod args;
+mod attempts;
 pub mod check;
 pub mod cli;
 mod client;

@@ -8,8 +8,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
 use serde::Serialize;
-use xborder_core::delivery::{DeliveryAttempts, DeliveryState, MAX_DELIVERY_ATTEMPTS};
+use xborder_core::delivery::MAX_DELIVERY_ATTEMPTS;
 
+use crate::attempts::{DeliveryAttempts, DeliveryState};
 use crate::client::{Answer, NoAnswer, Pool, Target};
 use crate::plan::{self, EventSpec, ForgedSpec, Job, Plan, Rng};
 
