@@ -428,17 +428,22 @@ fn claim_steps<S: ClaimStore>(claims: &Claims<S>, steps: &[Value]) -> Result<Vec
 
 /// Runs the steps twice, with the built-in store and with [`TextStore`] through the public
 /// [`ClaimStore`] interface (FORMAT.md): both must give the expected results.
-fn delivery_claims(input: &Value) -> Outcome {
+/// The claims' rules of a vector's input: `leaseMs`, and `windowMs` when given (without it, done
+/// ids are duplicates for ever, FORMAT.md, not for the API's 7 days).
+fn claim_rules_of(input: &Value) -> Result<ClaimRules, String> {
     let count = |k: &str| match input.get(k) {
         None => Ok(None),
         Some(v) => v.as_u64().map(Some).ok_or(format!("{k} must be a count")),
     };
-    // No `windowMs`: done ids are duplicates for ever (FORMAT.md), not for the API's 7 days.
     let rules = ClaimRules::new(count("leaseMs")?.ok_or("leaseMs is required")?);
-    let rules = match count("windowMs")? {
+    Ok(match count("windowMs")? {
         Some(w) => rules.with_window(w),
         None => rules.without_window(),
-    };
+    })
+}
+
+fn delivery_claims(input: &Value) -> Outcome {
+    let rules = claim_rules_of(input)?;
     let steps = input
         .get("steps")
         .and_then(Value::as_array)
@@ -459,15 +464,7 @@ fn delivery_claims(input: &Value) -> Outcome {
 /// act is written `name:act:result`; `answers` holds each finished delivery's answer. Run with
 /// the built-in store and with [`TextStore`]: both must agree.
 fn delivery_handle(input: &Value) -> Outcome {
-    let count = |k: &str| match input.get(k) {
-        None => Ok(None),
-        Some(v) => v.as_u64().map(Some).ok_or(format!("{k} must be a count")),
-    };
-    let rules = ClaimRules::new(count("leaseMs")?.ok_or("leaseMs is required")?);
-    let rules = match count("windowMs")? {
-        Some(w) => rules.with_window(w),
-        None => rules.without_window(),
-    };
+    let rules = claim_rules_of(input)?;
     let builtin = handle_steps(input, &Claims::in_memory(rules, DEFAULT_WINDOW), rules)?;
     let own = handle_steps(
         input,

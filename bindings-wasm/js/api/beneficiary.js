@@ -3,6 +3,7 @@
 // documents a form passes (the rules document, a bank list: as received or parsed).
 
 import { refuse, str, isOptions, isThenable, convert, options } from './kinds.js';
+import { textIn as text } from './json.js';
 
 const RULES_HOW = 'pass the response of GET /v1/validation-rules/beneficiaries as received (await res.text()) or parsed (await res.json()), or null when there is none';
 const BANKS_HOW = "pass { country: 'CO', response } with the response of GET /v1/beneficiaries/banks?countryCode=CO as received (await res.text()) or parsed (await res.json()), or null when there is none";
@@ -76,20 +77,12 @@ const FORM_OPTIONS = {
 };
 
 /**
- * The beneficiary API over the runtime `rt`; `jsonText` is json.js's. Documents and
- * drafts cross as their JSON text, read on the Rust side by core's one parser; what
- * `JSON.stringify` refuses (a cycle, a BigInt, a non-finite number) crosses as no text, which it
- * refuses with MALFORMED_JSON. Forms and field lists come back as JSON text, parsed here.
+ * The beneficiary API over the runtime `rt`. Documents and drafts cross as their JSON text
+ * (json.js), read on the Rust side by core's one parser; forms and field lists come back as JSON
+ * text, parsed here.
  */
-function beneficiaries(rt, { jsonText }) {
+function beneficiaries(rt) {
   const { raw, run, call, live, adopt, freeable } = rt;
-  const text = (v) => {
-    try {
-      return jsonText(v);
-    } catch {
-      return '';
-    }
-  };
   // A document (absent: undefined; a string, the response text, crosses as a JSON string).
   const doc = (check) => (v) => {
     const d = check(v);

@@ -6,12 +6,11 @@
 
 import { runtime } from './runtime.js';
 import { beneficiaries } from './beneficiary.js';
-import { jsonText } from './json.js';
 
 /** The forms API over the forms module's wasm-bindgen module `raw`. */
 function wrapForms(raw, { XborderError }, host = {}) {
   const rt = runtime(raw, XborderError, host);
-  return { ...beneficiaries(rt, { jsonText }) };
+  return { ...beneficiaries(rt) };
 }
 
 export { wrapForms };

@@ -11,7 +11,6 @@ import { signatures } from './signatures.js';
 import { claimsClass } from './claims.js';
 import { beneficiaries } from './beneficiary.js';
 import { pagination } from './pagination.js';
-import { jsonText } from './json.js';
 
 /** The full API over the wasm-bindgen module `raw`. */
 function wrapApi(raw, { XborderError }, host = {}) {
@@ -21,8 +20,8 @@ function wrapApi(raw, { XborderError }, host = {}) {
     ...ev.api,
     ...signatures(rt, ev, host),
     Claims: claimsClass(rt),
-    ...beneficiaries(rt, { jsonText }),
-    ...pagination(rt, { jsonText }),
+    ...beneficiaries(rt),
+    ...pagination(rt),
   };
   // The test build's hook (build.sh --test-hooks); absent from the published module.
   if (typeof raw.__panicForTests === 'function') api.__panicForTests = rt.fn('__panicForTests', []);

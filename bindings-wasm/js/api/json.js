@@ -32,4 +32,17 @@ function plainJson(value) {
   return JSON.parse(jsonText(value));
 }
 
-export { plainJson, jsonText };
+/**
+ * The text a value crosses into the module as: its JSON text, or no text ('') where
+ * JSON.stringify refuses it (a cycle, a BigInt, a non-finite number), which the Rust side refuses
+ * with MALFORMED_JSON, its message saying why.
+ */
+function textIn(value) {
+  try {
+    return jsonText(value);
+  } catch {
+    return '';
+  }
+}
+
+export { plainJson, jsonText, textIn };

@@ -1,7 +1,7 @@
 // Pagination: listQuery, pageInfo and the PageWalker class, with the check of list parameters.
 
 import { refuse, fn, isOptions, isThenable, convert } from './kinds.js';
-import { plainJson } from './json.js';
+import { plainJson, textIn as text } from './json.js';
 
 const PARAMS_HOW = "pass an object of list parameters ({ page: 0, pageSize: 50, filters: { status: 'success' } }), or leave it out for the defaults";
 
@@ -18,18 +18,10 @@ const listParams = (name) => (v) => {
 const LIST_PARAMS = listParams('params');
 /**
  * The pagination API over the runtime `rt`; parameters and responses cross as their JSON text
- * (`jsonText`, json.js: what JSON.stringify refuses crosses as no text, refused with
- * MALFORMED_JSON).
+ * (json.js).
  */
-function pagination(rt, { jsonText }) {
+function pagination(rt) {
   const { raw, run, call, live, adopt, freeable } = rt;
-  const text = (v) => {
-    try {
-      return jsonText(v);
-    } catch {
-      return '';
-    }
-  };
   // A plain response object (what `await res.json()` gives): its page fields (the four, and
   // `meta`, where an envelope `{data, meta}` keeps them) and the length of its `data` cross, never
   // the records; core reads them as it reads the whole response (`page_info_of`). Anything else
