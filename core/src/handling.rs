@@ -48,7 +48,11 @@
 
 use std::fmt;
 
-use crate::claims::{ClaimError, ClaimRules, ClaimStore, ClaimTask, Outcome, Reply, Step};
+use std::future::Future;
+
+use crate::claims::{
+    AsyncClaimStore, ClaimError, ClaimRules, ClaimStore, ClaimTask, Outcome, Reply, Step,
+};
 use crate::delivery::{Action, Decision};
 use crate::envelope::Envelope;
 
@@ -494,33 +498,132 @@ impl Handling {
         // Each act moves the state forward (claim → persist → complete or release → answer), and
         // none repeats: at most four rounds.
         for _ in 0..5 {
-            let step = match self.next() {
-                Act::Answer(answer) => return (*answer, failure),
-                Act::Persist(envelope) => {
-                    let ok = match persist.take().map(|f| f(envelope)) {
-                        Some(Ok(())) => true,
-                        Some(Err(e)) => {
-                            failure = Some(e);
-                            false
-                        }
-                        None => false,
-                    };
-                    let _ = self.persisted(ok);
-                    continue;
-                }
-                Act::Claim { .. } => Step::Claim,
-                Act::Complete { .. } => Step::Complete,
-                Act::Release { .. } => Step::Release,
-            };
-            let result = ClaimTask::new(self.rules, step, self.id(), &self.token, clock())
-                .and_then(|task| task.run(store));
-            let _ = match step {
-                Step::Claim => self.claimed(result),
-                Step::Complete => self.completed(result),
-                Step::Release => self.released(result),
-            };
+            if let Some(answer) = self.answer {
+                return (answer, failure);
+            }
+            if self.state == State::Persist {
+                let result = match (persist.take(), self.decision.envelope()) {
+                    (Some(f), Some(envelope)) => f(envelope),
+                    _ => Ok(()), // never: a persist is asked once, of the decision's envelope
+                };
+                self.after_persist(result, &mut failure);
+            } else if let Some(step) = self.pending_step() {
+                let result = self.task(step, clock()).and_then(|task| task.run(store));
+                self.feed(step, result);
+            }
         }
-        let fallback = Answer {
+        (self.unfinished(), failure)
+    }
+
+    /// [`Handling::run`] against a claims store reached asynchronously, `persist` the host's
+    /// async write (given the event's envelope): a future the host awaits on its own runtime
+    /// (core runs no executor).
+    ///
+    /// ```
+    /// # use std::future::Future;
+    /// use xborder_core::claims::{AsyncClaimStore, ClaimRules, ClaimStore, Entry, MemoryClaims};
+    /// # use xborder_core::delivery::StoreError;
+    /// use xborder_core::{delivery::Receiver, handling::Handling, signature::sign};
+    /// struct Remote(MemoryClaims); // stands for an async client
+    /// impl AsyncClaimStore for Remote {
+    ///     fn load(&self, id: &str) -> impl Future<Output = Result<Option<Entry>, StoreError>> + Send {
+    ///         let a = self.0.load(id); async move { a }
+    ///     }
+    ///     fn compare_and_set(&self, id: &str, e: Option<&Entry>, n: Option<&Entry>, t: Option<u64>)
+    ///         -> impl Future<Output = Result<bool, StoreError>> + Send {
+    ///         let a = self.0.compare_and_set(id, e, n, t); async move { a }
+    ///     }
+    /// }
+    /// # fn block_on<F: Future>(f: F) -> F::Output {
+    /// #     use std::{pin::pin, sync::Arc, task::{Context, Poll, Wake, Waker}};
+    /// #     struct W; impl Wake for W { fn wake(self: Arc<Self>) {} }
+    /// #     let waker = Waker::from(Arc::new(W)); let mut cx = Context::from_waker(&waker);
+    /// #     let mut f = pin!(f); loop { if let Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+    /// # }
+    /// let body = br#"{"id":"evt_1","event":"order:created","entity":{"id":"o","type":"order"}}"#;
+    /// let rx = Receiver::new(&["k"], 10).unwrap();
+    /// let store = Remote(MemoryClaims::new(100));
+    /// let h = Handling::new(rx.receive(body, Some(sign(b"k", body).unwrap().as_str())), ClaimRules::default(), "t1");
+    /// let handled = h.run_async(&store, || 0, |envelope| async move {
+    ///     assert_eq!(envelope.id(), "evt_1"); // your INSERT, awaited
+    ///     Ok::<(), String>(())
+    /// });
+    /// let (answer, failure) = block_on(handled); // `.await` in your handler
+    /// assert_eq!((answer.reply.status, answer.persisted, failure), (200, true, None));
+    /// ```
+    pub async fn run_async<S, E, F, Fut>(
+        mut self,
+        store: &S,
+        mut clock: impl FnMut() -> u64,
+        persist: F,
+    ) -> (Answer, Option<E>)
+    where
+        S: AsyncClaimStore + ?Sized,
+        F: FnOnce(Envelope) -> Fut,
+        Fut: Future<Output = Result<(), E>>,
+    {
+        let mut persist = Some(persist);
+        let mut failure = None;
+        for _ in 0..5 {
+            if let Some(answer) = self.answer {
+                return (answer, failure);
+            }
+            if self.state == State::Persist {
+                let result = match (persist.take(), self.decision.envelope().cloned()) {
+                    (Some(f), Some(envelope)) => f(envelope).await,
+                    _ => Ok(()),
+                };
+                self.after_persist(result, &mut failure);
+            } else if let Some(step) = self.pending_step() {
+                let result = match self.task(step, clock()) {
+                    Ok(task) => task.run_async(store).await,
+                    Err(e) => Err(e),
+                };
+                self.feed(step, result);
+            }
+        }
+        (self.unfinished(), failure)
+    }
+
+    /// The claim step the handling waits for, when it waits for one.
+    fn pending_step(&self) -> Option<Step> {
+        match self.state {
+            State::Claim => Some(Step::Claim),
+            State::Complete => Some(Step::Complete),
+            State::Release => Some(Step::Release),
+            State::Persist | State::Answered => None,
+        }
+    }
+
+    /// The task of `step` for this delivery's event and token at `at`.
+    fn task(&self, step: Step, at: u64) -> Result<ClaimTask, ClaimError> {
+        ClaimTask::new(self.rules, step, self.id(), &self.token, at)
+    }
+
+    /// A claim step's result, fed to the method of its step (in order by construction).
+    fn feed(&mut self, step: Step, result: Result<Outcome, ClaimError>) {
+        let _ = match step {
+            Step::Claim => self.claimed(result),
+            Step::Complete => self.completed(result),
+            Step::Release => self.released(result),
+        };
+    }
+
+    /// The persist's result: on to complete, or (its error kept for the host) to release.
+    fn after_persist<E>(&mut self, result: Result<(), E>, failure: &mut Option<E>) {
+        let ok = match result {
+            Ok(()) => true,
+            Err(e) => {
+                *failure = Some(e);
+                false
+            }
+        };
+        let _ = self.persisted(ok);
+    }
+
+    /// The answer of a drive that ended without one (never: every act moves the state on).
+    fn unfinished(&self) -> Answer {
+        self.answer.unwrap_or(Answer {
             reply: Reply {
                 status: 500,
                 retry_after_s: None,
@@ -528,8 +631,7 @@ impl Handling {
             outcome: self.outcome,
             code: Some("INVALID_STEP"),
             persisted: self.persisted,
-        };
-        (self.answer.unwrap_or(fallback), failure)
+        })
     }
 }
 
@@ -724,5 +826,75 @@ mod tests {
         // An empty token is the host's bug: INVALID_STEP from the claim task, 500.
         let (a, _) = process("").run(&store, || 60, |_| Ok::<(), ()>(()));
         assert_eq!((a.reply.status, a.code), (500, Some("INVALID_STEP")));
+    }
+
+    /// An async client over the built-in store, for `run_async`.
+    struct Remote<'a>(&'a MemoryClaims);
+
+    impl AsyncClaimStore for Remote<'_> {
+        fn load(
+            &self,
+            id: &str,
+        ) -> impl Future<Output = Result<Option<crate::claims::Entry>, StoreError>> + Send {
+            let answer = self.0.load(id);
+            async move { answer }
+        }
+        fn compare_and_set(
+            &self,
+            id: &str,
+            expected: Option<&crate::claims::Entry>,
+            new: Option<&crate::claims::Entry>,
+            ttl_ms: Option<u64>,
+        ) -> impl Future<Output = Result<bool, StoreError>> + Send {
+            let answer = self.0.compare_and_set(id, expected, new, ttl_ms);
+            async move { answer }
+        }
+    }
+
+    fn block_on<F: Future>(f: F) -> F::Output {
+        use std::sync::Arc;
+        use std::task::{Context, Poll, Wake, Waker};
+        struct Noop;
+        impl Wake for Noop {
+            fn wake(self: Arc<Self>) {}
+        }
+        let waker = Waker::from(Arc::new(Noop));
+        let mut cx = Context::from_waker(&waker);
+        let mut f = std::pin::pin!(f);
+        loop {
+            if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+                return v;
+            }
+        }
+    }
+
+    #[test]
+    fn run_async_answers_as_run_does() {
+        type Persist = fn(usize) -> Result<(), &'static str>;
+        let script: [(&str, u64, Persist); 4] = [
+            ("t1", 30, |_| Err("db")),
+            ("t2", 40, |_| Ok(())),
+            ("t3", 50, |_| Ok(())),
+            ("", 60, |_| Ok(())),
+        ];
+        let (sync_store, async_store) = (MemoryClaims::new(100), MemoryClaims::new(100));
+        for (token, at, persist) in script {
+            let (a, e) = process(token).run(&sync_store, || at, |_| persist(0));
+            let (b, f) = block_on(process(token).run_async(
+                &Remote(&async_store),
+                || at,
+                |envelope| async move {
+                    assert_eq!(envelope.id(), "evt_1");
+                    persist(1)
+                },
+            ));
+            assert_eq!((a, e), (b, f), "token {token:?}");
+        }
+        // The future a tokio handler awaits is Send.
+        fn send<T: Send>(_: &T) {}
+        let store = MemoryClaims::new(1);
+        let remote = Remote(&store);
+        let fut = process("t").run_async(&remote, || 0, |_| async { Ok::<(), ()>(()) });
+        send(&fut);
     }
 }

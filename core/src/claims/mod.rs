@@ -50,7 +50,7 @@ pub use reply::{reply_to_code, Reply};
 pub use rules::{ClaimRules, DEFAULT_LEASE_MS, DEFAULT_WINDOW_MS};
 pub use runner::Claims;
 pub use step::{IntoStep, Step};
-pub use store::ClaimStore;
+pub use store::{AsyncClaimStore, ClaimStore};
 pub use task::{ClaimTask, Need, MAX_CONFLICTS, MAX_TIME_MS};
 
 #[cfg(test)]

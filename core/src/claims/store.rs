@@ -3,6 +3,7 @@
 //! `xborder_core::delivery::StoreError`).
 
 use std::fmt;
+use std::future::Future;
 
 use super::Entry;
 
@@ -126,4 +127,65 @@ impl<S: ClaimStore + ?Sized> ClaimStore for &S {
     ) -> Result<bool, StoreError> {
         (**self).compare_and_set(id, expected, new, ttl_ms)
     }
+}
+
+/// [`ClaimStore`] for a store reached asynchronously (an async Redis or SQL client): the same two
+/// operations as futures. Core runs no executor: [`ClaimTask::run_async`](super::ClaimTask::run_async)
+/// and [`Handling::run_async`](crate::handling::Handling::run_async) are futures the host awaits
+/// on its own runtime (tokio, async-std, a browser's). The futures are `Send`, so a tokio handler
+/// can await them.
+///
+/// ```
+/// use std::future::Future;
+/// use xborder_core::claims::{AsyncClaimStore, ClaimStore, Entry, MemoryClaims};
+/// use xborder_core::delivery::StoreError;
+/// struct Remote(MemoryClaims); // stands for an async client
+/// impl AsyncClaimStore for Remote {
+///     fn load(&self, id: &str) -> impl Future<Output = Result<Option<Entry>, StoreError>> + Send {
+///         let answer = self.0.load(id);
+///         async move { answer }
+///     }
+///     fn compare_and_set(&self, id: &str, expected: Option<&Entry>, new: Option<&Entry>, ttl_ms: Option<u64>)
+///         -> impl Future<Output = Result<bool, StoreError>> + Send {
+///         let answer = self.0.compare_and_set(id, expected, new, ttl_ms);
+///         async move { answer }
+///     }
+/// }
+/// ```
+pub trait AsyncClaimStore {
+    /// [`ClaimStore::load`], awaited.
+    ///
+    /// ```
+    /// # use std::future::Future;
+    /// # use xborder_core::claims::{AsyncClaimStore, Entry};
+    /// # use xborder_core::delivery::StoreError;
+    /// struct Empty;
+    /// impl AsyncClaimStore for Empty {
+    ///     fn load(&self, _: &str) -> impl Future<Output = Result<Option<Entry>, StoreError>> + Send { async { Ok(None) } }
+    ///     fn compare_and_set(&self, _: &str, _: Option<&Entry>, _: Option<&Entry>, _: Option<u64>)
+    ///         -> impl Future<Output = Result<bool, StoreError>> + Send { async { Ok(true) } }
+    /// }
+    /// ```
+    fn load(&self, id: &str) -> impl Future<Output = Result<Option<Entry>, StoreError>> + Send;
+
+    /// [`ClaimStore::compare_and_set`], awaited.
+    ///
+    /// ```
+    /// # use std::future::Future;
+    /// # use xborder_core::claims::{AsyncClaimStore, Entry};
+    /// # use xborder_core::delivery::StoreError;
+    /// struct Refusing;
+    /// impl AsyncClaimStore for Refusing {
+    ///     fn load(&self, _: &str) -> impl Future<Output = Result<Option<Entry>, StoreError>> + Send { async { Ok(None) } }
+    ///     fn compare_and_set(&self, _: &str, _: Option<&Entry>, _: Option<&Entry>, _: Option<u64>)
+    ///         -> impl Future<Output = Result<bool, StoreError>> + Send { async { Err(StoreError::new("down")) } }
+    /// }
+    /// ```
+    fn compare_and_set(
+        &self,
+        id: &str,
+        expected: Option<&Entry>,
+        new: Option<&Entry>,
+        ttl_ms: Option<u64>,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 }

@@ -1,7 +1,9 @@
 //! [`ClaimTask`]: one step driven by the host against its store, one [`Need`] at a time.
 
 use super::store::StoreError;
-use super::{ClaimError, ClaimRules, ClaimStore, Entry, IntoStep, Outcome, Step, Write};
+use super::{
+    AsyncClaimStore, ClaimError, ClaimRules, ClaimStore, Entry, IntoStep, Outcome, Step, Write,
+};
 
 /// The latest time a step can carry, in milliseconds since the Unix epoch: 2^48 − 1 (the
 /// year 10889). A later `at` is taken as this, by every store alike (the built-in one keeps
@@ -214,6 +216,62 @@ impl ClaimTask {
                 } => {
                     let applied =
                         store.compare_and_set(&id, expected.as_ref(), new.as_ref(), ttl_ms)?;
+                    self.swapped(applied)?
+                }
+            };
+        }
+    }
+
+    /// [`ClaimTask::run`] against a store reached asynchronously: the same loads and
+    /// compare-and-sets, awaited (`Send` when the store's futures are, as [`AsyncClaimStore`]
+    /// asks).
+    ///
+    /// ```
+    /// # use std::future::Future;
+    /// use xborder_core::claims::{AsyncClaimStore, ClaimRules, ClaimStore, ClaimTask, Entry, MemoryClaims, Outcome};
+    /// # use xborder_core::delivery::StoreError;
+    /// struct Remote(MemoryClaims);
+    /// impl AsyncClaimStore for Remote {
+    ///     fn load(&self, id: &str) -> impl Future<Output = Result<Option<Entry>, StoreError>> + Send {
+    ///         let a = self.0.load(id); async move { a }
+    ///     }
+    ///     fn compare_and_set(&self, id: &str, e: Option<&Entry>, n: Option<&Entry>, t: Option<u64>)
+    ///         -> impl Future<Output = Result<bool, StoreError>> + Send {
+    ///         let a = self.0.compare_and_set(id, e, n, t); async move { a }
+    ///     }
+    /// }
+    /// let store = Remote(MemoryClaims::new(10));
+    /// let task = ClaimTask::new(ClaimRules::new(10), "claim", "e", "r", 0).unwrap();
+    /// let step = task.run_async(&store); // awaited on the host's runtime: `step.await`
+    /// # fn block_on<F: Future>(f: F) -> F::Output {
+    /// #     use std::{pin::pin, sync::Arc, task::{Context, Poll, Wake, Waker}};
+    /// #     struct W; impl Wake for W { fn wake(self: Arc<Self>) {} }
+    /// #     let waker = Waker::from(Arc::new(W)); let mut cx = Context::from_waker(&waker);
+    /// #     let mut f = pin!(f); loop { if let Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+    /// # }
+    /// assert_eq!(block_on(step).unwrap(), Outcome::Claimed);
+    /// ```
+    pub async fn run_async<S: AsyncClaimStore + ?Sized>(
+        mut self,
+        store: &S,
+    ) -> Result<Outcome, ClaimError> {
+        let mut need = self.start();
+        loop {
+            need = match need {
+                Need::Done(outcome) => return Ok(outcome),
+                Need::Load { id } => {
+                    let entry = store.load(&id).await?;
+                    self.loaded(entry)?
+                }
+                Need::CompareAndSet {
+                    id,
+                    expected,
+                    new,
+                    ttl_ms,
+                } => {
+                    let applied = store
+                        .compare_and_set(&id, expected.as_ref(), new.as_ref(), ttl_ms)
+                        .await?;
                     self.swapped(applied)?
                 }
             };
