@@ -198,10 +198,10 @@ function loader(wbgInit, onLoaded, wasm, XborderError) {
   const coded = (e, given) => {
     const what = e instanceof LoadFailure ? e.what : describeError(e);
     const cause = e instanceof LoadFailure ? e.cause : e;
-    const todo = given
+    const remedy = given
       ? `init(source) takes the URL of the package's ${wasm} (or a Response, its bytes, its compiled module)`
       : `serve the package's ${wasm} with your assets and pass its URL: await init(url) (with Vite: import url from 'xborder-wasm/${wasm}?url'); see the README, "Bundlers and dev servers"`;
-    const error = new XborderError(WASM_LOAD_FAILED, `${WASM_LOAD_FAILED}: init() could not load xborder-wasm's WebAssembly (${wasm}): ${what}; ${todo}`);
+    const error = new XborderError(WASM_LOAD_FAILED, `${WASM_LOAD_FAILED}: init() could not load xborder-wasm's WebAssembly (${wasm}): ${what}; ${remedy}`);
     if (cause !== undefined) Object.defineProperty(error, 'cause', { value: cause, writable: true, configurable: true });
     return error;
   };
