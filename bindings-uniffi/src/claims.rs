@@ -177,6 +177,30 @@ impl fmt::Debug for Claims {
     }
 }
 
+impl Claims {
+    /// Core's rules of these claims (for a handling's replies).
+    pub(crate) fn rules(&self) -> claims::ClaimRules {
+        match &self.inner {
+            ClaimsIn::Memory(c) => c.rules(),
+            ClaimsIn::Foreign(c) => c.rules(),
+        }
+    }
+
+    /// One step as core answers it (a handling feeds the result on).
+    pub(crate) fn core_step(
+        &self,
+        step: claims::Step,
+        id: &str,
+        token: &str,
+        at_ms: u64,
+    ) -> Result<claims::Outcome, claims::ClaimError> {
+        match &self.inner {
+            ClaimsIn::Memory(c) => c.step(step, id, token, at_ms),
+            ClaimsIn::Foreign(c) => c.step(step, id, token, at_ms),
+        }
+    }
+}
+
 #[uniffi::export]
 impl Claims {
     /// Claims kept in this process (one instance): a claim holds an id for `lease_ms`

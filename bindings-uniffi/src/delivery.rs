@@ -90,7 +90,7 @@ impl From<&delivery::Decision> for Decision {
 /// ids in memory. Safe to share between threads.
 #[derive(uniffi::Object)]
 pub struct Receiver {
-    inner: delivery::Receiver,
+    pub(crate) inner: delivery::Receiver,
 }
 
 impl fmt::Debug for Receiver {

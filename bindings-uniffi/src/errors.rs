@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 use xborder_core::codes::Coded;
-use xborder_core::{beneficiary, claims, delivery, envelope, events, pagination, signature};
+use xborder_core::{beneficiary, claims, delivery, envelope, events, handling, pagination, signature};
 
 use crate::RejectedEvent;
 #[cfg(doc)]
@@ -236,6 +236,17 @@ impl From<events::CatalogError> for XborderError {
     fn from(e: events::CatalogError) -> Self {
         let (code, _, detail) = coded(&e);
         XborderError::Catalog { code, detail }
+    }
+}
+
+impl From<handling::OutOfOrder> for XborderError {
+    fn from(e: handling::OutOfOrder) -> Self {
+        let (code, field, detail) = coded(&e);
+        XborderError::Claim {
+            code,
+            field,
+            detail,
+        }
     }
 }
 

@@ -23,6 +23,7 @@ mod envelope;
 mod errors;
 mod events;
 mod form;
+mod handling;
 mod pagination;
 mod signature;
 
