@@ -145,7 +145,7 @@ impl claims::ClaimStore for ForeignStore {
     }
 }
 
-fn claim_rules(lease_ms: u64, window_ms: Option<u64>) -> claims::ClaimRules {
+pub(crate) fn claim_rules(lease_ms: u64, window_ms: Option<u64>) -> claims::ClaimRules {
     let rules = claims::ClaimRules::new(lease_ms);
     match window_ms {
         Some(w) => rules.with_window(w),
@@ -186,19 +186,49 @@ impl Claims {
         }
     }
 
-    /// One step as core answers it (a handling feeds the result on).
-    pub(crate) fn core_step(
+    /// A store need of a handling's step, answered by this object's store (in memory, or the
+    /// host's sync store called on this thread): `Ok(None)` for a load that found nothing.
+    pub(crate) fn answer_need(
         &self,
-        step: claims::Step,
-        id: &str,
-        token: &str,
-        at_ms: u64,
-    ) -> Result<claims::Outcome, claims::ClaimError> {
+        need: &claims::Need,
+    ) -> Result<NeedAnswer, delivery::StoreError> {
+        fn answer<S: claims::ClaimStore>(
+            store: &S,
+            need: &claims::Need,
+        ) -> Result<NeedAnswer, delivery::StoreError> {
+            Ok(match need {
+                claims::Need::Load { id } => NeedAnswer::Loaded(store.load(id)?),
+                claims::Need::CompareAndSet {
+                    id,
+                    expected,
+                    new,
+                    ttl_ms,
+                } => NeedAnswer::Swapped(store.compare_and_set(
+                    id,
+                    expected.as_ref(),
+                    new.as_ref(),
+                    *ttl_ms,
+                )?),
+                _ => {
+                    return Err(delivery::StoreError::new(
+                        "a store need this binding does not know",
+                    ))
+                }
+            })
+        }
         match &self.inner {
-            ClaimsIn::Memory(c) => c.step(step, id, token, at_ms),
-            ClaimsIn::Foreign(c) => c.step(step, id, token, at_ms),
+            ClaimsIn::Memory(c) => answer(c.store(), need),
+            ClaimsIn::Foreign(c) => answer(c.store(), need),
         }
     }
+}
+
+/// What a store answered to a need.
+pub(crate) enum NeedAnswer {
+    /// The entry a load found.
+    Loaded(Option<claims::Entry>),
+    /// Whether a compare-and-set applied.
+    Swapped(bool),
 }
 
 #[uniffi::export]

@@ -3,7 +3,9 @@
 
 use serde_json::Value;
 use xborder_core::codes::Coded;
-use xborder_core::{beneficiary, claims, delivery, envelope, events, handling, pagination, signature};
+use xborder_core::{
+    beneficiary, claims, delivery, envelope, events, handling, pagination, signature,
+};
 
 use crate::RejectedEvent;
 #[cfg(doc)]

@@ -3,10 +3,10 @@
 
 use std::sync::{Arc, Mutex};
 
-use xborder_core::claims::Step;
-use xborder_core::handling::{self, Act};
+use xborder_core::claims::{self, Need};
+use xborder_core::handling::{self, Act, Next, StoreSteps};
 
-use crate::claims::{ClaimOutcome, ClaimReply, Claims};
+use crate::claims::{claim_rules, ClaimOutcome, ClaimReply, Claims, NeedAnswer};
 use crate::delivery::Receiver;
 use crate::envelope::Envelope;
 use crate::errors::XborderError;
@@ -39,7 +39,7 @@ impl From<&handling::Answer> for HandlingAnswer {
 /// What the host must do next for a [`DeliveryHandling`].
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
 pub enum HandlingAct {
-    /// Run the claim: `step(at_ms)`.
+    /// Run the claim step: `step(at_ms)`.
     Claim {
         /// The event id.
         id: String,
@@ -59,6 +59,25 @@ pub enum HandlingAct {
         /// The event id.
         id: String,
     },
+    /// (A handling over the host's own store.) Load the entry text of `id` from the store, then
+    /// `loaded(text)` (absent: none); a failed call is `store_failed(message)`.
+    Load {
+        /// The event id.
+        id: String,
+    },
+    /// (A handling over the host's own store.) Compare-and-set the entry text of `id`, as
+    /// `ClaimStore.compare_and_set`, then `swapped(applied)`; a failed call is
+    /// `store_failed(message)`.
+    CompareAndSet {
+        /// The event id.
+        id: String,
+        /// The entry text it must still have (absent: no entry).
+        expected: Option<String>,
+        /// The entry text to write (absent: remove the entry).
+        new: Option<String>,
+        /// How long the store may keep `new`, in milliseconds (absent: no limit).
+        ttl_ms: Option<u64>,
+    },
     /// Answer the provider with this; the handling is over.
     Answer {
         /// The answer.
@@ -66,41 +85,61 @@ pub enum HandlingAct {
     },
 }
 
-impl From<Act<'_>> for HandlingAct {
-    fn from(act: Act<'_>) -> Self {
-        match act {
-            Act::Claim { id, .. } => HandlingAct::Claim { id: id.to_owned() },
-            Act::Persist(e) => HandlingAct::Persist {
+/// The act a newer core's act is shown as until this binding has it: the handling's end (500).
+fn unknown_act() -> HandlingAct {
+    HandlingAct::Answer {
+        answer: HandlingAnswer {
+            reply: ClaimReply {
+                status: 500,
+                retry_after_s: None,
+            },
+            outcome: None,
+            code: Some("INVALID_STEP".to_owned()),
+            persisted: false,
+        },
+    }
+}
+
+impl From<Next<'_>> for HandlingAct {
+    fn from(next: Next<'_>) -> Self {
+        match next {
+            Next::Act(Act::Claim { id, .. }) => HandlingAct::Claim { id: id.to_owned() },
+            Next::Act(Act::Persist(e)) => HandlingAct::Persist {
                 envelope: Envelope::from(e),
             },
-            Act::Complete { id, .. } => HandlingAct::Complete { id: id.to_owned() },
-            Act::Release { id, .. } => HandlingAct::Release { id: id.to_owned() },
-            Act::Answer(a) => HandlingAct::Answer {
+            Next::Act(Act::Complete { id, .. }) => HandlingAct::Complete { id: id.to_owned() },
+            Next::Act(Act::Release { id, .. }) => HandlingAct::Release { id: id.to_owned() },
+            Next::Act(Act::Answer(a)) => HandlingAct::Answer {
                 answer: HandlingAnswer::from(a),
             },
-            // A newer core's act: answered as the handling's end (500) until this binding has it.
-            _ => HandlingAct::Answer {
-                answer: HandlingAnswer {
-                    reply: ClaimReply {
-                        status: 500,
-                        retry_after_s: None,
-                    },
-                    outcome: None,
-                    code: Some("INVALID_STEP".to_owned()),
-                    persisted: false,
-                },
+            Next::Store(Need::Load { id }) => HandlingAct::Load { id },
+            Next::Store(Need::CompareAndSet {
+                id,
+                expected,
+                new,
+                ttl_ms,
+            }) => HandlingAct::CompareAndSet {
+                id,
+                expected: expected.as_ref().map(claims::Entry::encode),
+                new: new.as_ref().map(claims::Entry::encode),
+                ttl_ms,
             },
+            _ => unknown_act(),
         }
     }
 }
 
 /// One delivery, from the receiver's decision to the answer: `next()` says what to do (claim,
-/// persist, complete, release, answer); the claim steps run against `claims` with `step(at_ms)`,
-/// the host's write is reported with `persisted(ok)`. Safe to share between threads.
+/// persist, complete, release, answer). Over a [`Claims`] object (`new`), `step(at_ms)` runs
+/// each claim step against it; over the host's own store (`with_store_steps`: an async client,
+/// a coroutine), `step(at_ms)` starts the step and the store calls come back as `Load` and
+/// `CompareAndSet` acts, answered with `loaded`, `swapped` or `store_failed`. The host's write
+/// is reported with `persisted(ok)`. Core decides the order and every reply. Safe to share
+/// between threads.
 #[derive(uniffi::Object)]
 pub struct DeliveryHandling {
-    inner: Mutex<handling::Handling>,
-    claims: Arc<Claims>,
+    inner: Mutex<StoreSteps>,
+    claims: Option<Arc<Claims>>,
 }
 
 impl std::fmt::Debug for DeliveryHandling {
@@ -110,19 +149,36 @@ impl std::fmt::Debug for DeliveryHandling {
 }
 
 impl DeliveryHandling {
-    fn with<T>(&self, f: impl FnOnce(&mut handling::Handling) -> T) -> T {
-        // A panic while the lock was held cannot leave a handling half-changed (each step
-        // changes it in one assignment): the poisoned value is used as it is.
+    fn with<T>(&self, f: impl FnOnce(&mut StoreSteps) -> T) -> T {
+        // Each step changes the handling in one assignment: a poisoned lock is taken over.
         let mut guard = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         f(&mut guard)
     }
 }
 
+/// Answers `steps`' store needs against `claims` until the handling's next act.
+fn run_needs(steps: &mut StoreSteps, claims: &Claims) -> Result<(), handling::OutOfOrder> {
+    // A step's needs end within core's conflict limit (16 compare-and-sets, a load each).
+    for _ in 0..(2 * claims::MAX_CONFLICTS + 2) {
+        let need = match steps.next() {
+            Next::Store(need) => need,
+            _ => return Ok(()),
+        };
+        match claims.answer_need(&need) {
+            Ok(NeedAnswer::Loaded(entry)) => steps.loaded(entry)?,
+            Ok(NeedAnswer::Swapped(applied)) => steps.swapped(applied)?,
+            Err(e) => steps.store_failed(e.to_string())?,
+        };
+    }
+    Ok(())
+}
+
 #[uniffi::export]
 impl DeliveryHandling {
     /// The handling of one delivery: the raw `body` and the `X-Webhook-Signature` header
-    /// (`null` when absent) decided by `receiver`, the event claimed in `claims` with this
-    /// request's `token` (unique per request: a UUID).
+    /// (absent when the request had none) decided by `receiver`, the event claimed in `claims`
+    /// (in memory, or a sync store of the host's) with this request's `token` (unique per
+    /// request: a UUID).
     #[uniffi::constructor]
     pub fn new(
         receiver: Arc<Receiver>,
@@ -132,52 +188,82 @@ impl DeliveryHandling {
         token: String,
     ) -> Self {
         let decision = receiver.inner.receive(&body, signature.as_deref());
+        let h = handling::Handling::new(decision, claims.rules(), token);
         DeliveryHandling {
-            inner: Mutex::new(handling::Handling::new(decision, claims.rules(), token)),
-            claims,
+            inner: Mutex::new(StoreSteps::new(h)),
+            claims: Some(claims),
+        }
+    }
+
+    /// The handling of one delivery whose claims live in a store the host calls itself (an
+    /// async client): the claim steps come back as `Load` and `CompareAndSet` acts; `lease_ms`
+    /// and `window_ms` as for `Claims` (30 s; absent: core's 7 days).
+    #[uniffi::constructor(default(lease_ms = 30000, window_ms = None))]
+    pub fn with_store_steps(
+        receiver: Arc<Receiver>,
+        body: Vec<u8>,
+        signature: Option<String>,
+        token: String,
+        lease_ms: u64,
+        window_ms: Option<u64>,
+    ) -> Self {
+        let decision = receiver.inner.receive(&body, signature.as_deref());
+        let h = handling::Handling::new(decision, claim_rules(lease_ms, window_ms), token);
+        DeliveryHandling {
+            inner: Mutex::new(StoreSteps::new(h)),
+            claims: None,
         }
     }
 
     /// What to do next.
     pub fn next(&self) -> HandlingAct {
-        self.with(|h| HandlingAct::from(h.next()))
+        self.with(|s| HandlingAct::from(s.next()))
     }
 
-    /// Runs the claim, complete or release step the handling waits for against its claims, at
-    /// `at_ms` (the host's clock): the next act. Throws `INVALID_STEP` (`field` the act awaited)
-    /// when it waits for a persist or is over.
+    /// Runs (over `Claims`) or starts (over the host's store: the `Load` act) the claim,
+    /// complete or release step the handling waits for, at `at_ms` (the host's clock): the next
+    /// act. Throws `INVALID_STEP` (`field`: the act awaited) when it waits for something else.
     pub fn step(&self, at_ms: u64) -> Result<HandlingAct, XborderError> {
-        self.with(|h| {
-            let (step, id, token) = match h.next() {
-                Act::Claim { id, token } => (Step::Claim, id.to_owned(), token.to_owned()),
-                Act::Complete { id, token } => (Step::Complete, id.to_owned(), token.to_owned()),
-                Act::Release { id, token } => (Step::Release, id.to_owned(), token.to_owned()),
-                other => {
-                    return Err(handling::OutOfOrder {
-                        expected: other.as_str(),
-                        got: "step",
-                    }
-                    .into())
-                }
-            };
-            let result = self.claims.core_step(step, &id, &token, at_ms);
-            let next = match step {
-                Step::Claim => h.claimed(result),
-                Step::Complete => h.completed(result),
-                Step::Release => h.released(result),
-            }?;
-            Ok(HandlingAct::from(next))
+        self.with(|s| {
+            s.begin(at_ms)?;
+            if let Some(claims) = &self.claims {
+                run_needs(s, claims)?;
+            }
+            Ok(HandlingAct::from(s.next()))
         })
+    }
+
+    /// The entry text the store holds for the `Load` act's id (absent: none): the next act. A
+    /// text xborder did not write fails the step (`STORE_UNAVAILABLE`, answered as core says).
+    pub fn loaded(&self, entry: Option<String>) -> Result<HandlingAct, XborderError> {
+        self.with(|s| {
+            match entry.map(|t| claims::Entry::decode(&t)).transpose() {
+                Ok(entry) => s.loaded(entry)?,
+                Err(e) => s.store_failed(e.to_string())?,
+            };
+            Ok(HandlingAct::from(s.next()))
+        })
+    }
+
+    /// Whether the store applied the `CompareAndSet` act: the next act.
+    pub fn swapped(&self, applied: bool) -> Result<HandlingAct, XborderError> {
+        self.with(|s| Ok(HandlingAct::from(s.swapped(applied)?)))
+    }
+
+    /// The store call asked (`Load`, `CompareAndSet`) failed: the step ends with
+    /// `STORE_UNAVAILABLE` carrying `message`, and the handling goes on as core says.
+    pub fn store_failed(&self, message: String) -> Result<HandlingAct, XborderError> {
+        self.with(|s| Ok(HandlingAct::from(s.store_failed(message)?)))
     }
 
     /// Whether the host persisted the event (`false`: its write failed): the next act. Throws
     /// `INVALID_STEP` when the handling does not wait for a persist.
     pub fn persisted(&self, ok: bool) -> Result<HandlingAct, XborderError> {
-        self.with(|h| Ok(HandlingAct::from(h.persisted(ok)?)))
+        self.with(|s| Ok(HandlingAct::from(s.persisted(ok)?)))
     }
 
     /// The answer, once the handling is over.
     pub fn answer(&self) -> Option<HandlingAnswer> {
-        self.with(|h| h.answer().map(HandlingAnswer::from))
+        self.with(|s| s.handling().answer().map(HandlingAnswer::from))
     }
 }

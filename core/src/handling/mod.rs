@@ -50,6 +50,10 @@ use std::fmt;
 
 use std::future::Future;
 
+mod stepped;
+
+pub use stepped::{Next, StoreSteps};
+
 use crate::claims::{
     AsyncClaimStore, ClaimError, ClaimRules, ClaimStore, ClaimTask, Outcome, Reply, Step,
 };
