@@ -36,6 +36,18 @@ impl From<&handling::Answer> for HandlingAnswer {
     }
 }
 
+/// The last claim step a [`DeliveryHandling`] ran: its step (`claim`, `complete`, `release`)
+/// and its outcome, or its error's code (what a host logs per step).
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct HandlingStep {
+    /// `claim`, `complete` or `release`.
+    pub step: String,
+    /// The step's outcome (absent when it failed).
+    pub outcome: Option<ClaimOutcome>,
+    /// The step's error code (absent when it gave an outcome).
+    pub code: Option<String>,
+}
+
 /// What the host must do next for a [`DeliveryHandling`].
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
 pub enum HandlingAct {
@@ -260,6 +272,17 @@ impl DeliveryHandling {
     /// `INVALID_STEP` when the handling does not wait for a persist.
     pub fn persisted(&self, ok: bool) -> Result<HandlingAct, XborderError> {
         self.with(|s| Ok(HandlingAct::from(s.persisted(ok)?)))
+    }
+
+    /// The last claim step run (absent before the first).
+    pub fn last_step(&self) -> Option<HandlingStep> {
+        self.with(|s| {
+            s.handling().last_step().map(|(step, result)| HandlingStep {
+                step: step.as_str().to_owned(),
+                outcome: result.ok().map(ClaimOutcome::from),
+                code: result.err().map(str::to_owned),
+            })
+        })
     }
 
     /// The answer, once the handling is over.

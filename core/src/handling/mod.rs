@@ -245,6 +245,7 @@ pub struct Handling {
     answer: Option<Answer>,
     outcome: Option<Outcome>,
     persisted: bool,
+    last: Option<(Step, Result<Outcome, &'static str>)>,
 }
 
 impl Handling {
@@ -281,6 +282,7 @@ impl Handling {
             answer,
             outcome: None,
             persisted: false,
+            last: None,
         }
     }
 
@@ -317,6 +319,23 @@ impl Handling {
     /// ```
     pub fn answer(&self) -> Option<&Answer> {
         self.answer.as_ref()
+    }
+
+    /// The last claim step fed to the handling: its step and its outcome, or its error's code
+    /// (what a host logs, and what the vectors record per step).
+    ///
+    /// ```
+    /// use xborder_core::{claims::{ClaimRules, Outcome, Step}, delivery::Receiver, signature::sign};
+    /// use xborder_core::handling::Handling;
+    /// let body = br#"{"id":"evt_1","event":"order:created","entity":{"id":"o","type":"order"}}"#;
+    /// let rx = Receiver::new(&["k"], 10).unwrap();
+    /// let mut h = Handling::new(rx.receive(body, Some(sign(b"k", body).unwrap().as_str())), ClaimRules::default(), "t");
+    /// assert_eq!(h.last_step(), None);
+    /// h.claimed(Ok(Outcome::Claimed)).unwrap();
+    /// assert_eq!(h.last_step(), Some((Step::Claim, Ok(Outcome::Claimed))));
+    /// ```
+    pub fn last_step(&self) -> Option<(Step, Result<Outcome, &'static str>)> {
+        self.last
     }
 
     /// The receiver's decision this handling started from.
@@ -371,6 +390,7 @@ impl Handling {
     /// ```
     pub fn claimed(&mut self, result: Result<Outcome, ClaimError>) -> Result<Act<'_>, OutOfOrder> {
         self.expect(State::Claim, "claim")?;
+        self.last = Some((Step::Claim, result.as_ref().copied().map_err(|e| e.code())));
         Ok(match result {
             Err(e) => self.finish(e.reply(), Some(e.code())),
             Ok(outcome) => {
@@ -425,6 +445,10 @@ impl Handling {
         result: Result<Outcome, ClaimError>,
     ) -> Result<Act<'_>, OutOfOrder> {
         self.expect(State::Complete, "complete")?;
+        self.last = Some((
+            Step::Complete,
+            result.as_ref().copied().map_err(|e| e.code()),
+        ));
         let (outcome, code) = match result {
             Ok(Outcome::Stale) => (Outcome::Stale, None),
             Ok(_) => (Outcome::Completed, None),
@@ -454,6 +478,10 @@ impl Handling {
     /// ```
     pub fn released(&mut self, result: Result<Outcome, ClaimError>) -> Result<Act<'_>, OutOfOrder> {
         self.expect(State::Release, "release")?;
+        self.last = Some((
+            Step::Release,
+            result.as_ref().copied().map_err(|e| e.code()),
+        ));
         let outcome = match result {
             Ok(o) => o,
             Err(_) => Outcome::Released,
