@@ -35,9 +35,9 @@ case "$cmd" in
     step "account details against python-stdnum, schwifty and clabe (IBAN registry; differential, >=10,000 values per kind)" bash tests/accounts/run.sh
     [ -f bindings-wasm/test.sh ] && step "npm package (tarball, types, size, panic, bundlers, dev servers: Vite, webpack, Next.js; loading after first paint; the demo form e2e)" bash bindings-wasm/test.sh
     step "uniffi bindings' API tests (python, kotlin, swift)" bash bindings-uniffi/test.sh
-    step "Node claim stores against redis-server, PostgreSQL and SQLite (delivery.claims vectors); the Node receiver" bash services/receiver-node/test.sh
-    step "Python receiver: Redis adapter (sync, asyncio), PostgreSQL and SQLite, in a fleet" bash services/receiver-python/test.sh
-    step "fault test (receivers on Redis, PostgreSQL and SQLite: instances killed, stores restarted, hung and at their connection limit; slow-body attack with RSS, a clock 5 minutes ahead, a rolling SIGTERM restart)" bash services/fault-test.sh
+    step "Node claim stores against redis-server, PostgreSQL and SQLite (delivery.claims vectors); the Node receiver" bash examples/receiver-node/test.sh
+    step "Python receiver: Redis adapter (sync, asyncio), PostgreSQL and SQLite, in a fleet" bash examples/receiver-python/test.sh
+    step "fault test (receivers on Redis, PostgreSQL and SQLite: instances killed, stores restarted, hung and at their connection limit; slow-body attack with RSS, a clock 5 minutes ahead, a rolling SIGTERM restart)" bash tests/fault/fault-test.sh
     ;;
   *) sed -n '2,7p' "$0"; exit 2 ;;
 esac

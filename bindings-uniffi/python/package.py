@@ -9,7 +9,7 @@ as uniffi wrote it, and the host library).
    by attribute assignment at import) must fit: written for Cargo.lock's uniffi version, and the
    generated helpers it replaces are the ones it knows (``_speed.check``). Otherwise the build
    fails here, with what changed. Nothing rewrites the generated text.
-2. The SQL claim stores' migrations (services/sql/migrations/*.sql, the one source: the Rust
+2. The SQL claim stores' migrations (stores/sql/migrations/*.sql, the one source: the Rust
    crate includes the same files) copied into DIST_PYTHON_DIR/xborder/migrations/, where
    ``xborder.postgres`` and ``xborder.sqlite`` read them (``MIGRATION``).
 3. The wheel ``xborder-<version>-py3-none-<platform>.whl`` into DIST_PYTHON_DIR/wheel/: the
@@ -40,7 +40,7 @@ import zipfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 README = os.path.join(os.path.dirname(HERE), "dist-readme", "python.md")
-MIGRATIONS = os.path.join(ROOT, "services", "sql", "migrations")
+MIGRATIONS = os.path.join(ROOT, "stores", "sql", "migrations")
 
 
 def version():
@@ -191,7 +191,7 @@ def check_speed(generated):
 
 
 def copy_migrations(dist):
-    """services/sql/migrations/*.sql into the package (xborder/migrations/), replacing what was
+    """stores/sql/migrations/*.sql into the package (xborder/migrations/), replacing what was
     there: the files the Rust crate includes, byte for byte."""
     names = sorted(n for n in os.listdir(MIGRATIONS) if n.endswith(".sql"))
     for want in ("postgres.sql", "sqlite.sql"):
@@ -202,7 +202,7 @@ def copy_migrations(dist):
     os.makedirs(out)
     for n in names:
         shutil.copyfile(os.path.join(MIGRATIONS, n), os.path.join(out, n))
-    print("package.py: copied %s from services/sql/migrations/" % ", ".join(names))
+    print("package.py: copied %s from stores/sql/migrations/" % ", ".join(names))
 
 
 def main():

@@ -757,7 +757,7 @@ def main():
         sres = {r["store"]: r for r in services["results"]}
         w("## Receiver services (deliveries per second)")
         w("")
-        w(f"`services/simulator/bench.sh`: one `xborder-receiver` instance (release build), {services['events']:,} signed events "
+        w(f"`tools/simulator/bench.sh`: one `xborder-receiver` instance (release build), {services['events']:,} signed events "
           f"per run, {services['concurrency']} in flight, the median of {services['runs']} runs after a warm-up; the simulator, "
           "the receiver, `redis-server` (no persistence) and PostgreSQL share the machine's cores. Every store writes "
           "one JSON line per event (one `write(2)`); the SQL stores first commit the event's row with the claim's "
@@ -784,9 +784,9 @@ def main():
             w(f"Redis claims run at {sres['redis']['deliveries_per_s'] / sres['naive']['deliveries_per_s']:.2f}× the naive "
               "receiver's rate: four round trips per event (load and swap, twice) against one. What that buys: the naive "
               "receiver answers a redelivery 200 while the first attempt is still persisting, so an instance killed between "
-              "`SET NX` and its write loses the event (`services/receiver-rust/tests/fleet.rs` shows it); the claims answer "
+              "`SET NX` and its write loses the event (`examples/receiver-rust/tests/fleet.rs` shows it); the claims answer "
               "503 with `Retry-After` until the event is persisted or the lease ends, and lose nothing "
-              "(`services/fault-test.sh`, in CI).")
+              "(`tests/fault/fault-test.sh`, in CI).")
             w("")
         if "postgres" in sres and "memory" in sres:
             w(f"The SQL stores run at {sres['postgres']['deliveries_per_s'] / sres['memory']['deliveries_per_s']:.2f}× "
@@ -823,7 +823,7 @@ def main():
     w("## Files")
     w("")
     w("- `tests/bench/run.sh`: the one command. `tests/bench/fixtures.py`: the inputs. `core/benches/compare.rs`, "
-      "`core/benches/dedupe_memory.rs`: Rust. `tests/bench/node/bench.cjs`: Node. `bindings-wasm/bench/pages.sh` (`pages.mjs`): the page rows. `tests/bench/python/bench.py`: Python. `services/simulator/bench.sh`: the receiver services. `tests/bench/jmh/` (JMH): Kotlin/JVM. "
+      "`core/benches/dedupe_memory.rs`: Rust. `tests/bench/node/bench.cjs`: Node. `bindings-wasm/bench/pages.sh` (`pages.mjs`): the page rows. `tests/bench/python/bench.py`: Python. `tools/simulator/bench.sh`: the receiver services. `tests/bench/jmh/` (JMH): Kotlin/JVM. "
       "`tests/bench/report.py`: this report and the chart. Raw results: `target/criterion/`, `target/bench/`.")
     w("")
     with open(os.path.join(HERE, "BENCHMARKS.md"), "w") as fh:

@@ -81,11 +81,11 @@ say "python: the same without the speed module (XBORDER_PYTHON_SPEED=0: _speed.p
 XBORDER_PYTHON_SPEED=0 python3 "$HERE/python/bench.py" "$ROOT/bindings-uniffi/dist/python" "$HERE/fixtures" "$OUT/python-off.json" | sed 's/^/  /'
 load python
 
-say "services: one receiver instance with the memory store, with Redis, and the naive SET NX (services/simulator/bench.sh)"
+say "services: one receiver instance with the memory store, with Redis, and the naive SET NX (tools/simulator/bench.sh)"
 bash "$ROOT/tests/tools/setup.sh" redis >/dev/null
 # shellcheck disable=SC1091
 . "$CACHE/env.sh"
-REDIS_SERVER=${XBORDER_REDIS_SERVER:-redis-server} bash services/simulator/bench.sh --json "$OUT/services.json" 2>&1 | sed 's/^/  /'
+REDIS_SERVER=${XBORDER_REDIS_SERVER:-redis-server} bash tools/simulator/bench.sh --json "$OUT/services.json" 2>&1 | sed 's/^/  /'
 load services
 
 say "report: tests/bench/BENCHMARKS.md, tests/bench/ratios.svg"

@@ -161,7 +161,7 @@ part_redis() {
 }
 
 # PostgreSQL's server binaries (Debian's postgresql; the SQL claim stores' tests and the fault
-# test start their own cluster with services/postgres/server.sh). The package's own cluster is
+# test start their own cluster with tests/servers/postgres.sh). The package's own cluster is
 # not used: whatever it left running stays as it is.
 part_postgres() {
   local bin

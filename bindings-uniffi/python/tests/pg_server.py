@@ -1,5 +1,5 @@
 """A throwaway PostgreSQL server for the tests (test_sql.py, test_readme.py): the project's
-services/postgres/server.sh (initdb in a fresh folder under /tmp, trust, a free loopback port; as
+tests/servers/postgres.sh (initdb in a fresh folder under /tmp, trust, a free loopback port; as
 the postgres user when run as root), stopped by the caller, also on failure:
 
     server = pg_server.start()
@@ -18,7 +18,7 @@ import subprocess
 import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
-SCRIPT = ROOT / "services" / "postgres" / "server.sh"
+SCRIPT = ROOT / "tests" / "servers" / "postgres.sh"
 
 
 class Server:
@@ -42,6 +42,6 @@ def start() -> Server:
     lines = r.stdout.strip().splitlines()
     if r.returncode != 0 or not lines:
         Server(folder, "").stop()
-        raise RuntimeError("services/postgres/server.sh start failed (%d): %s"
+        raise RuntimeError("tests/servers/postgres.sh start failed (%d): %s"
                            % (r.returncode, r.stderr.strip()))
     return Server(folder, lines[-1])

@@ -8,7 +8,7 @@
 #                    (the PostgreSQL recipe against a server it starts: pg_server.py)
 #   test_redis.py    xborder.redis (redis-py, sync and asyncio) against a redis-server started here
 #   test_sql.py      xborder.postgres (psycopg 3, sync and asyncio) against a PostgreSQL started here
-#                    (services/postgres/server.sh), xborder.sqlite (sqlite3) on files
+#                    (tests/servers/postgres.sh), xborder.sqlite (sqlite3) on files
 #   test_fastapi.py  the README's FastAPI app under uvicorn, against a redis-server started here
 # Called by bindings-uniffi/test.sh python; builds the wheel only when dist/ has none.
 # The test tools (mypy, fastapi, uvicorn, redis-py, psycopg 3) come from PyPI into a virtualenv of their own,

@@ -9,7 +9,7 @@ with bash in a scratch folder where `bindings-uniffi` links to this checkout's; 
 makes must then import the installed package). The other paths (the dist READMEs,
 whose first code block is the one run, as for Kotlin and Swift): their first ```python block.
 A snippet passes when it exits 0; each asserts what it shows. A snippet that reads
-DATABASE_URL gets a throwaway PostgreSQL server (pg_server.py: services/postgres/server.sh),
+DATABASE_URL gets a throwaway PostgreSQL server (pg_server.py: tests/servers/postgres.sh),
 started for the run and stopped at its end, unless DATABASE_URL is set already.
 """
 import os

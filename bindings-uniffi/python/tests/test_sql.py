@@ -1,8 +1,8 @@
 """xborder.postgres (psycopg 3, sync and asyncio) against a real PostgreSQL (started here with
-services/postgres/server.sh, stopped at the end, also on failure) and xborder.sqlite (sqlite3,
+tests/servers/postgres.sh, stopped at the end, also on failure) and xborder.sqlite (sqlite3,
 a file): every ``delivery.claims`` vector (tests/vectors, ../shared/conformance and its v3/ when
 present, XBORDER_VECTORS_DIR); the statements and migrations are the Rust crate's
-(services/sql); one winner among concurrent claims from several connections (also over an
+(stores/sql); one winner among concurrent claims from several connections (also over an
 expired row); complete inside the host's transaction (rolled back: neither the event's row nor
 the completion, the id claimable again once the lease ends; committed: a duplicate); expiry and
 purge; store failures are STORE_UNAVAILABLE; every public parameter with a wrong kind (TypeError
@@ -108,11 +108,11 @@ def rust_consts(path: pathlib.Path) -> Dict[str, str]:
 
 def same_as_rust() -> None:
     for mod, engine in ((xp, "postgres"), (xs, "sqlite")):
-        rust = rust_consts(ROOT / "services" / "sql" / "src" / ("%s.rs" % engine))
+        rust = rust_consts(ROOT / "stores" / "sql" / "src" / ("%s.rs" % engine))
         for name in ("LOAD", "INSERT", "UPDATE", "DELETE", "PURGE"):
             expect("%s.%s is the Rust crate's" % (engine, name), getattr(mod, name), rust.get(name))
-        sql = (ROOT / "services" / "sql" / "migrations" / ("%s.sql" % engine)).read_text("utf-8")
-        expect("%s.MIGRATION is services/sql/migrations/%s.sql" % (engine, engine),
+        sql = (ROOT / "stores" / "sql" / "migrations" / ("%s.sql" % engine)).read_text("utf-8")
+        expect("%s.MIGRATION is stores/sql/migrations/%s.sql" % (engine, engine),
                mod.MIGRATION, sql)
         expect("%s.TABLE" % engine, mod.TABLE, "xborder_claims")
 
@@ -261,7 +261,7 @@ def concurrent_migrations(url: str) -> None:
             for c in conns:
                 c.close()
     expect("the migration's lock is the Rust crate's",
-           xp.MIGRATION_LOCK, rust_consts(ROOT / "services" / "sql" / "src" / "postgres.rs")["MIGRATION_LOCK"])
+           xp.MIGRATION_LOCK, rust_consts(ROOT / "stores" / "sql" / "src" / "postgres.rs")["MIGRATION_LOCK"])
 
 
 def concurrency_sqlite(folder: str) -> None:

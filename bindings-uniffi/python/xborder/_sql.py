@@ -1,6 +1,6 @@
 """What ``xborder.postgres`` and ``xborder.sqlite`` share: core's ``ClaimTask`` driven against
 one table, ``xborder_claims`` (entry texts and their expiry in ms), one SQL statement per load and
-per compare-and-set. The statements and the table are the Rust crate's (services/sql), so Rust,
+per compare-and-set. The statements and the table are the Rust crate's (stores/sql), so Rust,
 Node and Python instances can share one table. Every decision is core's; the statements keep
 texts and apply a change only when the row is still the one loaded."""
 
@@ -32,7 +32,7 @@ def expiry(now: int, ttl_ms: Optional[int]) -> Optional[int]:
 
 def migration(name: str) -> str:
     """The text of ``migrations/<name>`` shipped in the package (copied at build time from
-    services/sql/migrations/, the one source)."""
+    stores/sql/migrations/, the one source)."""
     try:
         from importlib.resources import files
     except ImportError:  # Python 3.8

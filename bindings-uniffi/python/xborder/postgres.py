@@ -34,7 +34,7 @@ __all__ = ["MIGRATION", "MIGRATION_LOCK", "TABLE", "LOAD", "INSERT", "UPDATE", "
            "migrate_async", "purge", "purge_async", "PostgresClaims", "AsyncPostgresClaims"]
 
 MIGRATION: str = migration("postgres.sql")
-"""The table's DDL (services/sql/migrations/postgres.sql, shipped in the package): idempotent;
+"""The table's DDL (stores/sql/migrations/postgres.sql, shipped in the package): idempotent;
 ``migrate`` runs it, or copy it into your migrations."""
 
 LOAD = ("SELECT entry FROM xborder_claims "

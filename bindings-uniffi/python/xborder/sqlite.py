@@ -33,7 +33,7 @@ __all__ = ["MIGRATION", "TABLE", "LOAD", "INSERT", "UPDATE", "DELETE", "PURGE", 
            "connect", "migrate", "purge", "SqliteClaims"]
 
 MIGRATION: str = migration("sqlite.sql")
-"""The table's DDL (services/sql/migrations/sqlite.sql, shipped in the package): idempotent;
+"""The table's DDL (stores/sql/migrations/sqlite.sql, shipped in the package): idempotent;
 ``migrate`` (and ``connect``) run it, or copy it into your migrations."""
 
 LOAD = ("SELECT entry FROM xborder_claims "

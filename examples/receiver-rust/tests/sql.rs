@@ -1,0 +1,147 @@
+//! The receiver with `--postgres` (a real PostgreSQL started here by `tests/servers/postgres.sh`)
+//! and `--sqlite`: two instances sharing PostgreSQL, and one on SQLite with failing persists,
+//! each under the simulator; what they wrote is read back from `xborder_events` (one row per
+//! processing) and every expected event is there exactly once.
+//! Without PostgreSQL's server binaries the PostgreSQL test fails (it never passes by skipping).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::path::{Path, PathBuf};
+
+use xborder_simulator::check::{check, CheckConfig};
+use xborder_simulator::run;
+use xborder_sql::testing::PgServer;
+
+mod common;
+use common::*;
+
+/// The rows of `xborder_events` as the JSON lines `check` reads.
+fn write_lines(path: &Path, rows: Vec<(String, String, i64, i64, i64)>) -> PathBuf {
+    let mut out = String::new();
+    for (id, instance, claimed_at_ms, lease_ms, at_ms) in rows {
+        out.push_str(
+            &serde_json::json!({
+                "id": id, "instance": instance, "claimed_at_ms": claimed_at_ms,
+                "lease_ms": lease_ms, "at_ms": at_ms,
+            })
+            .to_string(),
+        );
+        out.push('\n');
+    }
+    std::fs::write(path, out).unwrap();
+    path.to_owned()
+}
+
+/// Checks that every expected event has exactly one row (none lost, none twice, none
+/// unexpected); the number expected.
+fn exactly_once(dir: &Path, rows: Vec<(String, String, i64, i64, i64)>) -> usize {
+    let lines = write_lines(&dir.join("events.jsonl"), rows);
+    let report = check(&CheckConfig {
+        expect: dir.join("expect.txt"),
+        persisted: vec![lines],
+        ..CheckConfig::default()
+    })
+    .unwrap();
+    println!("{}", report.table());
+    assert!(report.ok, "{}", report.table());
+    assert_eq!(report.exactly_once, report.expected);
+    assert_eq!(
+        (report.missing, report.duplicated, report.unexpected),
+        (0, 0, 0)
+    );
+    report.expected
+}
+
+const ROWS: &str = "SELECT id, instance, claimed_at_ms, lease_ms, at_ms FROM xborder_events";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_instances_on_postgres_persist_every_event_exactly_once() {
+    let dir = scratch("postgres");
+    let server = PgServer::start().unwrap_or_else(|e| panic!("{e}"));
+    let url = server.url().to_owned();
+    let common = ["--postgres", &url, "--lease-ms", "5000", "--pool", "4"];
+    let (_rx1, a1) = receiver(&dir, "rx1", &common);
+    let (_rx2, a2) = receiver(&dir, "rx2", &common);
+    let s = run(&sim(
+        vec![
+            format!("http://{a1}/webhooks"),
+            format!("http://{a2}/webhooks"),
+        ],
+        &dir,
+        800,
+        11,
+    ))
+    .await
+    .unwrap();
+    println!("{}", s.table());
+    assert!(s.ok, "{}", s.table());
+    assert_eq!((s.dead_lettered, s.bad_signatures_accepted), (0, 0));
+    assert!(s.duplicates_sent >= 100 && s.concurrent_sent > 0);
+
+    let client = server.connect().await.unwrap();
+    let rows: Vec<_> = client
+        .query(ROWS, &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
+        .collect();
+    let by_instance = |name: &str| rows.iter().filter(|r| r.1 == name).count();
+    assert!(by_instance("rx1") > 100 && by_instance("rx2") > 100);
+    let expected = exactly_once(&dir, rows);
+    // Every processed event's claim is done in the same table space.
+    let done: i64 = client
+        .query_one(
+            "SELECT count(*) FROM xborder_claims WHERE entry LIKE 'd:%'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(done as usize, expected);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_rolls_back_failed_persists_and_the_retry_persists_them() {
+    let dir = scratch("sqlite");
+    let db = dir.join("rx.db");
+    let (_rx, a) = receiver(
+        &dir,
+        "rx",
+        &[
+            "--sqlite",
+            db.to_str().unwrap(),
+            "--fail-persist-every",
+            "5",
+        ],
+    );
+    let s = run(&sim(vec![format!("http://{a}/")], &dir, 300, 11))
+        .await
+        .unwrap();
+    println!("{}", s.table());
+    assert!(s.ok, "{}", s.table());
+    assert!(
+        s.answers.s5xx >= 40,
+        "every 5th persist fails: {}",
+        s.table()
+    );
+    let rows: Vec<(String, String, i64, i64, i64)> = {
+        let conn = xborder_sql::rusqlite::Connection::open(&db).unwrap();
+        let mut stmt = conn.prepare(ROWS).unwrap();
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        rows
+    };
+    exactly_once(&dir, rows);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,174 @@
+// Claims of xborder kept in PostgreSQL, for Node (pg): the same table, statements and meaning
+// as the Rust crate's `PostgresClaims` (stores/sql/src/postgres.rs), so Rust, Node and Python
+// instances can share one table. The rules are xborder's: xborder-wasm's `Claims` drives core's
+// claim task, which asks this store for a load and a compare-and-set; the store only keeps entry
+// texts, and each request is one SQL statement (LOAD, INSERT … ON CONFLICT … WHERE <expired>,
+// UPDATE … WHERE entry = $expected, DELETE … WHERE entry = $expected).
+//
+//   const claims = new PgClaims(pool, { leaseMs: 30_000 });
+//   await claims.migrate();                                    // stores/sql/migrations/postgres.sql
+//   await claims.step('claim', id, token, Date.now());         // 'claimed', 'in_progress', 'duplicate'
+//   await claims.completeIn(client, id, token, Date.now());    // inside the host's BEGIN … COMMIT
+//   await claims.purge(Date.now() - 60_000);                   // now and then: drop expired rows
+//
+// Time: xborder-wasm's store interface hands a store no time (load(id), compareAndSet(id,
+// expected, next, ttlMs)), so `PgClaims` makes one store per step, bound to that step's `atMs`:
+// a row expires at the step's time plus the TTL core gives (two leases for a claim, the window
+// for a done id), and a row expired at the step's time is no row, exactly as the Rust crate's
+// `step(client, step, id, token, at_ms)`. Never `Date.now()` inside the store: every time is the
+// one the host passes, so the hosts' clocks (kept within much less than a lease of each other by
+// NTP) are the only clocks. `pgClaimStore(db)` without a time is the plain store for
+// `Claims.withStore`: it counts a row until it is purged and dates its expiry from the entry's
+// own time (the same as the step's), and core's rules ignore an entry past its TTL themselves:
+// the outcomes are the same (the Rust `SqliteClaims`' `ClaimStore` impl does this).
+import { Claims } from 'xborder-wasm';
+import { entryTime, expiry, millis, nowParam, readMigration, refuse } from './sql-common.mjs';
+
+/** The table's DDL, read from stores/sql/migrations/postgres.sql: idempotent. */
+export const MIGRATION = readMigration('postgres');
+
+/** The entry of `$1` unless it expired at `$2` (the step's time). */
+export const LOAD = 'SELECT entry FROM xborder_claims ' +
+  'WHERE id = $1 AND (expires_at IS NULL OR expires_at > $2)';
+
+/** Writes entry `$2` (expiring at `$3`) for id `$1` when it has no row, or only a row expired at `$4`. */
+export const INSERT = 'INSERT INTO xborder_claims AS c (id, entry, expires_at) ' +
+  'VALUES ($1, $2, $3) ' +
+  'ON CONFLICT (id) DO UPDATE SET entry = excluded.entry, expires_at = excluded.expires_at ' +
+  'WHERE c.expires_at IS NOT NULL AND c.expires_at <= $4';
+
+/** Replaces entry `$2` of id `$1` with `$3` (expiring at `$4`) when the row still holds `$2` and has not expired at `$5`. */
+export const UPDATE = 'UPDATE xborder_claims SET entry = $3, expires_at = $4 ' +
+  'WHERE id = $1 AND entry = $2 AND (expires_at IS NULL OR expires_at > $5)';
+
+/** Removes id `$1`'s row when it still holds entry `$2` and has not expired at `$3`. */
+export const DELETE = 'DELETE FROM xborder_claims ' +
+  'WHERE id = $1 AND entry = $2 AND (expires_at IS NULL OR expires_at > $3)';
+
+/** Deletes the rows expired at `$1`. */
+export const PURGE = 'DELETE FROM xborder_claims WHERE expires_at <= $1';
+
+/** The server's clock in milliseconds (`clock_timestamp()`, the time of the statement, not of its transaction). */
+export const STORE_TIME = 'SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint AS ms';
+
+/**
+ * The PostgreSQL server's clock in milliseconds: the clock every instance sharing this database
+ * can take its claim times from, so that their own clocks cannot disagree.
+ */
+export async function pgTimeMs(db) {
+  return Number((await queryable('db', db).query(STORE_TIME)).rows[0].ms);
+}
+
+const DB = 'a pg Pool, Client or PoolClient (anything with query(text, values))';
+function queryable(name, v) {
+  if (typeof v === 'object' && v !== null && typeof v.query === 'function') return v;
+  throw refuse(name, DB, v, 'pass new pg.Pool({ connectionString })');
+}
+/** The connection of a transaction: a Client or PoolClient, never a Pool (any connection per query). */
+function connection(name, v) {
+  queryable(name, v);
+  if ('totalCount' in v && 'idleCount' in v) {
+    throw refuse(name, 'the connection your transaction is on (a PoolClient from pool.connect(), or a Client)', v,
+      'a Pool runs each query on any of its connections, outside your BEGIN');
+  }
+  return v;
+}
+const bigintParam = (v) => (v === null ? null : String(v));
+
+/**
+ * The store `Claims.withStore(store, options)` takes, over `db` (a Pool, a Client, or the
+ * PoolClient of an open transaction: then its writes commit or roll back with it). With `atMs`
+ * (the time of the one step it serves: `PgClaims` passes it), rows expired at that time are no
+ * rows; without it, a row counts until it is purged (core's rules ignore an entry past its TTL).
+ * A failed statement rejects: xborder reports it as `STORE_UNAVAILABLE`, the error as `cause`.
+ */
+export function pgClaimStore(db, atMs) {
+  queryable('db', db);
+  const timed = atMs !== undefined && atMs !== null;
+  const now = timed ? nowParam(millis('atMs', atMs)) : 0;
+  const load = async (id) => (await db.query(LOAD, [id, now])).rows[0]?.entry ?? null;
+  return {
+    load,
+    compareAndSet: async (id, expected, next, ttlMs) => {
+      const expiresAt = bigintParam(expiry(timed ? now : entryTime(next), ttlMs));
+      let result;
+      if (expected === null && next !== null) result = await db.query(INSERT, [id, next, expiresAt, now]);
+      else if (expected !== null && next !== null) result = await db.query(UPDATE, [id, expected, next, expiresAt, now]);
+      else if (expected !== null) result = await db.query(DELETE, [id, expected, now]);
+      // Core never asks to remove what is not there: "no row" is already the case when the id has no live row.
+      else return (await load(id)) === null;
+      return result.rowCount === 1;
+    },
+  };
+}
+
+const NO_STORE = { load: () => null, compareAndSet: () => false };
+
+/**
+ * Claims in PostgreSQL over `db` (a `pg.Pool`, usually: each statement on any of its
+ * connections, one round trip each), with xborder's `options` ({ leaseMs, windowMs }, as
+ * `Claims.withStore` takes them).
+ */
+export class PgClaims {
+  #db;
+  #options;
+  #plain;
+
+  constructor(db, options) {
+    queryable('db', db);
+    // Checked as xborder-wasm checks them (a TypeError naming `options.leaseMs`, ...).
+    this.#plain = Claims.withStore(NO_STORE, options);
+    this.#db = db;
+    this.#options = options == null ? options : { ...options };
+  }
+
+  /** The pool (or client) the steps run on. */
+  get db() {
+    return this.#db;
+  }
+
+  /**
+   * Runs the migration (creates the table and its index when missing; idempotent). Instances
+   * starting together take turns: the migration is one simple query (one implicit transaction)
+   * that first takes a transaction-scoped advisory lock, since two concurrent CREATE TABLE IF
+   * NOT EXISTS of one table can fail in PostgreSQL (a duplicate key in pg_type).
+   */
+  async migrate() {
+    await this.#db.query(`SELECT pg_advisory_xact_lock(hashtext('xborder_claims'));\n${MIGRATION}`);
+  }
+
+  /** One step ('claim', 'complete', 'release') by `token` on event `id` at `atMs` (the host's clock). */
+  async step(step, id, token, atMs) {
+    return this.#stepOn(this.#db, step, id, token, atMs);
+  }
+
+  /**
+   * Completes `id` for `token` inside the host's open transaction, on its connection `client`
+   * (a PoolClient on which the host ran BEGIN and its own insert of the event): both commit
+   * together, or neither does. 'completed': COMMIT; 'stale' (the lease ended and another
+   * request took the claim over): ROLLBACK, the event is that request's. Run it last in the
+   * transaction, at READ COMMITTED (PostgreSQL's default): it locks the claim's row until the
+   * commit. If the transaction rolls back, the claim is as it was: the id is claimable again
+   * once the lease is over.
+   */
+  async completeIn(client, id, token, atMs) {
+    connection('client', client);
+    return this.#stepOn(client, 'complete', id, token, atMs);
+  }
+
+  /** Deletes the rows expired at `nowMs` (pass your clock minus the skew you allow); how many. */
+  async purge(nowMs) {
+    const now = nowParam(millis('nowMs', nowMs, 'Date.now() - 60_000'));
+    return (await this.#db.query(PURGE, [now])).rowCount;
+  }
+
+  /** What to answer the provider after `step` gave `outcome` (xborder's `claims.reply`). */
+  reply(step, outcome) {
+    return this.#plain.reply(step, outcome);
+  }
+
+  async #stepOn(db, step, id, token, atMs) {
+    millis('atMs', atMs);
+    return Claims.withStore(pgClaimStore(db, atMs), this.#options).stepAsync(step, id, token, atMs);
+  }
+}

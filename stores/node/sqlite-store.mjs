@@ -1,0 +1,186 @@
+// Claims of xborder kept in SQLite, for Node (better-sqlite3): the durable store for one instance
+// (or several processes on one machine sharing the file), with the same table, statements and
+// meaning as the Rust crate's `SqliteClaims` (stores/sql/src/sqlite.rs): Rust, Node and Python
+// processes can share one file. The rules are xborder's (xborder-wasm's `Claims` drives core's
+// claim task); the store keeps entry texts and runs one statement per compare-and-set, each
+// atomic (SQLite has one writer at a time). better-sqlite3 is synchronous, so every call is.
+//
+//   const claims = SqliteClaims.open('app.db', { leaseMs: 30_000 });  // WAL, busy timeout, migration
+//   claims.step('claim', id, token, Date.now());                       // 'claimed', 'in_progress', 'duplicate'
+//   claims.db.transaction(() => {                                      // the host's transaction
+//     claims.db.prepare('INSERT INTO events (id, body) VALUES (?, ?)').run(id, body);
+//     if (claims.completeIn(claims.db, id, token, Date.now()) !== 'completed') throw new Error('stale');
+//   }).immediate();
+//   claims.purge(Date.now());                                          // now and then: drop expired rows
+//
+// Time: as pg-store.mjs says, each step gets a store bound to the step's `atMs` (the Rust
+// crate's `step`); `sqliteClaimStore(db)` without a time is the plain store for
+// `Claims.withStore` (the Rust crate's `ClaimStore` impl).
+import Database from 'better-sqlite3';
+import { Claims } from 'xborder-wasm';
+import { entryTime, expiry, millis, nowParam, readMigration, refuse } from './sql-common.mjs';
+
+/** The table's DDL, read from stores/sql/migrations/sqlite.sql: idempotent. */
+export const MIGRATION = readMigration('sqlite');
+
+/** The entry of `?1` unless it expired at `?2` (the step's time). */
+export const LOAD = 'SELECT entry FROM xborder_claims ' +
+  'WHERE id = ?1 AND (expires_at IS NULL OR expires_at > ?2)';
+
+/** Writes entry `?2` (expiring at `?3`) for id `?1` when it has no row, or only a row expired at `?4`. */
+export const INSERT = 'INSERT INTO xborder_claims AS c (id, entry, expires_at) ' +
+  'VALUES (?1, ?2, ?3) ' +
+  'ON CONFLICT (id) DO UPDATE SET entry = excluded.entry, expires_at = excluded.expires_at ' +
+  'WHERE c.expires_at IS NOT NULL AND c.expires_at <= ?4';
+
+/** Replaces entry `?2` of id `?1` with `?3` (expiring at `?4`) when the row still holds `?2` and has not expired at `?5`. */
+export const UPDATE = 'UPDATE xborder_claims SET entry = ?3, expires_at = ?4 ' +
+  'WHERE id = ?1 AND entry = ?2 AND (expires_at IS NULL OR expires_at > ?5)';
+
+/** Removes id `?1`'s row when it still holds entry `?2` and has not expired at `?3`. */
+export const DELETE = 'DELETE FROM xborder_claims ' +
+  'WHERE id = ?1 AND entry = ?2 AND (expires_at IS NULL OR expires_at > ?3)';
+
+/** Deletes the rows expired at `?1`. */
+export const PURGE = 'DELETE FROM xborder_claims WHERE expires_at <= ?1';
+
+/** How long `SqliteClaims.open` lets a statement wait for another connection's write: 5 s. */
+export const BUSY_TIMEOUT_MS = 5000;
+
+function database(name, v) {
+  if (typeof v === 'object' && v !== null && typeof v.prepare === 'function' && 'inTransaction' in v) return v;
+  throw refuse(name, 'a better-sqlite3 Database', v, "pass new Database('app.db')");
+}
+
+// Statements prepared once per connection (better-sqlite3 statements belong to one Database).
+const prepared = new WeakMap();
+function statements(db) {
+  let s = prepared.get(db);
+  if (!s) {
+    s = { load: db.prepare(LOAD).pluck(), insert: db.prepare(INSERT), update: db.prepare(UPDATE),
+      delete: db.prepare(DELETE) };
+    prepared.set(db, s);
+  }
+  return s;
+}
+
+/**
+ * The synchronous store `Claims.withStore(store, options)` takes (call `step`, or `stepAsync`),
+ * over the better-sqlite3 Database `db` (inside `db.transaction(...)` its writes commit or roll
+ * back with the host's). With `atMs` (the time of the one step it serves: `SqliteClaims` passes
+ * it), rows expired at that time are no rows; without it, a row counts until it is purged
+ * (core's rules ignore an entry past its TTL). An SQLite error throws: xborder reports it as
+ * `STORE_UNAVAILABLE`, the error as `cause`.
+ */
+export function sqliteClaimStore(db, atMs) {
+  database('db', db);
+  const timed = atMs !== undefined && atMs !== null;
+  const now = timed ? nowParam(millis('atMs', atMs)) : 0;
+  const load = (id) => statements(db).load.get({ 1: id, 2: now }) ?? null;
+  return {
+    load,
+    compareAndSet: (id, expected, next, ttlMs) => {
+      const s = statements(db);
+      const expiresAt = expiry(timed ? now : entryTime(next), ttlMs);
+      let result;
+      if (expected === null && next !== null) result = s.insert.run({ 1: id, 2: next, 3: expiresAt, 4: now });
+      else if (expected !== null && next !== null) result = s.update.run({ 1: id, 2: expected, 3: next, 4: expiresAt, 5: now });
+      else if (expected !== null) result = s.delete.run({ 1: id, 2: expected, 3: now });
+      // Core never asks to remove what is not there.
+      else return load(id) === null;
+      return result.changes === 1;
+    },
+  };
+}
+
+const NO_STORE = { load: () => null, compareAndSet: () => false };
+
+/**
+ * Claims in an SQLite database over the better-sqlite3 Database `db`, as the host configured it
+ * (call `migrate()` once; set a busy timeout when other connections write the same file: a new
+ * Database has 5 s), with xborder's `options` ({ leaseMs, windowMs }).
+ */
+export class SqliteClaims {
+  #db;
+  #options;
+  #plain;
+
+  /**
+   * Opens (or creates) the database at `path` (':memory:': a private one), sets WAL mode on a
+   * file (readers never wait for the writer) and a busy timeout of `BUSY_TIMEOUT_MS`, and runs
+   * the migration.
+   */
+  static open(path, options) {
+    if (typeof path !== 'string') throw refuse('path', 'a string (a file path, or :memory:)', path, "pass 'claims.db'");
+    Claims.withStore(NO_STORE, options); // the options' kinds, before a file is created
+    const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+    try {
+      db.pragma('journal_mode = WAL'); // a file answers "wal"; an in-memory database keeps "memory"
+      const claims = new SqliteClaims(db, options);
+      claims.migrate();
+      return claims;
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+  }
+
+  constructor(db, options) {
+    database('db', db);
+    this.#plain = Claims.withStore(NO_STORE, options);
+    this.#db = db;
+    this.#options = options == null ? options : { ...options };
+  }
+
+  /** The connection: for the host's own statements and transactions on the same database. */
+  get db() {
+    return this.#db;
+  }
+
+  /** Runs the migration (creates the table and its index when missing; idempotent). */
+  migrate() {
+    this.#db.exec(MIGRATION);
+  }
+
+  /** One step ('claim', 'complete', 'release') by `token` on event `id` at `atMs` (the host's clock). */
+  step(step, id, token, atMs) {
+    return this.#stepOn(this.#db, step, id, token, atMs);
+  }
+
+  /**
+   * Completes `id` for `token` inside the host's open transaction on `db` (this claims' own
+   * Database, or another one on the same file), the one that writes the event: call it inside
+   * `db.transaction(fn)` (run it `.immediate()`: a deferred transaction that read before another
+   * connection wrote cannot write any more). Both commit together, or neither does (throw to roll
+   * back: the claim stays held until its lease ends, then the id is claimable again). 'stale'
+   * means another request took the claim over: roll back, the event is that request's.
+   */
+  completeIn(db, id, token, atMs) {
+    database('db', db);
+    if (!db.inTransaction) {
+      throw new Error('xborder: completeIn needs the open transaction the event is written in: call it inside db.transaction(...)');
+    }
+    return this.#stepOn(db, 'complete', id, token, atMs);
+  }
+
+  /** Deletes the rows expired at `nowMs`; how many. Run it now and then. */
+  purge(nowMs) {
+    const now = nowParam(millis('nowMs', nowMs));
+    return this.#db.prepare(PURGE).run({ 1: now }).changes;
+  }
+
+  /** What to answer the provider after `step` gave `outcome` (xborder's `claims.reply`). */
+  reply(step, outcome) {
+    return this.#plain.reply(step, outcome);
+  }
+
+  /** Closes the connection. */
+  close() {
+    this.#db.close();
+  }
+
+  #stepOn(db, step, id, token, atMs) {
+    millis('atMs', atMs);
+    return Claims.withStore(sqliteClaimStore(db, atMs), this.#options).step(step, id, token, atMs);
+  }
+}
