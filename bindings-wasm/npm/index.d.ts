@@ -535,9 +535,10 @@ export interface DeliveryResult extends HandlingAnswer {
   /** The event's envelope when the delivery was a live event (`null`: refused or ignored). */
   envelope: Envelope | null;
   /**
-   * The first error your `persist` or a store call threw (the answer is then xborder's: 500
-   * `PERSIST_FAILED` for the persist, `STORE_UNAVAILABLE` for the store); absent when none threw.
-   * Log it: it is never thrown from `handleDelivery`.
+   * What went wrong, to log (never thrown from `handleDelivery`): the receiver's refusal (an
+   * `XborderError` with `code`, `field`, `message`), or the first error your `persist` or a store
+   * call threw (the answer is then xborder's: 500 `PERSIST_FAILED` for the persist, 503
+   * `STORE_UNAVAILABLE` for the store); absent when nothing went wrong.
    */
   error?: unknown;
 }
@@ -604,7 +605,7 @@ export class DeliveryHandling {
   next(): HandlingAct;
   /** The event's envelope when the delivery was a live event (`null`: refused or ignored). */
   readonly envelope: Envelope | null;
-  /** The first error a store call threw (the step then failed with `STORE_UNAVAILABLE`), or `null`. */
+  /** The receiver's refusal (an `XborderError`), or the first error a store call threw; `null` when none. */
   readonly error: unknown;
   /**
    * Runs the `claim`, `complete` or `release` step `next()` asks for at `atMs`, with the built-in

@@ -14,7 +14,7 @@ use xborder_core::handling::{Act, Answer, Handling, Next, OutOfOrder, StoreSteps
 use crate::claims::{claim_rules, entry_text, millis, WasmClaims};
 use crate::errors::coded;
 use crate::json::{js_object, js_str, js_u64};
-use crate::signatures::{envelope_js, WasmReceiver};
+use crate::signatures::{envelope_js, receive_error_js, WasmReceiver};
 
 /// An answer as `{status, retryAfter, outcome, code, persisted}` (`null` for an absent one).
 fn answer_js(a: &Answer) -> JsValue {
@@ -177,6 +177,16 @@ impl WasmDeliveryHandling {
             .decision()
             .envelope()
             .map_or(JsValue::NULL, envelope_js)
+    }
+
+    /// Why the receiver refused the delivery (its `XborderError`: code, field, message), or
+    /// `null` when it did not.
+    pub fn refusal(&self) -> JsValue {
+        self.inner
+            .handling()
+            .decision()
+            .error()
+            .map_or(JsValue::NULL, receive_error_js)
     }
 
     /// The answer once the handling is over (`null` before).

@@ -205,6 +205,14 @@ impl WasmReceiver {
     }
 }
 
+/// A decision's error as an `XborderError` (a mismatch with the glue's hint about the raw body).
+pub(crate) fn receive_error_js(e: &ReceiveError) -> JsValue {
+    match e {
+        ReceiveError::Signature(e) => signature_error(*e),
+        _ => coded(e),
+    }
+}
+
 /// A decision as the JS object `{action, envelope?, error?}`.
 fn decision_js(decision: &Decision) -> Result<JsValue, JsValue> {
     let out = js_sys::Object::new();
@@ -213,11 +221,7 @@ fn decision_js(decision: &Decision) -> Result<JsValue, JsValue> {
         set(&out, "envelope", &envelope_js(env))?;
     }
     if let Some(e) = decision.error() {
-        let err = match e {
-            ReceiveError::Signature(e) => signature_error(*e),
-            _ => coded(e),
-        };
-        set(&out, "error", &err)?;
+        set(&out, "error", &receive_error_js(e))?;
     }
     // What to answer the provider (core's `Decision::reply`): `{status, retryAfter}`.
     let reply = decision.reply();

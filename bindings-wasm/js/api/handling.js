@@ -51,7 +51,7 @@ const what = (e) => (e instanceof Error ? e.message : String(e));
 function handling(rt, receiving, Claims) {
   const { raw, call, live, adopt, freeable, XborderError } = rt;
   const { Receiver, inputs } = receiving;
-  const { next, begin, stepIn, loaded, swapped, storeFailed, persisted, answer, envelope } = raw.DeliveryHandling.prototype;
+  const { next, begin, stepIn, loaded, swapped, storeFailed, persisted, answer, envelope, refusal } = raw.DeliveryHandling.prototype;
   const CHECKS = {
     receiver: (v) => {
       if (v instanceof Receiver) return v;
@@ -142,14 +142,17 @@ function handling(rt, receiving, Claims) {
       return call(next, live(this), [], []);
     }
 
-    /** The event's envelope when the delivery was a live one (`null`: refused or ignored). */
+    /** The event's envelope when the delivery was to be processed (`null`: refused or ignored). */
     get envelope() {
       return call(envelope, live(this), [], []) ?? null;
     }
 
-    /** The first error a store call or the persist threw (kept for the host to log), or null. */
+    /**
+     * What went wrong, for the host to log: the receiver's refusal (an `XborderError`: code,
+     * field, message), or the first error a store call or the persist threw; null when nothing did.
+     */
     get error() {
-      return this[ERROR] ?? null;
+      return this[ERROR] ?? call(refusal, live(this), [], []) ?? null;
     }
 
     /** Runs the claim, complete or release step `next()` asks for at `atMs`, with the built-in Claims or a synchronous store: the next act. */
