@@ -532,7 +532,9 @@ export interface HandlingAnswer {
 export interface DeliveryResult extends HandlingAnswer {
   /** The headers to answer with: `Retry-After` when `retryAfter` is set, else none. */
   headers: { "Retry-After"?: string };
-  /** The event's envelope when the delivery was a live event (`null`: refused or ignored). */
+  /** The receiver's decision: `process` (a live event: claimed, persisted, ...), `ignore`, `duplicate` or `reject`. */
+  action: Decision["action"];
+  /** The event's envelope (`null`: the delivery was refused). */
   envelope: Envelope | null;
   /**
    * What went wrong, to log (never thrown from `handleDelivery`): the receiver's refusal (an
@@ -603,7 +605,9 @@ export class DeliveryHandling {
   constructor(options: DeliveryOptions);
   /** What to do next. */
   next(): HandlingAct;
-  /** The event's envelope when the delivery was a live event (`null`: refused or ignored). */
+  /** The receiver's decision: `process`, `ignore`, `duplicate` or `reject`. */
+  readonly action: Decision["action"];
+  /** The event's envelope (`null`: the delivery was refused). */
   readonly envelope: Envelope | null;
   /** The receiver's refusal (an `XborderError`), or the first error a store call threw; `null` when none. */
   readonly error: unknown;

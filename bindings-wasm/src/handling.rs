@@ -170,7 +170,17 @@ impl WasmDeliveryHandling {
         self.inner.persisted(ok).map(next_js).map_err(step_error)
     }
 
-    /// The event's envelope when the decision was to process one (`null`: refused, ignored).
+    /// The receiver's decision: `process`, `ignore`, `duplicate` or `reject`.
+    pub fn action(&self) -> String {
+        self.inner
+            .handling()
+            .decision()
+            .action()
+            .as_str()
+            .to_owned()
+    }
+
+    /// The event's envelope (`null`: the delivery was refused).
     pub fn envelope(&self) -> JsValue {
         self.inner
             .handling()

@@ -51,7 +51,7 @@ const what = (e) => (e instanceof Error ? e.message : String(e));
 function handling(rt, receiving, Claims) {
   const { raw, call, live, adopt, freeable, XborderError } = rt;
   const { Receiver, inputs } = receiving;
-  const { next, begin, stepIn, loaded, swapped, storeFailed, persisted, answer, envelope, refusal } = raw.DeliveryHandling.prototype;
+  const { next, begin, stepIn, loaded, swapped, storeFailed, persisted, answer, envelope, refusal, action } = raw.DeliveryHandling.prototype;
   const CHECKS = {
     receiver: (v) => {
       if (v instanceof Receiver) return v;
@@ -142,7 +142,12 @@ function handling(rt, receiving, Claims) {
       return call(next, live(this), [], []);
     }
 
-    /** The event's envelope when the delivery was to be processed (`null`: refused or ignored). */
+    /** The receiver's decision: `process` (claimed, persisted, ...), `ignore`, `duplicate` or `reject`. */
+    get action() {
+      return call(action, live(this), [], []);
+    }
+
+    /** The event's envelope (`null`: the delivery was refused). */
     get envelope() {
       return call(envelope, live(this), [], []) ?? null;
     }
@@ -223,6 +228,7 @@ function handling(rt, receiving, Claims) {
       for (let i = 0; i < MAX_ACTS; i++) {
         if (act.act === 'answer') {
           const out = resultOf(act.answer);
+          out.action = h.action;
           out.envelope = envelope ?? h.envelope;
           if (h.error !== null) out.error = h.error;
           return out;
