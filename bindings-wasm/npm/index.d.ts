@@ -564,14 +564,50 @@ export interface DeliveryOptions extends ClaimRulesOptions {
   token?: string | null;
 }
 
+/** The options of a `DeliveryHandling`. */
+export interface DeliveryHandlingOptions extends DeliveryOptions {
+  /**
+   * `true`: your write of the event and the claim's completion are one transaction of yours: the
+   * complete step (its store calls on the transaction's connection) comes before a `commit` act,
+   * reported with `committed(ok)` (a failed commit releases the claim: 500 `PERSIST_FAILED`).
+   */
+  inTransaction?: boolean | null;
+}
+
+/**
+ * A transaction of your database for `handleDelivery` (a SQL store): the event's write and the
+ * claim's completion commit together or not at all. `tx` is yours (a pg client, a connection).
+ */
+export interface DeliveryTransaction<Tx = unknown> {
+  /** Begins the transaction (e.g. takes a pooled client and sends `BEGIN`), before `persist`. */
+  begin(): Tx | Promise<Tx>;
+  /**
+   * The claim store on the transaction `tx` (its calls on that connection), for the complete
+   * step at `atMs` (the time `now` gave it, for a store that dates its rows).
+   */
+  store(tx: Tx, atMs: number): ClaimStore;
+  /** Commits `tx` (after the complete step); throwing (or rejecting) is a failed commit. */
+  commit(tx: Tx): unknown;
+  /** Rolls `tx` back (a failed persist or commit) and gives its connection back. */
+  rollback(tx: Tx): unknown;
+}
+
 /** The options of `handleDelivery`. */
-export interface HandleDeliveryOptions extends DeliveryOptions {
+export interface HandleDeliveryOptions<Tx = unknown> extends DeliveryOptions {
   /**
    * Your write of the event (its own transaction, idempotent on `envelope.id`: a persist that
-   * outlasts the lease can run twice). Throwing (or rejecting) is a failed persist: the claim is
-   * released and the answer is 500 `PERSIST_FAILED`, the error kept in the result's `error`.
+   * outlasts the lease can run twice; with `transaction`, on `tx`, not committed). Throwing (or
+   * rejecting) is a failed persist: the claim is released and the answer is 500
+   * `PERSIST_FAILED`, the error kept in the result's `error`.
    */
-  persist(envelope: Envelope): unknown;
+  persist(envelope: Envelope, tx?: Tx): unknown;
+  /**
+   * Your write and the claim's completion in one transaction (a SQL store; needs `store`): in
+   * core's order, `begin()`, `persist(envelope, tx)`, the complete step on `store(tx, atMs)`, then
+   * `commit(tx)`; a failed persist or commit is rolled back and the claim released on `store`
+   * (500 `PERSIST_FAILED`).
+   */
+  transaction?: DeliveryTransaction<Tx> | null;
   /** The clock for the claim steps, in milliseconds (`Date.now` by default; the store's clock across hosts). */
   now?: (() => number) | null;
 }
@@ -584,11 +620,21 @@ export interface HandleDeliveryOptions extends DeliveryOptions {
  *   `claims` and `store` are given.
  * @throws {XborderError} (rejects with) `FREED`, `NOT_INITIALIZED`, `INTERNAL_ERROR`.
  */
-export function handleDelivery(options: HandleDeliveryOptions): Promise<DeliveryResult>;
+export function handleDelivery<Tx = unknown>(options: HandleDeliveryOptions<Tx>): Promise<DeliveryResult>;
+
+/** A claim step a `DeliveryHandling` ran, and what it gave. */
+export interface HandlingStep {
+  /** The step. */
+  step: "claim" | "complete" | "release";
+  /** Its outcome (`null` when it failed). */
+  outcome: ClaimOutcome | null;
+  /** Its error's code (`null` when it gave an outcome). */
+  code: ErrorCode | null;
+}
 
 /** What a `DeliveryHandling` asks for next. */
 export type HandlingAct =
-  | { act: "claim" | "complete" | "release"; id: string }
+  | { act: "claim" | "complete" | "release" | "commit"; id: string }
   | { act: "persist"; envelope: Envelope }
   | { act: "answer"; answer: HandlingAnswer };
 
@@ -602,7 +648,7 @@ export class DeliveryHandling {
    * The handling of one delivery (the receiver decides at once).
    * @throws {TypeError} as `handleDelivery`.
    */
-  constructor(options: DeliveryOptions);
+  constructor(options: DeliveryHandlingOptions);
   /** What to do next. */
   next(): HandlingAct;
   /** The receiver's decision: `process`, `ignore`, `duplicate` or `reject`. */
@@ -625,6 +671,13 @@ export class DeliveryHandling {
    * @throws {XborderError} `INVALID_STEP` (with `field`) when no persist is asked.
    */
   persisted(ok: boolean): HandlingAct;
+  /**
+   * (`inTransaction`.) Reports your commit (`ok`: it succeeded): the next act (`answer`, or `release`).
+   * @throws {XborderError} `INVALID_STEP` (with `field`) when no commit is asked.
+   */
+  committed(ok: boolean): HandlingAct;
+  /** The last claim step run: its outcome, or its error's code (the other `null`); `null` before the first. */
+  lastStep(): HandlingStep | null;
   /** The answer once the handling is over; `null` before. */
   answer(): HandlingAnswer | null;
   /** Releases its WebAssembly memory now; any later use throws `XborderError` `FREED`. */

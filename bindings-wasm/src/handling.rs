@@ -3,7 +3,8 @@
 //! (claim, persist, complete or release) and every reply; the glue (`js/api/handling.js`) runs
 //! the host's persist and, for a store of the host's, each load and compare-and-set core asks
 //! for. Acts are plain JS objects: `{act: 'claim' | 'complete' | 'release', id}`,
-//! `{act: 'persist', envelope}`, `{act: 'load', id}`,
+//! `{act: 'persist', envelope}`, `{act: 'commit', id}` (a handling in a transaction),
+//! `{act: 'load', id}`,
 //! `{act: 'cas', id, expected, next, ttlMs}` (entry texts, `null` for none) and
 //! `{act: 'answer', answer: {status, retryAfter, outcome, code, persisted}}`.
 
@@ -42,7 +43,10 @@ fn next_js(next: Next<'_>) -> JsValue {
             js_object(&[("act", js_str("persist")), ("envelope", envelope_js(e))])
         }
         Next::Act(
-            act @ (Act::Claim { id, .. } | Act::Complete { id, .. } | Act::Release { id, .. }),
+            act @ (Act::Claim { id, .. }
+            | Act::Complete { id, .. }
+            | Act::Release { id, .. }
+            | Act::Commit { id }),
         ) => named(act.as_str(), id),
         Next::Store(Need::Load { id }) => named("load", &id),
         Next::Store(Need::CompareAndSet {
@@ -77,7 +81,9 @@ pub struct WasmDeliveryHandling {
 impl WasmDeliveryHandling {
     /// The handling of `receiver`'s decision on `body` with the signature header (its value, or
     /// the values the glue gathered; `tags`: the host's HMACs, as `Receiver.__receiveWithTags`),
-    /// for the request `token`, under the claim rules `lease_ms` / `window_ms`.
+    /// for the request `token`, under the claim rules `lease_ms` / `window_ms`; `in_transaction`:
+    /// the event's write and the claim's completion are one transaction of the host's (a
+    /// `commit` act after the complete step: core's `Handling::in_transaction`).
     #[wasm_bindgen(constructor)]
     #[allow(clippy::too_many_arguments)] // the receiver's inputs, then the handling's
     pub fn new(
@@ -89,11 +95,15 @@ impl WasmDeliveryHandling {
         token: &str,
         lease_ms: Option<f64>,
         window_ms: Option<f64>,
+        in_transaction: bool,
     ) -> WasmDeliveryHandling {
         let decision = receiver.decide(body, tags.as_deref(), &signature, &values);
-        let rules = claim_rules(lease_ms, window_ms);
+        let mut h = Handling::new(decision, claim_rules(lease_ms, window_ms), token);
+        if in_transaction {
+            h = h.in_transaction();
+        }
         WasmDeliveryHandling {
-            inner: StoreSteps::new(Handling::new(decision, rules, token)),
+            inner: StoreSteps::new(h),
         }
     }
 
@@ -168,6 +178,29 @@ impl WasmDeliveryHandling {
     /// Whether the host's persist succeeded: the next act (`complete` or `release`).
     pub fn persisted(&mut self, ok: bool) -> Result<JsValue, JsValue> {
         self.inner.persisted(ok).map(next_js).map_err(step_error)
+    }
+
+    /// (In a transaction.) Whether the host's commit succeeded: the next act (`answer`, or
+    /// `release` when it failed).
+    pub fn committed(&mut self, ok: bool) -> Result<JsValue, JsValue> {
+        self.inner.committed(ok).map(next_js).map_err(step_error)
+    }
+
+    /// The last claim step run: `{step: 'claim' | 'complete' | 'release', outcome, code}` (its
+    /// outcome, or its error's code; the other `null`), or `null` before the first.
+    #[wasm_bindgen(js_name = lastStep)]
+    pub fn last_step(&self) -> JsValue {
+        let or_null = |s: Option<&str>| s.map_or(JsValue::NULL, js_str);
+        self.inner
+            .handling()
+            .last_step()
+            .map_or(JsValue::NULL, |(step, result)| {
+                js_object(&[
+                    ("step", js_str(step.as_str())),
+                    ("outcome", or_null(result.ok().map(|o| o.as_str()))),
+                    ("code", or_null(result.err())),
+                ])
+            })
     }
 
     /// The receiver's decision: `process`, `ignore`, `duplicate` or `reject`.

@@ -797,5 +797,72 @@ console.log('features: ok (form model: beneficiaryForm refusals and choices, che
     const a = new DeliveryHandling({ receiver, store: store(true), body, signature });
     assert.throws(() => a.step(1), /stepAsync/);
   }
-  console.log('features: handleDelivery ok (built-in Claims, sync and async stores agree; persist and store errors kept; refusals; options; DeliveryHandling one act at a time)');
+  // A transaction (a SQL store): core's order, begin → persist on tx → complete on store(tx, at)
+  // → commit; a commit that fails is rolled back, the claim released on the plain store, 500.
+  {
+    texts.clear();
+    const rows = new Set(); // the events committed
+    const log = [];
+    const transaction = (failCommit) => ({
+      begin: async () => { log.push('begin'); return { rows: [], claims: new Map(texts) }; },
+      store(tx, atMs) {
+        log.push(`store:${typeof atMs}`);
+        return {
+          load: async (id) => tx.claims.get(id) ?? null,
+          async compareAndSet(id, expected, next) {
+            const ok = (tx.claims.get(id) ?? null) === expected;
+            if (ok && next === null) tx.claims.delete(id);
+            else if (ok) tx.claims.set(id, next);
+            return ok;
+          },
+        };
+      },
+      async commit(tx) {
+        log.push('commit');
+        if (failCommit) throw new Error('commit: could not serialize');
+        for (const r of tx.rows) rows.add(r);
+        texts.clear();
+        for (const [k, v] of tx.claims) texts.set(k, v);
+      },
+      rollback: async () => { log.push('rollback'); },
+    });
+    const persistIn = async (env, tx) => { log.push('persist'); tx.rows.push(env.id); };
+    const go = (failCommit, p = persistIn) => handleDelivery({ receiver, store: store(true), body, signature, persist: p, transaction: transaction(failCommit) });
+    const failed = await go(true);
+    assert.deepEqual([failed.status, failed.code, failed.outcome, failed.persisted], [500, 'PERSIST_FAILED', 'released', false]);
+    assert.equal(failed.error.message, 'commit: could not serialize');
+    assert.deepEqual(log, ['begin', 'persist', 'store:number', 'commit', 'rollback']);
+    assert.deepEqual([rows.size, texts.has('evt_handle_1')], [0, false], 'nothing kept, the claim released');
+    log.length = 0;
+    const boom = new Error('insert failed');
+    const broken = await go(false, async () => { log.push('persist'); throw boom; });
+    assert.deepEqual([broken.status, broken.code, broken.error], [500, 'PERSIST_FAILED', boom]);
+    assert.deepEqual(log, ['begin', 'persist', 'rollback'], 'no complete, no commit');
+    log.length = 0;
+    const ok = await go(false);
+    assert.deepEqual([ok.status, ok.outcome, ok.persisted, 'error' in ok], [200, 'completed', true, false]);
+    assert.deepEqual(log, ['begin', 'persist', 'store:number', 'commit']);
+    assert.deepEqual([...rows], ['evt_handle_1']);
+    const dup = await go(false);
+    assert.deepEqual([dup.status, dup.outcome, dup.persisted], [200, 'duplicate', false]);
+    // Options: a transaction needs the claims in the database (a store), and all four functions.
+    await assert.rejects(handleDelivery({ receiver, claims: new Claims(), body, signature, persist, transaction: transaction(false) }), /options\.store/);
+    await assert.rejects(handleDelivery({ receiver, store: store(true), body, signature, persist, transaction: { begin() {} } }), /options\.transaction\.store/);
+    // DeliveryHandling inTransaction: the commit act after the complete; lastStep reads each step.
+    const h = new DeliveryHandling({ receiver, claims: new Claims(), body, signature, inTransaction: true });
+    assert.equal(h.lastStep(), null);
+    assert.equal(h.step(1).act, 'persist');
+    assert.deepEqual(h.lastStep(), { step: 'claim', outcome: 'claimed', code: null });
+    assert.throws(() => h.committed(true), code('INVALID_STEP', 'persist'));
+    assert.deepEqual(h.persisted(true), { act: 'complete', id: 'evt_handle_1' });
+    assert.deepEqual(h.step(2), { act: 'commit', id: 'evt_handle_1' });
+    assert.deepEqual(h.lastStep(), { step: 'complete', outcome: 'completed', code: null });
+    assert.deepEqual(h.committed(false), { act: 'release', id: 'evt_handle_1' });
+    assert.equal(h.step(3).answer.code, 'PERSIST_FAILED');
+    // The built-in Claims has no transaction to roll back: its complete stayed, so the release is stale.
+    assert.deepEqual(h.lastStep(), { step: 'release', outcome: 'stale', code: null });
+    assert.throws(() => new DeliveryHandling({ receiver, claims: new Claims(), body, signature, inTransaction: 1 }), /inTransaction/);
+    h.free();
+  }
+  console.log('features: handleDelivery ok (built-in Claims, sync and async stores agree; persist and store errors kept; refusals; options; a transaction: commit failing → 500 and released; DeliveryHandling one act at a time, inTransaction, lastStep)');
 }

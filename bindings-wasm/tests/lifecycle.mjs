@@ -230,11 +230,13 @@ for (const [entry, xb] of [['node', node], ['web', web]]) {
       stepAsync: (o) => o.stepAsync('claim', 'evt_1', 'req_a', 0),
       reply: (o) => o.reply('claim', 'claimed'),
     }],
-    DeliveryHandling: [() => new xb.DeliveryHandling({ receiver: new xb.Receiver(secret), claims: new xb.Claims(), body, signature: sig }), {
+    DeliveryHandling: [() => new xb.DeliveryHandling({ receiver: new xb.Receiver(secret), claims: new xb.Claims(), body, signature: sig, inTransaction: true }), {
       next: (o) => o.next(),
       step: (o) => o.step(0),
       stepAsync: (o) => o.stepAsync(0),
       persisted: (o) => (o.step(0), o.persisted(true)),
+      committed: (o) => (o.step(0), o.persisted(true), o.step(1), o.committed(true)),
+      lastStep: (o) => o.lastStep(),
       answer: (o) => o.answer(),
       action: (o) => o.action,
       envelope: (o) => o.envelope,

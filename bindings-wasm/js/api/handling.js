@@ -1,7 +1,7 @@
 // Delivery handling (the full module only): `handleDelivery`, the one call from a delivery to the
 // answer, and `DeliveryHandling`, the same one act at a time. Core's handling (its StoreSteps)
-// decides the order (claim, persist, then complete, or release when the persist failed) and
-// every answer; this module only carries its acts: the claim steps to the built-in Claims (run
+// decides the order (claim, persist, then complete, or release when the persist failed; in a
+// transaction, the commit after the complete) and every answer; this module only carries its acts: the claim steps to the built-in Claims (run
 // in the module) or to a store of the host's (each load and compare-and-set awaited here), the
 // persist to the host's function, and what each gave back.
 
@@ -12,10 +12,10 @@ const TOKEN = (v) => (v === undefined || v === null ? newToken() : str('options.
 const AT = [millis('atMs', 'Date.now()')];
 const OK = [(v) => {
   if (typeof v === 'boolean') return v;
-  throw refuse('ok', 'true or false', v, 'whether the persist succeeded');
+  throw refuse('ok', 'true or false', v, 'whether the persist (or the commit) succeeded');
 }];
-// The acts a handling goes through (claim, persist, complete, release, answer): core's answer
-// comes within five; the bound stops a loop that would not end (a bug), never a handling.
+// The acts a handling goes through (claim, persist, complete, commit, release, answer): core's
+// answer comes within six; the bound stops a loop that would not end (a bug), never a handling.
 const MAX_ACTS = 16;
 // A claim step's store calls: core's conflict limit (16 compare-and-sets) and a load each.
 const MAX_CALLS = 2 * 16 + 4;
@@ -51,7 +51,7 @@ const what = (e) => (e instanceof Error ? e.message : String(e));
 function handling(rt, receiving, Claims) {
   const { raw, call, live, adopt, freeable, XborderError } = rt;
   const { Receiver, inputs } = receiving;
-  const { next, begin, stepIn, loaded, swapped, storeFailed, persisted, answer, envelope, refusal, action } = raw.DeliveryHandling.prototype;
+  const { next, begin, stepIn, loaded, swapped, storeFailed, persisted, committed, lastStep, answer, envelope, refusal, action } = raw.DeliveryHandling.prototype;
   const CHECKS = {
     receiver: (v) => {
       if (v instanceof Receiver) return v;
@@ -73,6 +73,10 @@ function handling(rt, receiving, Claims) {
     token: TOKEN,
     leaseMs: (v) => v,
     windowMs: (v) => v,
+    inTransaction: (v) => {
+      if (v === undefined || v === null || typeof v === 'boolean') return v === true;
+      throw refuse('options.inTransaction', 'true or false', v, 'true: your write and the claim\'s completion commit together');
+    },
   };
   const ERROR = Symbol('error');
   const HOST_STORE = Symbol('store');
@@ -130,14 +134,14 @@ function handling(rt, receiving, Claims) {
         rules = Claims.withStore(o.store, { leaseMs: o.leaseMs, windowMs: o.windowMs })[RULES];
         this[HOST_STORE] = o.store;
       }
-      const args = [...inputs(o.receiver, o.body, o.signature), o.token, ...rules];
+      const args = [...inputs(o.receiver, o.body, o.signature), o.token, ...rules, o.inTransaction];
       adopt(this, (first) => {
         if (first) return new raw.DeliveryHandling(live(o.receiver), ...args);
         throw rt.lost('this DeliveryHandling was lost when xborder-wasm was reset after an internal error; answer the delivery 503 (the provider retries) and handle the retry with a new one');
       });
     }
 
-    /** What to do next: `{ act: 'claim' | 'complete' | 'release', id }`, `{ act: 'persist', envelope }` or `{ act: 'answer', answer }`. */
+    /** What to do next: `{ act: 'claim' | 'complete' | 'release' | 'commit', id }`, `{ act: 'persist', envelope }` or `{ act: 'answer', answer }`. */
     next() {
       return call(next, live(this), [], []);
     }
@@ -181,23 +185,22 @@ function handling(rt, receiving, Claims) {
     async stepAsync(...args) {
       const [at] = convert(AT, args);
       if (this[MEMORY]) return this.step(at);
-      const store = this[HOST_STORE];
-      let act = call(begin, live(this), [], [at]);
-      for (let i = 0; i < MAX_CALLS && (act.act === 'load' || act.act === 'cas'); i++) {
-        let v = ask(store, act);
-        try {
-          v = await v;
-        } catch (e) {
-          v = { [ERROR]: e };
-        }
-        act = answerWith(this, act, v);
-      }
-      return act;
+      return runAsync(this, this[HOST_STORE], at);
     }
 
     /** Reports the host's persist (`ok`: it succeeded): the next act (`complete` or `release`). */
     persisted(...args) {
       return call(persisted, live(this), OK, args);
+    }
+
+    /** (In a transaction.) Reports the host's commit (`ok`: it succeeded): the next act (`answer`, or `release`). */
+    committed(...args) {
+      return call(committed, live(this), OK, args);
+    }
+
+    /** The last claim step run: `{ step, outcome, code }` (its outcome, or its error's code), or null before the first. */
+    lastStep() {
+      return call(lastStep, live(this), [], []);
     }
 
     /** Core's answer once the handling is over: `{ status, retryAfter, outcome, code, persisted }`, or null before. */
@@ -207,21 +210,74 @@ function handling(rt, receiving, Claims) {
   }
   freeable(DeliveryHandling);
 
-  const PERSIST = fn('options.persist', 'async (envelope) => db.insert(envelope)');
+  /** Runs `h`'s claim step at `at` against `store` (its calls awaited): the next act. */
+  async function runAsync(h, store, at) {
+    let act = call(begin, live(h), [], [at]);
+    for (let i = 0; i < MAX_CALLS && (act.act === 'load' || act.act === 'cas'); i++) {
+      let v = ask(store, act);
+      try {
+        v = await v;
+      } catch (e) {
+        v = { [ERROR]: e };
+      }
+      act = answerWith(h, act, v);
+    }
+    return act;
+  }
+
+  const PERSIST = fn('options.persist', 'async (envelope, tx) => db.insert(envelope)');
   const NOW = fn('options.now', '() => Date.now()');
+  const TRANSACTION = (v) => {
+    if (v === undefined || v === null) return undefined;
+    const how = '{ begin() { return pool.connect() }, store(tx, atMs) { return pgClaimStore(tx, atMs) }, commit(tx), rollback(tx) }';
+    if (typeof v !== 'object') throw refuse('options.transaction', 'a transaction object', v, how);
+    for (const m of ['begin', 'store', 'commit', 'rollback']) fn(`options.transaction.${m}`, how)(v[m]);
+    return v;
+  };
+
+  /** `t.store(tx, at)`; when it throws, a store whose calls throw that (the step's store failure). */
+  function storeOn(t, tx, at) {
+    try {
+      return t.store(tx, at);
+    } catch (e) {
+      const fail = () => { throw e; };
+      return { load: fail, compareAndSet: fail };
+    }
+  }
 
   /**
    * Handles one delivery: the receiver's decision, the claim of its event id, the host's
-   * `persist(envelope)`, the complete or release, and core's answer.
+   * `persist(envelope, tx)`, the complete or release, and core's answer. With `transaction`
+   * (core's order in a transaction): `begin()` then the persist on it, the complete's store calls
+   * on `store(tx, atMs)`, `commit(tx)`; a persist or commit that fails is rolled back (`rollback(tx)`)
+   * and the claim released on the plain store.
    */
   async function handleDelivery(opts) {
     if (opts === null || typeof opts !== 'object') {
       throw refuse('options', 'an options object ({ receiver, claims | store, body, signature, persist })', opts);
     }
-    const { persist, now, ...rest } = opts;
+    const { persist, now, transaction, ...rest } = opts;
     PERSIST(persist);
     const clock = now === undefined || now === null ? Date.now : NOW(now);
-    const h = new DeliveryHandling(rest);
+    const t = TRANSACTION(transaction);
+    if (t !== undefined && rest.inTransaction !== undefined) {
+      throw new TypeError('xborder: `options.inTransaction` goes with DeliveryHandling; handleDelivery takes `options.transaction`');
+    }
+    const h = new DeliveryHandling(t === undefined ? rest : { ...rest, inTransaction: true });
+    if (t !== undefined && h[MEMORY]) {
+      h.free();
+      throw new TypeError('xborder: `options.transaction` needs the claims in your database: pass `options.store` (or Claims.withStore(store)), whose `transaction.store(tx, atMs)` is the same store on the transaction');
+    }
+    let tx;
+    let open = false; // a transaction begun, not yet committed or rolled back
+    const rollback = async () => {
+      open = false;
+      try {
+        await t.rollback(tx);
+      } catch (e) {
+        h[ERROR] ??= e;
+      }
+    };
     try {
       let envelope;
       let act = h.next();
@@ -237,20 +293,40 @@ function handling(rt, receiving, Claims) {
           envelope = act.envelope;
           let ok = true;
           try {
-            await persist(envelope);
+            if (t !== undefined) {
+              tx = await t.begin();
+              open = true;
+            }
+            await persist(envelope, tx);
           } catch (e) {
             ok = false;
             h[ERROR] ??= e;
+            if (open) await rollback();
           }
           act = h.persisted(ok);
+        } else if (act.act === 'commit') {
+          let ok = true;
+          try {
+            open = false;
+            await t.commit(tx);
+          } catch (e) {
+            ok = false;
+            h[ERROR] ??= e;
+            await rollback();
+          }
+          act = h.committed(ok);
         } else if (act.act === 'claim' || act.act === 'complete' || act.act === 'release') {
-          act = await h.stepAsync(millis('options.now()', '() => Date.now()')(clock()));
+          const at = millis('options.now()', '() => Date.now()')(clock());
+          // In a transaction, the complete's store calls go on the transaction (its connection).
+          act = t !== undefined && act.act === 'complete' ? await runAsync(h, storeOn(t, tx, at), at) : await h.stepAsync(at);
         } else {
           break;
         }
       }
       throw new XborderError('INTERNAL_ERROR', `INTERNAL_ERROR: xborder-wasm: the handling did not end (last act: ${act.act})`);
     } finally {
+      // Never left open (a bug, or an error thrown on the way): nothing of it is kept.
+      if (open) await rollback();
       h.free();
     }
   }

@@ -302,19 +302,6 @@ const handlers = {
   },
 };
 
-/**
- * What the claim step of `act` gave, from the act that followed it: `claimed` when it went on to
- * the persist; else read from the answer (a complete's or claim's error code, or the outcome; a
- * release's outcome, its answer's code being PERSIST_FAILED). The package reports no step's own
- * result, so this reading is the runner's (exact for every path the vectors take).
- */
-function stepResult(act, after) {
-  if (after.act === 'persist') return 'claimed';
-  if (after.act !== 'answer') return `(${after.act})`;
-  const a = after.answer;
-  return act === 'release' ? a.outcome : a.code ?? a.outcome;
-}
-
 /** The vector's deliveries handled step by step (DECISIONS.md "Delivery handling") with `claims` options. */
 async function handleSteps(xb, i, claims, async) {
   const receiver = new xb.Receiver(i.secret);
@@ -330,7 +317,7 @@ async function handleSteps(xb, i, claims, async) {
         const body = JSON.stringify(d.body);
         const sig = d.signature ?? 'valid';
         const signature = sig === 'valid' ? xb.sign(i.secret, body) : sig === 'missing' ? undefined : sig;
-        h = new xb.DeliveryHandling({ receiver, ...claims, body, signature, token: d.token ?? go });
+        h = new xb.DeliveryHandling({ receiver, ...claims, body, signature, token: d.token ?? go, inTransaction: i.transaction === true });
         handlings.set(go, h);
       }
       const act = h.next();
@@ -342,9 +329,15 @@ async function handleSteps(xb, i, claims, async) {
         const ok = (d.persist ?? 'ok') === 'ok';
         h.persisted(ok);
         text = `persist:${ok ? 'ok' : 'fail'}`;
+      } else if (act.act === 'commit') {
+        const ok = (d.commit ?? 'ok') === 'ok';
+        h.committed(ok);
+        text = `commit:${ok ? 'ok' : 'fail'}`;
       } else {
-        const after = async ? await h.stepAsync(at) : h.step(at);
-        text = `${act.act}:${stepResult(act.act, after)}`;
+        if (async) await h.stepAsync(at);
+        else h.step(at);
+        const last = h.lastStep();
+        text = `${last.step}:${last.outcome ?? last.code}`;
       }
       acts.push(`${go}:${text}`);
     }
