@@ -105,9 +105,6 @@ export function sqliteHandling(db) {
   database('db', db);
   let held = null; // the open transaction's end, a promise
   let end = null;
-  const free = async () => {
-    while (held) await held;
-  };
   const close = () => {
     const done = end;
     held = null;
@@ -117,18 +114,20 @@ export function sqliteHandling(db) {
   const plain = sqliteClaimStore(db);
   return {
     store: {
-      load: async (id) => {
-        await free();
+      // Each waits in its own loop, then runs in the same turn as its last check (no await in
+      // between, where a transaction could begin).
+      async load(id) {
+        while (held) await held;
         return plain.load(id);
       },
-      compareAndSet: async (id, expected, next, ttlMs) => {
-        await free();
+      async compareAndSet(id, expected, next, ttlMs) {
+        while (held) await held;
         return plain.compareAndSet(id, expected, next, ttlMs);
       },
     },
     transaction: {
       async begin() {
-        await free();
+        while (held) await held;
         held = new Promise((resolve) => { end = resolve; });
         try {
           db.exec('BEGIN IMMEDIATE');
