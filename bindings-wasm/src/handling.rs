@@ -175,15 +175,16 @@ impl WasmDeliveryHandling {
             .map_err(step_error)
     }
 
-    /// Whether the host's persist succeeded: the next act (`complete` or `release`).
-    pub fn persisted(&mut self, ok: bool) -> Result<JsValue, JsValue> {
-        self.inner.persisted(ok).map(next_js).map_err(step_error)
-    }
-
-    /// (In a transaction.) Whether the host's commit succeeded: the next act (`answer`, or
-    /// `release` when it failed).
-    pub fn committed(&mut self, ok: bool) -> Result<JsValue, JsValue> {
-        self.inner.committed(ok).map(next_js).map_err(step_error)
+    /// Whether the host's persist succeeded (`commit` false), or (in a transaction) its commit
+    /// (`commit` true): the next act (`complete`, `commit`, `answer` or `release`). One export
+    /// for both reports (the module's size).
+    pub fn persisted(&mut self, ok: bool, commit: bool) -> Result<JsValue, JsValue> {
+        let next = if commit {
+            self.inner.committed(ok)
+        } else {
+            self.inner.persisted(ok)
+        };
+        next.map(next_js).map_err(step_error)
     }
 
     /// The last claim step run: `{step: 'claim' | 'complete' | 'release', outcome, code}` (its

@@ -848,6 +848,7 @@ console.log('features: ok (form model: beneficiaryForm refusals and choices, che
     // Options: a transaction needs the claims in the database (a store), and all four functions.
     await assert.rejects(handleDelivery({ receiver, claims: new Claims(), body, signature, persist, transaction: transaction(false) }), /options\.store/);
     await assert.rejects(handleDelivery({ receiver, store: store(true), body, signature, persist, transaction: { begin() {} } }), /options\.transaction\.store/);
+    await assert.rejects(handleDelivery({ receiver, store: store(true), body, signature, persist, inTransaction: true }), /options\.transaction/);
     // DeliveryHandling inTransaction: the commit act after the complete; lastStep reads each step.
     const h = new DeliveryHandling({ receiver, claims: new Claims(), body, signature, inTransaction: true });
     assert.equal(h.lastStep(), null);

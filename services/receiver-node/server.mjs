@@ -76,7 +76,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { appendFileSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Claims, Receiver, XborderError, handleDelivery } from 'xborder-wasm';
+import { Claims, Receiver, handleDelivery } from 'xborder-wasm';
 
 const USAGE = 'usage: server.mjs --listen HOST:PORT --secret KEY [--redis URL | --postgres URL | --sqlite PATH] ' +
   '[--persist FILE] [--records DIR] [--instance NAME] [--lease-ms N] [--window-ms N] [--capacity N] [--prefix TEXT] ' +

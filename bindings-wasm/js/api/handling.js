@@ -51,7 +51,7 @@ const what = (e) => (e instanceof Error ? e.message : String(e));
 function handling(rt, receiving, Claims) {
   const { raw, call, live, adopt, freeable, XborderError } = rt;
   const { Receiver, inputs } = receiving;
-  const { next, begin, stepIn, loaded, swapped, storeFailed, persisted, committed, lastStep, answer, envelope, refusal, action } = raw.DeliveryHandling.prototype;
+  const { next, begin, stepIn, loaded, swapped, storeFailed, persisted, lastStep, answer, envelope, refusal, action } = raw.DeliveryHandling.prototype;
   const CHECKS = {
     receiver: (v) => {
       if (v instanceof Receiver) return v;
@@ -190,12 +190,12 @@ function handling(rt, receiving, Claims) {
 
     /** Reports the host's persist (`ok`: it succeeded): the next act (`complete` or `release`). */
     persisted(...args) {
-      return call(persisted, live(this), OK, args);
+      return call(persisted, live(this), [], [...convert(OK, args), false]);
     }
 
     /** (In a transaction.) Reports the host's commit (`ok`: it succeeded): the next act (`answer`, or `release`). */
     committed(...args) {
-      return call(committed, live(this), OK, args);
+      return call(persisted, live(this), [], [...convert(OK, args), true]);
     }
 
     /** The last claim step run: `{ step, outcome, code }` (its outcome, or its error's code), or null before the first. */
@@ -260,7 +260,7 @@ function handling(rt, receiving, Claims) {
     PERSIST(persist);
     const clock = now === undefined || now === null ? Date.now : NOW(now);
     const t = TRANSACTION(transaction);
-    if (t !== undefined && rest.inTransaction !== undefined) {
+    if (rest.inTransaction !== undefined) {
       throw new TypeError('xborder: `options.inTransaction` goes with DeliveryHandling; handleDelivery takes `options.transaction`');
     }
     const h = new DeliveryHandling(t === undefined ? rest : { ...rest, inTransaction: true });

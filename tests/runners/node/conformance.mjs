@@ -7,8 +7,9 @@
 // `delivery.claims` runs each case with the built-in store and with a store written here, in JS
 // (asynchronous when `asyncStore`: the Node runner; synchronous in the browser runner).
 // `delivery.handle` (the project's own op, tests/vectors/handling/) drives one DeliveryHandling per
-// delivery, act by act, with the built-in Claims and with an asynchronous store written here
-// (stepAsync): the two must agree.
+// delivery, act by act (in a transaction when the input says `transaction`: its commit reported
+// per the delivery's `commit`), with the built-in Claims and with an asynchronous store written
+// here (stepAsync): the two must agree. Each claim step's text is the package's lastStep().
 // `signature.verify` and `webhook.receive` also pass each signature as a handler has it (a record
 // of headers, a Fetch Headers): the outcome must be the same. `beneficiary.validate` hands a
 // document that is a JSON string over as the JS string (the response text), anything else as the
