@@ -8,7 +8,7 @@ import {
   type ClaimOutcome, type ClaimStep, type ClaimsOptions, type ClaimRulesOptions, type JsonValue,
   type SignatureHeader, type HeaderCollection, type RulesDocument, type BankListResponse, type BankListInput,
   type RulesInput, type DocumentErrorCode, BeneficiaryValidator, handleDelivery, DeliveryHandling,
-  type DeliveryResult, type HandlingAct, type HandlingAnswer,
+  type DeliveryResult, type HandlingAct, type HandlingAnswer, type HandlingStep,
 } from 'xborder-wasm';
 
 await init();
@@ -281,6 +281,21 @@ else if (act.act === 'answer') { const a: HandlingAnswer = act.answer; void a.ou
 else void stepwise.stepAsync(7).then((next: HandlingAct) => next.act);
 // @ts-expect-error: persist is required
 void handleDelivery({ receiver: new Receiver('k'), claims, body, signature });
+// In a transaction of the host's (a SQL store): tx typed by begin(), given to persist and store.
+interface Conn { query(sql: string, values: unknown[]): Promise<unknown> }
+declare const conn: Conn;
+void handleDelivery<Conn>({
+  receiver: new Receiver('k', { window: 0 }), store: asyncStore, leaseMs: 1000, body, signature,
+  transaction: { begin: async () => conn, store: (_tx: Conn, atMs: number) => { void atMs; return asyncStore; }, commit: (tx) => tx.query('COMMIT', []), rollback: (tx) => tx.query('ROLLBACK', []) },
+  persist: (envelope, tx) => tx?.query('INSERT INTO events (id) VALUES ($1)', [envelope.id]),
+});
+const inTx = new DeliveryHandling({ receiver: new Receiver('k'), claims, body, signature, inTransaction: true });
+const txAct: HandlingAct = inTx.next();
+if (txAct.act === 'commit') inTx.committed(true);
+const last: HandlingStep | null = inTx.lastStep();
+void last?.outcome;
+// @ts-expect-error: a transaction has begin, store, commit and rollback
+void handleDelivery({ receiver: new Receiver('k'), store: asyncStore, body, signature, persist: () => {}, transaction: { begin: () => conn } });
 // @ts-expect-error: an act is claim, persist, complete, release or answer
 const notAnAct: HandlingAct = { act: 'load', id: 'evt_1' };
 console.log(answered, retryHeader, handledCode, handledAction, notAnAct);
