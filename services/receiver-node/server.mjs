@@ -20,6 +20,9 @@
 //    the bytes received) and refused 413 as soon as it passes the limit, the rest unread; a body
 //    not arrived in full within --body-timeout-ms of its head is answered 408 (BODY_TIMEOUT).
 //    Each refusal closes the connection (the client is given a second to read the answer).
+// Steps 1 to 4 are one call, `handleDelivery` (core's handling decides their order and every
+// answer; this service gives it the body, the headers, the claims or its Redis store, and its
+// persist; with --postgres / --sqlite also its transaction, so that persist and complete commit together):
 // 1. the RAW body (never a parsed one) and `X-Webhook-Signature` go to `Receiver.receive`
 //    (window 0: the claims dedupe): reject → core's status (`decision.reply`: 400 for the
 //    request's signature or envelope, 413 for a body over 1 MiB) with {error, field};
@@ -40,14 +43,13 @@
 //    one past its lease, records the id done). At most 10,000 pending, past that logged and
 //    dropped; /stats completions_retried counts them.
 // With --postgres URL or --sqlite PATH (pg-store.mjs, sqlite-store.mjs: claims in the table
-// xborder_claims, migrated at start) steps 3 and 4 are one transaction of that database: the
-// event's row goes into the table xborder_events (services/sql/receiver-events.sql, shared with
-// the Rust and Python receivers) and the claim's complete commits with it. Completed → COMMIT,
-// then the line in FILE (and the record in DIR, if given), 200; stale (another request took the
-// claim over after the lease, and persists the event) → ROLLBACK, nothing of this request kept,
-// core's answer for a stale completion (200); a store timeout → ROLLBACK (the connection
-// discarded), 503 STORE_UNAVAILABLE; any other failure (the insert, the claim's store, the
-// commit) → ROLLBACK, release → core's answer for the release (500 PERSIST_FAILED).
+// xborder_claims, migrated at start) steps 3 and 4 are one transaction of that database
+// (handleDelivery's `transaction`: pgTransaction, sqliteHandling), in core's order: BEGIN, the
+// event's row into the table xborder_events (services/sql/receiver-events.sql, shared with the
+// Rust and Python receivers), the claim's complete on the transaction's connection, COMMIT, then
+// the line in FILE (and the record in DIR, if given) and core's answer (200, also for a stale
+// completion); a failed insert or commit (a timeout included) → ROLLBACK (the PostgreSQL
+// connection discarded), release → core's answer (500 PERSIST_FAILED).
 // Store calls: each one bounded by --store-timeout-ms (ioredis commandTimeout and connectTimeout,
 // no offline queue; pg connectionTimeoutMillis for a connection or a pooled one, statement_timeout
 // and query_timeout, a connection whose query failed destroyed, not reused; SQLite busy_timeout),
@@ -74,7 +76,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { appendFileSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Claims, Receiver, XborderError } from 'xborder-wasm';
+import { Claims, Receiver, handleDelivery } from 'xborder-wasm';
 
 const USAGE = 'usage: server.mjs --listen HOST:PORT --secret KEY [--redis URL | --postgres URL | --sqlite PATH] ' +
   '[--persist FILE] [--records DIR] [--instance NAME] [--lease-ms N] [--window-ms N] [--capacity N] [--prefix TEXT] ' +
@@ -187,9 +189,6 @@ function bounded(promise, what) {
   const late = new Promise((_, no) => { timer = setTimeout(() => no(new StoreTimeout(what)), opts.storeTimeoutMs); });
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
-/** Whether a store error is a timeout (ours, the pg client's, or the server's statement or idle timeout). */
-const timedOut = (e) => e instanceof StoreTimeout || /timeout|timed out/i.test(String(e?.message)) ||
-  ['57014', '55P03', '25P03'].includes(e?.code);
 
 // The events table the Rust, Node and Python receivers share (services/sql/receiver-events.sql):
 // one row per processing and no unique key on purpose, so the fault test sees a second one.
@@ -216,7 +215,7 @@ const INSERT_EVENT = (p) => 'INSERT INTO xborder_events (id, event, instance, to
 
 async function openPostgres(url) {
   const { default: pg } = await import('pg');
-  const { PgClaims, pgTimeMs } = await import('./pg-store.mjs');
+  const { PgClaims, pgClaimStore, pgTimeMs, pgTransaction } = await import('./pg-store.mjs');
   // The migrations run once at start, on a connection of their own with a generous timeout (an
   // instance may wait for another's advisory lock); the requests' pool is bounded by
   // --store-timeout-ms everywhere.
@@ -251,33 +250,15 @@ async function openPostgres(url) {
   const insert = INSERT_EVENT(['$1', '$2', '$3', '$4', '$5', '$6', '$7']);
   return {
     name: `postgres ${url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')} (pool ${opts.pool}, idle ${opts.poolIdleMs} ms)`,
-    claims: pgClaims,
-    step: (what, id, token, at) => pgClaims.step(what, id, token, at),
-    async transaction(envelope, token, claimedAt, deadline) {
-      const client = await pool.connect();
-      let failed;
-      try {
-        await client.query('BEGIN');
-        await client.query(insert, eventRow(envelope, token, claimedAt));
-        const outcome = await pgClaims.completeIn(client, envelope.id, token, now());
-        // Past the deadline the request has been answered 503: roll back rather than commit.
-        if (outcome === 'completed' && Date.now() > deadline) throw new StoreTimeout('the event\'s transaction');
-        await client.query(outcome === 'completed' ? 'COMMIT' : 'ROLLBACK');
-        return { outcome, again: false };
-      } catch (e) {
-        failed = e;
-        // A connection whose statement failed or timed out is destroyed, never reused: the
-        // server rolls its transaction back when it goes.
-        throw e;
-      } finally {
-        client.release(failed);
-      }
-    },
+    store: pgClaimStore(pool),
+    transaction: pgTransaction(pool),
+    // The event's row, on the transaction's connection (committed with the claim's completion).
+    insert: (client, row) => client.query(insert, row),
   };
 }
 
 async function openSqlite(path) {
-  const { SqliteClaims } = await import('./sqlite-store.mjs');
+  const { SqliteClaims, sqliteHandling } = await import('./sqlite-store.mjs');
   const sqClaims = SqliteClaims.open(path, rules);
   const { db } = sqClaims;
   // A statement waits --store-timeout-ms at most for another connection's write.
@@ -285,32 +266,19 @@ async function openSqlite(path) {
   db.exec(EVENTS_TABLE);
   await purgeNowAndThen((at) => sqClaims.purge(at));
   const insert = db.prepare(INSERT_EVENT(['?', '?', '?', '?', '?', '?', '?']));
-  class Stale extends Error {}
-  // better-sqlite3 rolls back when the function throws; IMMEDIATE: the write lock from the start.
-  const tx = db.transaction((row, id, token) => {
-    insert.run(row);
-    const outcome = sqClaims.completeIn(db, id, token, now());
-    if (outcome !== 'completed') throw new Stale(outcome);
-    return { outcome, again: false };
-  });
+  const { store, transaction } = sqliteHandling(db);
   return {
     name: `sqlite ${path}`,
-    claims: sqClaims,
-    step: async (what, id, token, at) => sqClaims.step(what, id, token, at),
-    async transaction(envelope, token, claimedAt) {
-      try {
-        return tx.immediate(eventRow(envelope, token, claimedAt), envelope.id, token);
-      } catch (e) {
-        if (e instanceof Stale) return { outcome: e.message, again: false };
-        throw e;
-      }
-    },
+    store,
+    transaction,
+    insert: (_db, row) => insert.run(row),
   };
 }
 
 let claims;
-// With --postgres or --sqlite: the claim steps, and the transaction that writes the event's row
-// and completes its claim ({ outcome, again }; throws when nothing was committed).
+let hostStore = null; // --redis, --postgres, --sqlite: the store handleDelivery is given (each call bounded)
+// With --postgres or --sqlite: { name, store, transaction, insert(tx, row) }: the claim store, the
+// transaction (handleDelivery's option) that writes the event's row and completes its claim.
 let sql = null;
 if (opts.postgres || opts.sqlite) {
   try {
@@ -319,7 +287,8 @@ if (opts.postgres || opts.sqlite) {
     console.error(`receiver-node: ${opts.postgres ? 'postgres' : 'sqlite'}: ${e.message}`);
     process.exit(2);
   }
-  claims = sql.claims;
+  hostStore = sql.store;
+  claims = Claims.withStore(hostStore, rules);
 } else if (opts.redis) {
   const { default: Redis } = await import('ioredis');
   const { redisClaimStore, redisTimeMs } = await import('./redis-store.mjs');
@@ -328,7 +297,8 @@ if (opts.postgres || opts.sqlite) {
   const redis = new Redis(opts.redis, { maxRetriesPerRequest: 0, enableOfflineQueue: false,
     commandTimeout: opts.storeTimeoutMs, connectTimeout: opts.storeTimeoutMs, retryStrategy: () => 200 });
   redis.on('error', () => {}); // each step reports its own failure
-  claims = Claims.withStore(redisClaimStore(redis, { prefix: opts.prefix }), rules);
+  hostStore = redisClaimStore(redis, { prefix: opts.prefix });
+  claims = Claims.withStore(hostStore, rules);
   clock.sample = () => redisTimeMs(redis);
   // Wait (the store timeout at most) for the first connection, so the first sample can read it.
   await bounded(new Promise((ok) => redis.once('ready', ok)), 'redis').catch(() => {});
@@ -475,73 +445,111 @@ function persist(envelope, token, claimedAt, rowAgain = false) {
   if (opts.persist) appendFileSync(opts.persist, line(again));
 }
 
+// --postgres, --sqlite: the store's transaction, begun after --persist-delay-ms (tests: a store
+// stopped between the claim and the persist).
+const sqlTransaction = sql && {
+  ...sql.transaction,
+  async begin() {
+    if (opts.persistDelayMs) await new Promise((ok) => { setTimeout(ok, opts.persistDelayMs); });
+    return sql.transaction.begin();
+  },
+};
+
 async function webhook(req, res) {
   const body = await readBody(req, res);
   if (body === null) return;
-  // The request's headers as Node hands them: xborder finds the signature (any case) and
-  // decides what a repeated one means.
-  const decision = receiver.receive(body, req.headers);
-  // Every answer's status and Retry-After come from core (decision.reply, claims.reply,
-  // Claims.errorReply): the Rust, Node and Python receivers answer alike.
-  const send = (how, body) => answer(res, how.status, body, retryHeader(how));
-  if (decision.action === 'reject') {
-    stats.rejected += 1;
-    return send(decision.reply, { error: decision.error.code, field: decision.error.field });
-  }
-  if (decision.action !== 'process') {
-    stats.ignored += 1;
-    return send(decision.reply, { result: decision.action });
-  }
-  const { id } = decision.envelope;
   const token = `${opts.instance}-${boot}-${(counter += 1)}`;
-  const step = async (what, at = now()) =>
-    bounded(sql ? sql.step(what, id, token, at) : claims.stepAsync(what, id, token, at), `the claim's ${what}`);
-  const claimedAt = now();
-  let outcome;
-  const claiming = sql ? sql.step('claim', id, token, claimedAt) : claims.stepAsync('claim', id, token, claimedAt);
-  try {
-    outcome = await bounded(claiming, 'the claim');
-  } catch (e) {
-    stats.store_errors += 1;
-    // Answered 503 now; should the store claim it after all, the claim is given back, so the
-    // provider's retry need not wait for the lease to end.
-    if (e instanceof StoreTimeout) {
-      claiming.then((late) => (late === 'claimed' ? step('release') : null)).catch(() => {});
-    }
-    const code = e instanceof XborderError || e instanceof StoreTimeout ? e.code : 'STORE_UNAVAILABLE';
-    return send(replyTo(code), { error: code });
+  // One call from the delivery to the answer (handleDelivery, core's handling): the receiver's
+  // decision on the RAW body and the request's headers (xborder finds the signature, any case,
+  // and decides what a repeated one means), the claim, this service's persist, the complete or
+  // release. Every status and Retry-After is core's: the Rust, Node and Python receivers answer
+  // alike. The clock is the store's; the claim is the first step timed.
+  let claimedAt = null;
+  const late = {}; // a compare-and-set that outlasted --store-timeout-ms (it may still land)
+  const result = await handleDelivery({
+    receiver, body, signature: req.headers, token,
+    ...(hostStore ? { store: boundedStore(hostStore, late), ...rules } : { claims }),
+    now: () => {
+      const t = now();
+      claimedAt ??= t;
+      return t;
+    },
+    // --postgres, --sqlite: the event's row on the transaction (BEGIN first), committed with
+    // the claim's completion (core's order: claim, persist, complete on the transaction, commit);
+    // the line (and the record) follow the commit.
+    persist: async (envelope, tx) => {
+      if (sql) return sql.insert(tx, eventRow(envelope, token, claimedAt));
+      if (opts.persistDelayMs) await new Promise((ok) => { setTimeout(ok, opts.persistDelayMs); });
+      return persist(envelope, token, claimedAt);
+    },
+    ...(sql ? { transaction: sqlTransaction } : {}),
+  });
+  const { action, outcome, code, error, envelope } = result;
+  const send = (said) => answer(res, result.status, said, result.headers);
+  if (action === 'reject') {
+    stats.rejected += 1;
+    return send({ error: code, field: error?.field });
   }
-  if (outcome !== 'claimed') {
+  if (action !== 'process') {
+    stats.ignored += 1;
+    return send({ result: action });
+  }
+  const { id } = envelope;
+  if (code === 'PERSIST_FAILED') {
+    // Released (core's answer, 500): the provider's retry processes it.
+    stats.persist_failed += 1;
+    console.error(`receiver-node: persist ${id}: ${error?.message ?? error}`);
+    return send({ error: code });
+  }
+  if (!result.persisted) {
+    if (code !== null) {
+      // The claim failed (the store unreachable, failing or slower than --store-timeout-ms):
+      // answered 503 now; should the store claim it after all, the claim is given back, so the
+      // provider's retry need not wait for the lease to end.
+      stats.store_errors += 1;
+      if (outcome === null && late.cas) {
+        late.cas.then((applied) => (applied ? bounded(claims.stepAsync('release', id, token, now()), "the claim's release") : null))
+          .catch(() => {});
+      }
+      return send({ error: code });
+    }
     if (outcome === 'in_progress') stats.in_progress += 1;
     else stats.duplicate += 1;
-    return send(claims.reply('claim', outcome), { result: outcome });
+    return send({ result: outcome });
   }
-  if (opts.persistDelayMs) await new Promise((ok) => { setTimeout(ok, opts.persistDelayMs); });
-  if (sql) return persistInTransaction(decision.envelope, token, claimedAt, step, send);
-  try {
-    persist(decision.envelope, token, claimedAt);
-  } catch (e) {
-    stats.persist_failed += 1;
-    console.error(`receiver-node: persist ${id}: ${e.message}`);
-    // Give the id back so the provider's retry processes it; answered as a release is.
-    const released = await step('release').catch(() => 'released');
-    return send(claims.reply('release', released), { error: 'PERSIST_FAILED' });
-  }
-  // Persisted, so answered as completed whatever complete gives: the record makes a retry harmless.
-  let completed = 'completed';
-  try {
-    if ((await step('complete')) === 'stale') {
-      stats.stale += 1;
-      completed = 'stale';
+  // Persisted, so answered 200 whatever complete gave: the record makes a retry harmless.
+  if (outcome === 'stale') stats.stale += 1;
+  if (sql) {
+    // Committed: the row is the record; the line (and the record file) follow it.
+    try {
+      persist(envelope, token, claimedAt, false);
+    } catch (e) {
+      console.error(`receiver-node: ${id} committed, its line not written: ${e.message}`);
     }
-  } catch (e) {
-    // Persisted, the claim still held: completed in the background once the store answers.
+  }
+  if (code !== null) {
+    // The complete failed (a store error): completed in the background once the store answers.
     stats.store_errors += 1;
-    retryCompletion(id, token, e);
+    retryCompletion(id, token, error);
   }
   stats.processed += 1;
-  return send(claims.reply('complete', completed), { result: 'processed' });
+  return send({ result: 'processed' });
 }
+
+/**
+ * `store` with each call bounded by --store-timeout-ms (a StoreTimeout: core answers 503
+ * STORE_UNAVAILABLE); a compare-and-set that timed out is kept in `late.cas`.
+ */
+const boundedStore = (store, late) => ({
+  load: (id) => bounded(store.load(id), "the claim store's load"),
+  compareAndSet(id, expected, next, ttlMs) {
+    const call = store.compareAndSet(id, expected, next, ttlMs);
+    return bounded(call, "the claim store's compare-and-set").catch((e) => {
+      if (e instanceof StoreTimeout) late.cas = call;
+      throw e;
+    });
+  },
+});
 
 // ---- Completions cut by a store error, retried in the background (Redis, memory) ----
 const RETRY_FIRST_MS = 250;
@@ -590,48 +598,6 @@ function retryCompletion(id, token, why) {
   wait = Math.min(wait * 2, RETRY_MOST_MS);
 }
 
-// The event's row and its claim's completion in one transaction (--postgres, --sqlite).
-async function persistInTransaction(envelope, token, claimedAt, step, send) {
-  let done;
-  const tx = sql.transaction(envelope, token, claimedAt, Date.now() + opts.storeTimeoutMs);
-  try {
-    done = await bounded(tx, 'the event\'s transaction');
-  } catch (e) {
-    if (timedOut(e)) {
-      // The store hangs: a release would hang as well. The claim holds until its lease ends,
-      // then the provider's retry processes the event. A COMMIT already sent when the time ran
-      // out may still land: then the event's line is written when it does.
-      stats.store_errors += 1;
-      console.error(`receiver-node: persist ${envelope.id}: ${e.message}`);
-      tx.then((late) => {
-        if (late.outcome !== 'completed') return;
-        console.error(`receiver-node: ${envelope.id} committed after its 503 (a duplicate to the retry)`);
-        stats.processed += 1;
-        persist(envelope, token, claimedAt, late.again);
-      }).catch(() => {});
-      return send(replyTo('STORE_UNAVAILABLE'), { error: 'STORE_UNAVAILABLE' });
-    }
-    // Nothing committed: give the id back so the provider's retry processes it.
-    stats.persist_failed += 1;
-    console.error(`receiver-node: persist ${envelope.id}: ${e.message}`);
-    const released = await step('release').catch(() => 'released');
-    return send(claims.reply('release', released), { error: 'PERSIST_FAILED' });
-  }
-  if (done.outcome !== 'completed') {
-    // Rolled back: another request took the claim over (this one outlasted its lease) and
-    // persists the event itself; core's answer for a stale completion.
-    stats.stale += 1;
-    return send(claims.reply('complete', done.outcome), { result: done.outcome });
-  }
-  // Committed: the row is the record; the line (and the record file) follow it.
-  try {
-    persist(envelope, token, claimedAt, done.again);
-  } catch (e) {
-    console.error(`receiver-node: ${envelope.id} committed, its line not written: ${e.message}`);
-  }
-  stats.processed += 1;
-  return send(claims.reply('complete', 'completed'), { result: 'processed' });
-}
 
 // ---- The server ----
 let inFlight = 0;
