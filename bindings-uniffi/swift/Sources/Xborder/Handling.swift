@@ -63,7 +63,8 @@ public struct DeliveryAnswer: CustomStringConvertible {
 private let maxActs = 256
 
 /// Milliseconds since the epoch: the default clock.
-public func currentTimeMs() -> UInt64 {
+@usableFromInline
+func currentTimeMs() -> UInt64 {
     UInt64(max(0, (Date().timeIntervalSince1970 * 1000).rounded(.down)))
 }
 

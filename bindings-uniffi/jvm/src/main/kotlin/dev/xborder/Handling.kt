@@ -184,12 +184,21 @@ private inline fun <T> DeliveryHandling.storeCall(then: (T) -> HandlingAct, call
  * order and every reply; a method called out of order throws `INVALID_STEP` (field: the act
  * awaited). Safe to share between threads; close it to free its memory.
  */
-class DeliveryHandling private constructor(private val inner: dev.xborder.ffi.DeliveryHandling) : AutoCloseable {
+class DeliveryHandling : AutoCloseable {
+    private val inner: dev.xborder.ffi.DeliveryHandling
+
     /** The handling of the raw [body] and its signature header [signature] (null: absent),
      *  decided by [receiver], the event claimed in [claims] by the request holding [token]
      *  (unique per request: a UUID). */
-    constructor(receiver: Receiver, claims: Claims, body: ByteArray, signature: String?, token: String) :
-        this(openHandling(receiver, claims, body, signature, token, null, null))
+    constructor(receiver: Receiver, claims: Claims, body: ByteArray, signature: String?, token: String) {
+        inner = openHandling(receiver, claims, body, signature, token, null, null)
+    }
+
+    /** The same over the host's own store: [withStoreSteps]. */
+    @JvmOverloads
+    constructor(receiver: Receiver, body: ByteArray, signature: String?, token: String, leaseMs: Long? = null, windowMs: Long? = null) {
+        inner = openHandling(receiver, null, body, signature, token, leaseMs, windowMs)
+    }
 
     /** What to do next. */
     fun next(): HandlingAct = act(call { inner.next() })
@@ -232,7 +241,7 @@ class DeliveryHandling private constructor(private val inner: dev.xborder.ffi.De
             token: String,
             leaseMs: Long? = null,
             windowMs: Long? = null,
-        ): DeliveryHandling = DeliveryHandling(openHandling(receiver, null, body, signature, token, leaseMs, windowMs))
+        ): DeliveryHandling = DeliveryHandling(receiver, body, signature, token, leaseMs, windowMs)
     }
 }
 
