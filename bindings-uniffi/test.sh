@@ -68,7 +68,7 @@ swift_api() {
   mkdir -p "$work"
   # Handling.swift: the module's hand-written part (handleDelivery), beside the generated file.
   cp "$DIST/swift/Xborder.swift" "$DIST/swift/XborderFFI.h" "$DIST/swift/module.modulemap" \
-    "$HERE/swift/Sources/Xborder/Handling.swift" "$DIST/lib/libxborder_ffi.so" "$work/"
+    "$DIST/swift/Handling.swift" "$DIST/lib/libxborder_ffi.so" "$work/"
   cp "$HERE/tests/swift/ApiTests.swift" "$work/main.swift"
   # Every ```swift block of swift.md as a function (readme.sh), run by ApiTests' readmeTests().
   bash "$HERE/tests/swift/readme.sh" bindings-uniffi/dist-readme/swift.md > "$work/Readme.swift" || return 1

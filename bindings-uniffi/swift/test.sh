@@ -5,7 +5,7 @@
 # tests it inside the Debian trixie root (tests/tools/swift-run.sh; swiftlang 6.0.3 has SwiftPM
 # and XCTest):
 #   Sources/Xborder/Xborder.swift              <- dist/swift/Xborder.swift
-#   Sources/Xborder/Handling.swift             <- Sources/Xborder/Handling.swift (hand-written:
+#   Sources/Xborder/Handling.swift             <- dist/swift/Handling.swift (hand-written, from Sources/Xborder:
 #                                                 handleDelivery over DeliveryHandling)
 #   Sources/XborderFFI/XborderFFI.h            <- dist/swift/XborderFFI.h
 #   lib/libxborder_ffi.so                      <- dist/lib/libxborder_ffi.so
@@ -49,7 +49,7 @@ assemble() {
   put "$HERE/Tests/XborderConformanceTests/ConformanceXCTests.swift" \
     "$pkg/Tests/XborderConformanceTests/ConformanceXCTests.swift"
   put "$DIST/swift/Xborder.swift" "$pkg/Sources/Xborder/Xborder.swift"
-  put "$HERE/Sources/Xborder/Handling.swift" "$pkg/Sources/Xborder/Handling.swift"
+  put "$DIST/swift/Handling.swift" "$pkg/Sources/Xborder/Handling.swift"
   put "$DIST/swift/XborderFFI.h" "$pkg/Sources/XborderFFI/XborderFFI.h"
   put "$DIST/lib/libxborder_ffi.so" "$pkg/lib/libxborder_ffi.so"
   # swift.md shows these lines: keep them the same.

@@ -781,6 +781,52 @@ fun handlingTests() {
             val end = h.step(6L)
             check("handling: answered", end is HandlingAct.Answer && end.answer == h.answer() && end.answer.status == 200) { "$end" }
         }
+        // In a transaction: claim, persist (not committed), complete, Commit, then the answer; a
+        // failed commit releases the claim (500 PERSIST_FAILED). lastStep: each step's result.
+        DeliveryHandling(receiver, Claims(), body, sig, "t", inTransaction = true).use { h ->
+            check("transaction: inTransaction", h.inTransaction)
+            check("transaction: no step yet", h.lastStep() == null)
+            check("transaction: committed before the commit is INVALID_STEP", codeOf { h.committed(true) } == "INVALID_STEP")
+            check("transaction: the claim goes on to the persist", h.step(1L) is HandlingAct.Persist)
+            check("transaction: lastStep claim:claimed", h.lastStep() == HandlingStep("claim", ClaimOutcome.CLAIMED, null)) { "${h.lastStep()}" }
+            check("transaction: then the complete", h.persisted(true) == HandlingAct.Complete("evt_h1"))
+            check("transaction: the complete goes on to the commit", h.step(2L) == HandlingAct.Commit("evt_h1"))
+            check("transaction: lastStep complete:completed", h.lastStep() == HandlingStep("complete", ClaimOutcome.COMPLETED, null)) { "${h.lastStep()}" }
+            check("transaction: no answer before the commit", h.answer() == null)
+            val end = h.committed(true)
+            check("transaction: committed, 200 completed", end is HandlingAct.Answer && end.answer.status == 200 &&
+                end.answer.outcome == ClaimOutcome.COMPLETED && end.answer.persisted) { "$end" }
+        }
+        DeliveryHandling(receiver, Claims(), body, sig, "t").use { h ->
+            check("transaction: not by default", !h.inTransaction)
+        }
+        DeliveryHandling.withStoreSteps(receiver, body, sig, "t", 1000L, inTransaction = true).use { h ->
+            check("transaction (own store): a load", h.step(0L) == HandlingAct.Load("evt_h1"))
+            val held = h.loaded(null)
+            check("transaction (own store): a compare-and-set", held is HandlingAct.CompareAndSet) { "$held" }
+            val heldEntry = (held as HandlingAct.CompareAndSet).new
+            check("transaction (own store): the persist", h.swapped(true) is HandlingAct.Persist)
+            check("transaction (own store): the complete", h.persisted(true) == HandlingAct.Complete("evt_h1"))
+            val load = h.step(1L)
+            check("transaction (own store): the complete loads (on the transaction)", load == HandlingAct.Load("evt_h1")) { "$load" }
+            val cas = h.loaded(heldEntry)
+            check("transaction (own store): and compare-and-sets", cas is HandlingAct.CompareAndSet) { "$cas" }
+            check("transaction (own store): then the commit", h.swapped(true) == HandlingAct.Commit("evt_h1"))
+            val release = h.committed(false)
+            check("transaction (own store): a failed commit releases", release == HandlingAct.Release("evt_h1")) { "$release" }
+            var act = h.step(2L)
+            var rounds = 0
+            var entry: String? = heldEntry  // the commit failed: the store still holds the claim
+            while (act !is HandlingAct.Answer && rounds++ < 8) {
+                act = when (act) {
+                    is HandlingAct.Load -> h.loaded(entry)
+                    is HandlingAct.CompareAndSet -> h.swapped(true).also { entry = act.new }
+                    else -> break
+                }
+            }
+            check("transaction (own store): 500 PERSIST_FAILED after the release", act is HandlingAct.Answer &&
+                act.answer.status == 500 && act.answer.code == "PERSIST_FAILED" && !act.answer.persisted) { "$act" }
+        }
         DeliveryHandling.withStoreSteps(receiver, body, sig, "t", 1000L).use { h ->
             check("handling (own store): the claim asks a load", h.step(0L) == HandlingAct.Load("evt_h1"))
             check("handling (own store): then a compare-and-set", h.loaded(null) == HandlingAct.CompareAndSet("evt_h1", null, "h:0:t", 2000L))

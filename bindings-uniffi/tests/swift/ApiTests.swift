@@ -724,6 +724,33 @@ func handlingTests() throws {
     check("handling (own store): the claim asks a load", try own.step(atMs: 0) == .load(id: "evt_h1"))
     check("handling (own store): then a compare-and-set",
           try own.loaded(entry: nil) == .compareAndSet(id: "evt_h1", expected: nil, new: "h:0:t", ttlMs: 2000))
+
+    // In a transaction: claim, persist (not committed), complete, commit, then the answer; a
+    // failed commit releases the claim (500 PERSIST_FAILED). lastStep(): each step's result.
+    let tx = DeliveryHandling(receiver: receiver, claims: Claims(), body: body, signature: sig, token: "t", inTransaction: true)
+    check("transaction: no step yet", tx.lastStep() == nil)
+    check("transaction: committed before the commit is INVALID_STEP", codeOf { _ = try tx.committed(ok: true) } == "INVALID_STEP")
+    if case .persist = try tx.step(atMs: 1) { check("transaction: the claim goes on to the persist", true) }
+    else { check("transaction: the claim goes on to the persist", false) }
+    let claimStep = tx.lastStep()
+    check("transaction: lastStep claim:claimed", claimStep?.step == "claim" && claimStep?.outcome == .claimed && claimStep?.code == nil,
+          "\(String(describing: claimStep))")
+    check("transaction: then the complete", try tx.persisted(ok: true) == .complete(id: "evt_h1"))
+    check("transaction: the complete goes on to the commit", try tx.step(atMs: 2) == .commit(id: "evt_h1"))
+    check("transaction: lastStep complete:completed", tx.lastStep()?.step == "complete" && tx.lastStep()?.outcome == .completed)
+    check("transaction: no answer before the commit", tx.answer() == nil)
+    if case let .answer(a) = try tx.committed(ok: true) {
+        check("transaction: committed, 200 completed", a.reply.status == 200 && a.outcome == .completed && a.persisted, "\(a)")
+    } else { check("transaction: committed, 200 completed", false) }
+    let txFail = DeliveryHandling(receiver: receiver, claims: Claims(), body: body, signature: sig, token: "t", inTransaction: true)
+    _ = try txFail.step(atMs: 1)
+    _ = try txFail.persisted(ok: true)
+    _ = try txFail.step(atMs: 2)
+    check("transaction: a failed commit releases", try txFail.committed(ok: false) == .release(id: "evt_h1"))
+    if case let .answer(a) = try txFail.step(atMs: 3) {
+        check("transaction: 500 PERSIST_FAILED after the release", a.reply.status == 500 && a.code == "PERSIST_FAILED" && !a.persisted, "\(a)")
+    } else { check("transaction: 500 PERSIST_FAILED after the release", false) }
+    check("transaction: lastStep release:released", txFail.lastStep()?.step == "release" && txFail.lastStep()?.outcome == .released)
 }
 
 func main() throws {

@@ -299,10 +299,11 @@ fun answerJson(a: DeliveryAnswer): JsonObject = obj("status" to a.status, "retry
  * The vector's deliveries advanced one act per step (tests/vectors/DECISIONS.md, "Delivery
  * handling"). [open] makes a delivery's handling; [store] answers its store acts (the suspend
  * path; null: the handling's Claims answers them inside `step`). A claim step is written with
- * its outcome or error code, read from the act it ends in: `Persist` after `claimed`, else the
- * answer's code (a claim or complete error) or outcome (a release's code is PERSIST_FAILED).
+ * its outcome or error code (DeliveryHandling.lastStep); the input's `transaction` opens each
+ * handling in a transaction, whose `Commit` act is answered with the delivery's `commit`.
  */
-suspend fun handleSteps(i: JsonObject, store: SuspendClaimStore?, open: (Receiver, ByteArray, String?, String) -> DeliveryHandling): JsonObject {
+suspend fun handleSteps(i: JsonObject, store: SuspendClaimStore?, open: (Receiver, ByteArray, String?, String, Boolean) -> DeliveryHandling): JsonObject {
+    val transaction = i.get("transaction")?.takeUnless { it.isJsonNull }?.asBoolean ?: false
     val secret = i.str("secret")!!
     val receiver = Receiver(secret)
     val deliveries = i.getAsJsonObject("deliveries")
@@ -321,9 +322,9 @@ suspend fun handleSteps(i: JsonObject, store: SuspendClaimStore?, open: (Receive
                     "missing" -> null
                     else -> s
                 }
-                open(receiver, body, signature, d.str("token") ?: name)
+                open(receiver, body, signature, d.str("token") ?: name, transaction)
             }
-            suspend fun runStep(kind: String): String {
+            suspend fun runStep(): String {
                 var next = h.step(at)
                 var rounds = 0
                 while (next is HandlingAct.Load || next is HandlingAct.CompareAndSet) {
@@ -335,13 +336,8 @@ suspend fun handleSteps(i: JsonObject, store: SuspendClaimStore?, open: (Receive
                         else -> next
                     }
                 }
-                val result = when (next) {
-                    is HandlingAct.Persist -> "claimed"
-                    is HandlingAct.Answer -> if (kind == "release") next.answer.outcome.toString()
-                        else next.answer.code ?: next.answer.outcome.toString()
-                    else -> error("$kind step ended in $next")
-                }
-                return "$kind:$result"
+                val last = h.lastStep() ?: error("a step that left no result")
+                return "${last.step}:" + (last.code ?: last.outcome.toString())
             }
             val act = when (val a = h.next()) {
                 is HandlingAct.Answer -> {
@@ -353,9 +349,12 @@ suspend fun handleSteps(i: JsonObject, store: SuspendClaimStore?, open: (Receive
                     h.persisted(ok)
                     "persist:" + if (ok) "ok" else "fail"
                 }
-                is HandlingAct.Claim -> runStep("claim")
-                is HandlingAct.Complete -> runStep("complete")
-                is HandlingAct.Release -> runStep("release")
+                is HandlingAct.Commit -> {
+                    val ok = (d.str("commit") ?: "ok") == "ok"
+                    h.committed(ok)
+                    "commit:" + if (ok) "ok" else "fail"
+                }
+                is HandlingAct.Claim, is HandlingAct.Complete, is HandlingAct.Release -> runStep()
                 else -> error("an act between steps: $a")
             }
             acts += "$name:$act"
@@ -374,10 +373,10 @@ fun handleOp(i: JsonObject): JsonObject {
     val window = i.get("windowMs")?.takeUnless { it.isJsonNull }?.asBigInteger?.longValueExact() ?: Long.MAX_VALUE
     val own = SuspendMapStore()
     val builtin = Claims(lease, window).use { claims ->
-        own.drain { handleSteps(i, null) { rx, body, sig, token -> DeliveryHandling(rx, claims, body, sig, token) } }
+        own.drain { handleSteps(i, null) { rx, body, sig, token, tx -> DeliveryHandling(rx, claims, body, sig, token, tx) } }
     }
     val mine = own.drain {
-        handleSteps(i, own) { rx, body, sig, token -> DeliveryHandling.withStoreSteps(rx, body, sig, token, lease, window) }
+        handleSteps(i, own) { rx, body, sig, token, tx -> DeliveryHandling.withStoreSteps(rx, body, sig, token, lease, window, tx) }
     }
     if (!equal(builtin, mine)) error("the built-in store gave ${json(builtin)}, the runner's own store ${json(mine)}")
     return builtin

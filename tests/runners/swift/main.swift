@@ -320,11 +320,12 @@ func answerObj(_ a: HandlingAnswer) -> Obj {
 /// The vector's deliveries advanced one act per step (tests/vectors/DECISIONS.md, "Delivery
 /// handling"). `open` makes a delivery's handling; `store` answers its store acts (the async
 /// path; nil: the handling's Claims answers them inside `step`). A claim step is written with its
-/// outcome or error code, read from the act it ends in: `persist` after `claimed`, else the
-/// answer's code (a claim or complete error) or outcome (a release's code is PERSIST_FAILED).
+/// outcome or error code (`lastStep()`); the input's `transaction` opens each handling in a
+/// transaction, whose `commit` act is answered with the delivery's `commit`.
 func handleSteps(_ i: Obj, store: AsyncClaimStore?,
-                 open: (Receiver, Data, String?, String) throws -> DeliveryHandling) async throws -> Obj {
+                 open: (Receiver, Data, String?, String, Bool) throws -> DeliveryHandling) async throws -> Obj {
     let secret = str(i, "secret")!
+    let transaction = (i["transaction"] as? Bool) ?? false
     let receiver = try Receiver(secret: secret)
     let deliveries = i["deliveries"] as! [String: Obj]
     var handlings: [String: DeliveryHandling] = [:]
@@ -345,10 +346,10 @@ func handleSteps(_ i: Obj, store: AsyncClaimStore?,
             case "missing": signature = nil
             case let other: signature = other
             }
-            h = try open(receiver, body, signature, str(d, "token") ?? name)
+            h = try open(receiver, body, signature, str(d, "token") ?? name, transaction)
             handlings[name] = h
         }
-        func runStep(_ kind: String) async throws -> String {
+        func runStep() async throws -> String {
             var next = try h.step(atMs: at)
             var rounds = 0
             loop: while true {
@@ -365,13 +366,8 @@ func handleSteps(_ i: Obj, store: AsyncClaimStore?,
                 rounds += 1
                 if rounds > 64 { throw RunnerError("a step's store calls did not end") }
             }
-            switch next {
-            case .persist: return "\(kind):claimed"
-            case let .answer(a):
-                let outcome = a.outcome.map { "\($0)" } ?? "nil"
-                return "\(kind):" + (kind == "release" ? outcome : a.code ?? outcome)
-            default: throw RunnerError("\(kind) step ended in \(next)")
-            }
+            guard let last = h.lastStep() else { throw RunnerError("a step that left no result") }
+            return "\(last.step):" + (last.code ?? last.outcome.map { "\($0)" } ?? "nil")
         }
         let act: String
         switch h.next() {
@@ -382,9 +378,11 @@ func handleSteps(_ i: Obj, store: AsyncClaimStore?,
             let ok = (str(d, "persist") ?? "ok") == "ok"
             _ = try h.persisted(ok: ok)
             act = "persist:" + (ok ? "ok" : "fail")
-        case .claim: act = try await runStep("claim")
-        case .complete: act = try await runStep("complete")
-        case .release: act = try await runStep("release")
+        case .commit:
+            let ok = (str(d, "commit") ?? "ok") == "ok"
+            _ = try h.committed(ok: ok)
+            act = "commit:" + (ok ? "ok" : "fail")
+        case .claim, .complete, .release: act = try await runStep()
         case let other: throw RunnerError("an act between steps: \(other)")
         }
         acts.append("\(name):\(act)")
@@ -405,13 +403,13 @@ func handleOp(_ i: Obj) throws -> Obj {
     let input = InputBox(i)
     let builtin: Obj = try waitFor {
         let claims = Claims(leaseMs: lease, windowMs: window)
-        return try await handleSteps(input.value, store: nil) { rx, body, sig, token in
-            DeliveryHandling(receiver: rx, claims: claims, body: body, signature: sig, token: token)
+        return try await handleSteps(input.value, store: nil) { rx, body, sig, token, tx in
+            DeliveryHandling(receiver: rx, claims: claims, body: body, signature: sig, token: token, inTransaction: tx)
         }
     }
     let own: Obj = try waitFor {
-        try await handleSteps(input.value, store: AsyncDictStore()) { rx, body, sig, token in
-            DeliveryHandling.withStoreSteps(receiver: rx, body: body, signature: sig, token: token, leaseMs: lease, windowMs: window)
+        try await handleSteps(input.value, store: AsyncDictStore()) { rx, body, sig, token, tx in
+            DeliveryHandling.withStoreSteps(receiver: rx, body: body, signature: sig, token: token, leaseMs: lease, windowMs: window, inTransaction: tx)
         }
     }
     if jsonText(builtin) != jsonText(own) {

@@ -23,7 +23,7 @@ mkdir -p "$WORK"
 # Handling.swift: the hand-written part of the module (handleDelivery, issue 33), beside the
 # generated file.
 cp "$DIST/swift/Xborder.swift" "$DIST/swift/XborderFFI.h" "$DIST/swift/module.modulemap" \
-   "$ROOT/bindings-uniffi/swift/Sources/Xborder/Handling.swift" \
+   "$DIST/swift/Handling.swift" \
    "$HERE/main.swift" "$DIST/lib/libxborder_ffi.so" "$WORK/"
 # The vectors copied in (xb_stage_vectors), each folder passed as `vectors/<n>=<origin>`.
 args=()

@@ -145,6 +145,11 @@ private func drive(_ h: DeliveryHandling, store: AsyncClaimStore?, clock: () -> 
                 ok = false
             }
             act = try h.persisted(ok: ok)
+        case .commit:
+            // The one call never opens a handling in a transaction: a transaction is driven act
+            // by act (`DeliveryHandling(..., inTransaction: true)`), where the host commits.
+            throw XborderError.Claim(code: "INVALID_STEP", field: nil,
+                                     detail: "a commit act: drive a handling in a transaction act by act (DeliveryHandling)")
         case let .answer(answer):
             return DeliveryAnswer(answer, persistError: failure)
         }

@@ -8,6 +8,7 @@ package dev.xborder
 import dev.xborder.internal.act
 import dev.xborder.internal.call
 import dev.xborder.internal.deliveryAnswer
+import dev.xborder.internal.handlingStep
 import dev.xborder.internal.openHandling
 import dev.xborder.internal.u64
 import java.util.UUID
@@ -154,6 +155,11 @@ private suspend fun DeliveryHandling.run(
                 }
                 persisted(ok)
             }
+            // The one call never opens a handling in a transaction: a transaction is driven act
+            // by act (DeliveryHandling with inTransaction = true), where the host commits.
+            is HandlingAct.Commit -> throw XborderException(
+                "INVALID_STEP", null, "a Commit act: drive a handling in a transaction act by act (DeliveryHandling)",
+            )
             is HandlingAct.Answer -> return a.answer.copy(persistError = failure)
         }
     }
@@ -180,24 +186,38 @@ private inline fun <T> DeliveryHandling.storeCall(then: (T) -> HandlingAct, call
  * this): [next] says what to do; `Claim`, `Complete` and `Release` are [step] (the host's clock);
  * over the host's own store ([withStoreSteps]) the step's store calls come back as `Load` and
  * `CompareAndSet`, answered with [loaded], [swapped] or [storeFailed]; `Persist` is the host's
- * write, then [persisted]; `Answer` ends it. Every method answers the next act. Core decides the
+ * write, then [persisted]; `Answer` ends it. [inTransaction]: the event's write and the claim's
+ * completion are one transaction of the host's (a SQL store): the host begins it at `Persist`
+ * (writes, does not commit, rolls back when the write failed), runs the complete step's `Load`
+ * and `CompareAndSet` on the transaction's connection, and at `Commit` commits, then
+ * [committed] (a failed commit releases the claim: 500 `PERSIST_FAILED`). The one-call
+ * [handleDelivery] does not open transactions: a transaction is driven act by act. Every method answers the next act. Core decides the
  * order and every reply; a method called out of order throws `INVALID_STEP` (field: the act
  * awaited). Safe to share between threads; close it to free its memory.
  */
 class DeliveryHandling : AutoCloseable {
     private val inner: dev.xborder.ffi.DeliveryHandling
 
+    /** Whether the handling is in the host's transaction (a `Commit` act after the complete step). */
+    val inTransaction: Boolean
+
     /** The handling of the raw [body] and its signature header [signature] (null: absent),
      *  decided by [receiver], the event claimed in [claims] by the request holding [token]
-     *  (unique per request: a UUID). */
-    constructor(receiver: Receiver, claims: Claims, body: ByteArray, signature: String?, token: String) {
-        inner = openHandling(receiver, claims, body, signature, token, null, null)
+     *  (unique per request: a UUID); [inTransaction] as the class says. */
+    @JvmOverloads
+    constructor(receiver: Receiver, claims: Claims, body: ByteArray, signature: String?, token: String, inTransaction: Boolean = false) {
+        inner = openHandling(receiver, claims, body, signature, token, null, null, inTransaction)
+        this.inTransaction = inTransaction
     }
 
     /** The same over the host's own store: [withStoreSteps]. */
     @JvmOverloads
-    constructor(receiver: Receiver, body: ByteArray, signature: String?, token: String, leaseMs: Long? = null, windowMs: Long? = null) {
-        inner = openHandling(receiver, null, body, signature, token, leaseMs, windowMs)
+    constructor(
+        receiver: Receiver, body: ByteArray, signature: String?, token: String,
+        leaseMs: Long? = null, windowMs: Long? = null, inTransaction: Boolean = false,
+    ) {
+        inner = openHandling(receiver, null, body, signature, token, leaseMs, windowMs, inTransaction)
+        this.inTransaction = inTransaction
     }
 
     /** What to do next. */
@@ -223,6 +243,13 @@ class DeliveryHandling : AutoCloseable {
     /** Whether the host persisted the event (false: its write failed). */
     fun persisted(ok: Boolean): HandlingAct = act(call { inner.persisted(ok) })
 
+    /** (In a transaction.) Whether the host's commit succeeded: the answer, or (false) the
+     *  release step. Throws `INVALID_STEP` when no commit is awaited. */
+    fun committed(ok: Boolean): HandlingAct = act(call { inner.committed(ok) })
+
+    /** The last claim step run: its outcome or error code (null before the first). */
+    fun lastStep(): HandlingStep? = call { inner.lastStep() }?.let { handlingStep(it) }
+
     /** The answer once the handling is over (null before). */
     fun answer(): DeliveryAnswer? = call { inner.answer() }?.let { deliveryAnswer(it) }
 
@@ -241,9 +268,21 @@ class DeliveryHandling : AutoCloseable {
             token: String,
             leaseMs: Long? = null,
             windowMs: Long? = null,
-        ): DeliveryHandling = DeliveryHandling(receiver, body, signature, token, leaseMs, windowMs)
+            inTransaction: Boolean = false,
+        ): DeliveryHandling = DeliveryHandling(receiver, body, signature, token, leaseMs, windowMs, inTransaction)
     }
 }
+
+/** The last claim step a [DeliveryHandling] ran: [step] (`claim`, `complete`, `release`) and its
+ *  [outcome], or its error's [code] (`STORE_UNAVAILABLE`, ...), what a host logs per step. */
+data class HandlingStep(
+    /** `claim`, `complete` or `release`. */
+    val step: String,
+    /** The step's outcome (null when it failed). */
+    val outcome: ClaimOutcome?,
+    /** The step's error code (null when it gave an outcome). */
+    val code: String?,
+)
 
 /** What a [DeliveryHandling] needs next. */
 sealed class HandlingAct {
@@ -266,6 +305,10 @@ sealed class HandlingAct {
     /** (Over the host's store.) Compare-and-set as [ClaimStore.compareAndSet], then
      *  `swapped(applied)`; a failed call is `storeFailed(message)`. */
     data class CompareAndSet(val id: String, val expected: String?, val new: String?, val ttlMs: Long?) : HandlingAct()
+
+    /** (In a transaction.) Commit the host's transaction holding the event's write and the
+     *  claim's completion, then `committed(ok)`. */
+    data class Commit(val id: String) : HandlingAct()
 
     /** Answer the provider with [answer]; the handling is over. */
     data class Answer(val answer: DeliveryAnswer) : HandlingAct()

@@ -28,6 +28,7 @@ import dev.xborder.FormInput
 import dev.xborder.FormOption
 import dev.xborder.FormSource
 import dev.xborder.HandlingAct
+import dev.xborder.HandlingStep
 import dev.xborder.Issue
 import dev.xborder.IssueCode
 import dev.xborder.PageInfo
@@ -195,8 +196,11 @@ internal fun act(v: dev.xborder.ffi.HandlingAct): HandlingAct = when (v) {
     is dev.xborder.ffi.HandlingAct.Release -> HandlingAct.Release(v.id)
     is dev.xborder.ffi.HandlingAct.Load -> HandlingAct.Load(v.id)
     is dev.xborder.ffi.HandlingAct.CompareAndSet -> HandlingAct.CompareAndSet(v.id, v.expected, v.new, ttl(v.ttlMs))
+    is dev.xborder.ffi.HandlingAct.Commit -> HandlingAct.Commit(v.id)
     is dev.xborder.ffi.HandlingAct.Answer -> HandlingAct.Answer(deliveryAnswer(v.answer))
 }
+
+internal fun handlingStep(v: dev.xborder.ffi.HandlingStep) = HandlingStep(v.step, v.outcome?.let(::outcome), v.code)
 
 // Receiver, Claims -> DeliveryHandling. ------------------------------------------------------------
 
@@ -219,16 +223,16 @@ internal object Inner {
 
 internal fun openHandling(
     receiver: dev.xborder.Receiver, claims: dev.xborder.Claims?, body: ByteArray, signature: String?, token: String,
-    leaseMs: Long?, windowMs: Long?,
+    leaseMs: Long?, windowMs: Long?, inTransaction: Boolean,
 ): dev.xborder.ffi.DeliveryHandling {
     val lease = u64("leaseMs", leaseMs)
     val window = u64("windowMs", windowMs)
     val rx = Inner.receiver(receiver)
     return call {
         when {
-            claims != null -> dev.xborder.ffi.DeliveryHandling(rx, Inner.claims(claims), body, signature, token)
-            lease != null -> dev.xborder.ffi.DeliveryHandling.withStoreSteps(rx, body, signature, token, lease, window)
-            else -> dev.xborder.ffi.DeliveryHandling.withStoreSteps(rx, body, signature, token, windowMs = window)
+            claims != null -> dev.xborder.ffi.DeliveryHandling(rx, Inner.claims(claims), body, signature, token, inTransaction)
+            lease != null -> dev.xborder.ffi.DeliveryHandling.withStoreSteps(rx, body, signature, token, lease, window, inTransaction)
+            else -> dev.xborder.ffi.DeliveryHandling.withStoreSteps(rx, body, signature, token, windowMs = window, inTransaction = inTransaction)
         }
     }
 }
