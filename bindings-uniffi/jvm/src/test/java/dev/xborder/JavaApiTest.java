@@ -367,6 +367,19 @@ class JavaApiTest {
             assertEquals(new HandlingAct.Claim("evt_2"), h.next());
             assertEquals(new HandlingAct.Load("evt_2"), h.step(10L));
         }
+        // In a transaction (the Java overload with inTransaction): the complete step goes on to
+        // the Commit act; committed(true) answers 200; lastStep is the complete's outcome.
+        byte[] third = "{\"id\":\"evt_3\",\"event\":\"order:created\",\"entity\":{\"id\":\"o\",\"type\":\"order\"}}"
+            .getBytes(StandardCharsets.UTF_8);
+        try (DeliveryHandling h = new DeliveryHandling(receiver, claims, third, Webhooks.sign(SECRET, third), "t3", true)) {
+            assertTrue(h.getInTransaction());
+            assertInstanceOf(HandlingAct.Persist.class, h.step(20L));
+            assertEquals(new HandlingAct.Complete("evt_3"), h.persisted(true));
+            assertEquals(new HandlingAct.Commit("evt_3"), h.step(21L));
+            assertEquals(new HandlingStep("complete", ClaimOutcome.COMPLETED, null), h.lastStep());
+            HandlingAct end = h.committed(true);
+            assertEquals(200, ((HandlingAct.Answer) end).getAnswer().getStatus());
+        }
     }
 
     @Test
