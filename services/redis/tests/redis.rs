@@ -305,7 +305,11 @@ async fn a_short_ttl_is_kept_a_minute_and_a_ttl_under_1_ms_removes() {
         .query_async(&mut conn)
         .await
         .unwrap();
-    assert_eq!(kept.as_deref(), Some(held.as_str()), "a 1 ms TTL kept 50 ms on");
+    assert_eq!(
+        kept.as_deref(),
+        Some(held.as_str()),
+        "a 1 ms TTL kept 50 ms on"
+    );
     let ttl: i64 = redis::cmd("PTTL")
         .arg("t:a")
         .query_async(&mut conn)
