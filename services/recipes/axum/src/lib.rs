@@ -384,8 +384,13 @@ pub async fn webhook(State(app): State<Arc<App>>, headers: HeaderMap, body: Body
         (Some(why), _, _) => json!({"error": {"code": PERSIST_FAILED, "message": why}}),
         // Persisted: 200 whatever `complete` said (a store failure now only means a redelivery
         // is processed again, and the upsert makes that harmless).
-        (None, true, code) => json!({"action": "process",
-            "complete": code.map_or_else(|| done.outcome.map(|o| o.to_string()), |c| Some(c.to_owned()))}),
+        (None, true, code) => {
+            let complete = code.map_or_else(
+                || done.outcome.map(|o| o.to_string()),
+                |c| Some(c.to_owned()),
+            );
+            json!({"action": "process", "complete": complete})
+        }
         // The claim failed (`STORE_UNAVAILABLE`: 503, Retry-After: 1).
         (None, false, Some(code)) => {
             let message = store
@@ -393,13 +398,15 @@ pub async fn webhook(State(app): State<Arc<App>>, headers: HeaderMap, body: Body
                 .lock()
                 .ok()
                 .and_then(|f| f.as_ref().map(ToString::to_string));
-            json!({"error": {"code": code, "message": message.unwrap_or_else(|| code.to_owned())}})
+            let message = message.unwrap_or_else(|| code.to_owned());
+            json!({"error": {"code": code, "message": message}})
         }
         // Claimed elsewhere: `duplicate` (200) or `in_progress` (503 with Retry-After).
         (None, false, None) => json!({"action": "duplicate", "claim": done.outcome}),
     };
     answer(done.reply, body)
 }
+
 /// The README's snippet, compiled as a doctest.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
