@@ -460,6 +460,17 @@ impl Tx<'_> {
     /// COMMIT; rolled back instead (and an error) when a statement failed in it.
     pub(crate) async fn commit(mut self) -> Result<(), String> {
         if self.failed {
+            // PostgreSQL: the connection is closed on drop (not `done`), which rolls back.
+            if let Inner::Sqlite { claims, gate } = &mut self.inner {
+                if let Some(held) = gate.take() {
+                    let claims = claims.clone();
+                    let _ = tokio::task::spawn_blocking(move || {
+                        end_orphan(&claims.lock());
+                        drop(held);
+                    })
+                    .await;
+                }
+            }
             return Err("a statement failed in the transaction: rolled back".to_owned());
         }
         match &mut self.inner {
@@ -502,5 +513,100 @@ impl Drop for Tx<'_> {
                 });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row<'a>(id: &'a str, token: &'a str) -> EventRow<'a> {
+        EventRow {
+            id,
+            event: "order:created",
+            instance: "t",
+            token,
+            claimed_at_ms: 0,
+            lease_ms: 1_000,
+            at_ms: 5,
+        }
+    }
+
+    fn rows(s: &Sqlite, id: &str) -> i64 {
+        s.claims
+            .lock()
+            .query_row(
+                "SELECT count(*) FROM xborder_events WHERE id = ?1",
+                [id],
+                |r| r.get(0),
+            )
+            .unwrap()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_sqlite_transaction_commits_the_row_with_the_completion_or_neither() {
+        let s = Sqlite::open(
+            std::path::Path::new(":memory:"),
+            ClaimRules::new(1_000),
+            Duration::from_secs(1),
+        )
+        .unwrap();
+        // Committed: the row, and the id done.
+        assert_eq!(
+            s.step(Step::Claim, "a", "r1", 0).await.unwrap(),
+            Outcome::Claimed
+        );
+        let mut tx = s.begin(&row("a", "r1")).await.unwrap();
+        assert_eq!(tx.complete("a", "r1", 6).await.unwrap(), Outcome::Completed);
+        tx.commit().await.unwrap();
+        assert_eq!(rows(&s, "a"), 1);
+        assert_eq!(
+            s.step(Step::Claim, "a", "r2", 7).await.unwrap(),
+            Outcome::Duplicate
+        );
+
+        // Dropped unfinished (a request cut): rolled back, the claim still held, the
+        // connection free for the next request (not inside the dropped transaction).
+        assert_eq!(
+            s.step(Step::Claim, "b", "r3", 0).await.unwrap(),
+            Outcome::Claimed
+        );
+        let mut tx = s.begin(&row("b", "r3")).await.unwrap();
+        assert_eq!(tx.complete("b", "r3", 6).await.unwrap(), Outcome::Completed);
+        drop(tx);
+        assert_eq!(
+            s.step(Step::Claim, "c", "r4", 0).await.unwrap(),
+            Outcome::Claimed
+        );
+        assert_eq!(rows(&s, "b"), 0);
+        assert_eq!(
+            s.step(Step::Claim, "b", "r5", 8).await.unwrap(),
+            Outcome::InProgress
+        );
+
+        // An act cut (`fail`): the commit fails and rolls back.
+        let mut tx = s.begin(&row("c", "r4")).await.unwrap();
+        tx.fail();
+        assert!(tx.commit().await.is_err());
+        assert_eq!(rows(&s, "c"), 0);
+        assert_eq!(
+            s.step(Step::Release, "c", "r4", 9).await.unwrap(),
+            Outcome::Released
+        );
+
+        // Stale on the transaction (another token took the id over): its outcome, and the
+        // commit is the caller's (core commits it).
+        assert_eq!(
+            s.step(Step::Claim, "d", "r6", 0).await.unwrap(),
+            Outcome::Claimed
+        );
+        assert_eq!(
+            s.step(Step::Claim, "d", "r7", 2_000).await.unwrap(),
+            Outcome::Claimed
+        );
+        let mut tx = s.begin(&row("d", "r6")).await.unwrap();
+        assert_eq!(tx.complete("d", "r6", 2_001).await.unwrap(), Outcome::Stale);
+        tx.commit().await.unwrap();
+        assert_eq!(rows(&s, "d"), 1);
     }
 }
