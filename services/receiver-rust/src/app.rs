@@ -1034,7 +1034,14 @@ impl App {
         // reached).
         for _ in 0..10 {
             let fed = match h.next() {
-                Act::Answer(a) => return self.answered_handling(a, in_transaction),
+                Act::Answer(a) => {
+                    // A transaction still open (a complete that was not `completed`): rolled
+                    // back, nothing of it kept.
+                    if let Some(t) = tx.take() {
+                        t.rollback().await;
+                    }
+                    return self.answered_handling(a);
+                }
                 Act::Claim { .. } => {
                     claimed_at = self.clock.now_ms();
                     let r = self.step_at("claim", id, &token, claimed_at).await;
@@ -1074,14 +1081,22 @@ impl App {
                 Act::Complete { .. } => {
                     let r = match tx.as_mut() {
                         Some(t) => {
-                            // Counted at the commit: a failed one makes the commit fail.
+                            // `completed` is counted at the commit; `stale` (another request
+                            // took the id over) and a failure roll back, at the answer.
                             let r = self.complete_in(t, id, &token).await;
-                            completed = r.as_ref().ok().copied();
+                            match &r {
+                                Ok(Outcome::Stale) => inc(&self.stats.stale),
+                                Ok(o) => completed = Some(*o),
+                                Err(e) => {
+                                    inc(&self.stats.persist_failed);
+                                    self.log_error(&format!("{id} persist and complete: {e}"));
+                                }
+                            }
                             r
                         }
                         None => {
                             let r = self.step("complete", id, &token).await;
-                            self.count_completion(id, &token, &r, false);
+                            self.count_completion(id, &token, &r);
                             r
                         }
                     };
@@ -1094,7 +1109,7 @@ impl App {
                     };
                     match (&committed, completed) {
                         (Ok(()), Some(outcome)) => {
-                            self.count_completion(id, &token, &Ok(outcome), true);
+                            self.count_completion(id, &token, &Ok(outcome));
                             self.log_line(&env, &token, claimed_at, written_at).await;
                         }
                         // Rolled back (or unknown, when the connection broke during the
@@ -1108,6 +1123,10 @@ impl App {
                     h.committed(committed.is_ok()).map(|_| ())
                 }
                 Act::Release { .. } => {
+                    // Never with a transaction open (the commit took it); rolled back if so.
+                    if let Some(t) = tx.take() {
+                        t.rollback().await;
+                    }
                     // Gives the id back so the provider's retry processes it; answered as a
                     // failed persist whatever the release gave.
                     let r = self.step("release", id, &token).await;
@@ -1127,20 +1146,10 @@ impl App {
     }
 
     /// Counts (and logs) the complete step: `stale` (the lease ran out and another request took
-    /// the id over; in SQL the transaction still commits, as core's order says), a store error
-    /// (the event is persisted: retried in the background), `processed`.
-    fn count_completion(
-        self: &Arc<Self>,
-        id: &str,
-        token: &str,
-        r: &Result<Outcome, ClaimError>,
-        in_transaction: bool,
-    ) {
+    /// the id over), a store error (the event is persisted: retried in the background),
+    /// `processed`. (In SQL only a committed `completed` comes here.)
+    fn count_completion(self: &Arc<Self>, id: &str, token: &str, r: &Result<Outcome, ClaimError>) {
         match r {
-            Ok(Outcome::Stale) if in_transaction => {
-                inc(&self.stats.stale);
-                return;
-            }
             Ok(Outcome::Stale) => {
                 inc(&self.stats.stale);
                 self.log_error(&format!(
@@ -1163,7 +1172,7 @@ impl App {
 
     /// Core's answer of a handling (its status and `Retry-After`), with this receiver's body:
     /// `{"result": ...}` (`processed`, or the claim's outcome) or `{"error": code}`.
-    fn answered_handling(&self, a: &HandlingAnswer, in_transaction: bool) -> Reply {
+    fn answered_handling(&self, a: &HandlingAnswer) -> Reply {
         fn said(text: &str) -> Answer<'_> {
             Answer {
                 result: Some(text),
@@ -1176,10 +1185,8 @@ impl App {
             (false, Some(code)) => answered(a.reply, &failure(code, None)),
             (false, None) => answered(a.reply, &said(outcome)),
             // Persisted: answered as completed whatever `complete` gave (the record, the unique
-            // key, makes a retry harmless). In SQL, a transaction committed as `stale` says so.
-            (true, _) if in_transaction && a.outcome != Some(Outcome::Completed) => {
-                answered(a.reply, &said(outcome))
-            }
+            // key, makes a retry harmless). In SQL, a complete not `completed` persisted nothing
+            // (rolled back): answered above with its outcome (`stale`) or code.
             (true, _) => answered(a.reply, &said("processed")),
         }
     }

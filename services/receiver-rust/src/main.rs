@@ -26,7 +26,7 @@
 //! commit together or not at all, and a process killed at any point neither loses the event
 //! nor persists it twice. A failed commit is core's to answer: release, 500 `PERSIST_FAILED`.
 //! A completion that finds the claim `stale` (the lease ran out and another request took the
-//! id over) is still committed and answered 200, as core's order says.
+//! id over, and persists it) or fails commits nothing: rolled back, answered as core says (503).
 //!
 //! `--naive` replaces the claims with `SET key 1 NX` then persist, no lease: a process killed
 //! between the two loses the event (its redelivery is a "duplicate"), and a concurrent

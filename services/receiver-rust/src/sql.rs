@@ -501,6 +501,33 @@ impl Tx<'_> {
     }
 }
 
+impl Tx<'_> {
+    /// ROLLBACK (the handling answered without a commit: a complete that was not `completed`).
+    pub(crate) async fn rollback(mut self) {
+        match &mut self.inner {
+            // A connection whose statement failed or was cut is closed instead (on drop).
+            Inner::Postgres { conn, .. } if !self.failed => {
+                if let Ok(client) = conn.client() {
+                    if client.batch_execute("ROLLBACK").await.is_ok() {
+                        conn.done();
+                    }
+                }
+            }
+            Inner::Postgres { .. } => {}
+            Inner::Sqlite { claims, gate } => {
+                if let Some(held) = gate.take() {
+                    let claims = claims.clone();
+                    let _ = tokio::task::spawn_blocking(move || {
+                        end_orphan(&claims.lock());
+                        drop(held);
+                    })
+                    .await;
+                }
+            }
+        }
+    }
+}
+
 impl Drop for Tx<'_> {
     fn drop(&mut self) {
         // PostgreSQL: the connection, not `done`, is closed by `Pooled`'s drop.
@@ -594,8 +621,8 @@ mod tests {
             Outcome::Released
         );
 
-        // Stale on the transaction (another token took the id over): its outcome, and the
-        // commit is the caller's (core commits it).
+        // Stale on the transaction (another token took the id over): its outcome; core then
+        // answers without a commit, and the rollback leaves no row.
         assert_eq!(
             s.step(Step::Claim, "d", "r6", 0).await.unwrap(),
             Outcome::Claimed
@@ -606,7 +633,11 @@ mod tests {
         );
         let mut tx = s.begin(&row("d", "r6")).await.unwrap();
         assert_eq!(tx.complete("d", "r6", 2_001).await.unwrap(), Outcome::Stale);
-        tx.commit().await.unwrap();
-        assert_eq!(rows(&s, "d"), 1);
+        tx.rollback().await;
+        assert_eq!(rows(&s, "d"), 0);
+        assert_eq!(
+            s.step(Step::Complete, "d", "r7", 2_002).await.unwrap(),
+            Outcome::Completed
+        );
     }
 }
