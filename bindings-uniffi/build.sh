@@ -93,8 +93,8 @@ cp "$HERE/swift/Sources/Xborder/Handling.swift" "$DIST.new/swift/"
 # writes the wheel.
 tar -C "$HERE/python" --exclude=__pycache__ -cf - xborder _xborder_ffi | tar -C "$DIST.new/python" -xf -
 cp "$GEN/xborder.py" "$LIB" "$DIST.new/python/_xborder_ffi/"
-# xborder.redis's compare-and-set: the project's one script (services/redis/), shipped in the package.
-cp "$ROOT/services/redis/compare-and-set.lua" "$DIST.new/python/xborder/"
+# xborder.redis's compare-and-set: the project's one script (core/src/claims/), shipped in the package.
+cp "$ROOT/core/src/claims/redis_compare_and_set.lua" "$DIST.new/python/xborder/"
 "${XBORDER_PYTHON:-python3}" "$HERE/python/package.py" "$DIST.new/python"
 cp "$HERE/dist-readme/README.md" "$DIST.new/README.md"
 for lang in kotlin swift python; do cp "$HERE/dist-readme/$lang.md" "$DIST.new/$lang/README.md"; done

@@ -1,4 +1,4 @@
-//! One delivery: raw body → core's decision → claim → persist → complete → answer.
+//! One delivery: raw body → core's decision → core's `Handling` (claim → persist → complete, or release) → answer.
 
 use std::convert::Infallible;
 use std::fs::{File, OpenOptions};
@@ -16,10 +16,10 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use serde::Serialize;
 use xborder_core::claims::{
     self, ClaimError, ClaimRules, Claims, IntoStep, MemoryClaims, Outcome, Reply as ClaimReply,
-    Step,
 };
 use xborder_core::delivery::{Decision, Receiver, StoreError};
 use xborder_core::envelope::{Envelope, Limits};
+use xborder_core::handling::{Act, Answer as HandlingAnswer, Handling};
 use xborder_core::signature::SIGNATURE_HEADER;
 use xborder_redis::RedisClaims;
 
@@ -772,69 +772,92 @@ impl App {
         }
     }
 
-    /// In PostgreSQL or SQLite: the event's row and `complete` in one transaction (`None` for
-    /// the other stores, which persist first and complete after).
-    async fn persist_and_complete(
+    /// In PostgreSQL or SQLite, the persist act: the test knobs, then BEGIN and the event's
+    /// row (`at`: its time), bounded by `--store-timeout-ms`.
+    async fn begin(
         &self,
         env: &Envelope,
         token: &str,
         claimed_at: u64,
-    ) -> Option<Result<Outcome, String>> {
-        let row = |at_ms| sql::EventRow {
+        at: u64,
+    ) -> Result<sql::Tx<'_>, String> {
+        self.before_persist(env.id()).await?;
+        let row = sql::EventRow {
             id: env.id(),
             event: env.event(),
             instance: &self.instance,
             token,
             claimed_at_ms: claimed_at,
             lease_ms: self.rules.lease_ms(),
-            at_ms,
+            at_ms: at,
         };
-        if !matches!(self.store, Store::Postgres(_) | Store::Sqlite(_)) {
-            return None;
-        }
-        if let Err(e) = self.before_persist(env.id()).await {
-            return Some(Err(e));
-        }
+        let (begun, db) = match &self.store {
+            Store::Postgres(p) => (
+                tokio::time::timeout(self.store_timeout, p.begin(&row)).await,
+                "postgres",
+            ),
+            Store::Sqlite(s) => (
+                tokio::time::timeout(self.store_timeout, s.begin(&row)).await,
+                "sqlite",
+            ),
+            _ => return Err("no transactions in this store".to_owned()),
+        };
+        begun.unwrap_or_else(|_| Err(format!("{db}: timeout")))
+    }
+
+    /// The complete step on the open transaction, bounded by `--store-timeout-ms` (cut, the
+    /// transaction cannot commit).
+    async fn complete_in(
+        &self,
+        tx: &mut sql::Tx<'_>,
+        id: &str,
+        token: &str,
+    ) -> Result<Outcome, ClaimError> {
         let at = self.clock.now_ms();
-        let done = match &self.store {
-            Store::Postgres(p) => {
-                match tokio::time::timeout(self.store_timeout, p.persist_and_complete(&row(at)))
-                    .await
-                {
-                    Ok(r) => r,
-                    Err(_) => Err("postgres: timeout".to_owned()),
-                }
-            }
-            Store::Sqlite(s) => {
-                match tokio::time::timeout(self.store_timeout, s.persist_and_complete(&row(at)))
-                    .await
-                {
-                    Ok(r) => r,
-                    Err(_) => Err("sqlite: timeout".to_owned()),
-                }
-            }
-            _ => return None,
-        };
-        // The log line, after the commit (the table is what counts; the line may be lost to a
-        // kill between the two).
-        if let (Ok(Outcome::Completed), Some(file)) = (&done, self.file.clone()) {
-            let line = serde_json::to_vec(&Line {
-                id: env.id(),
-                event: env.event(),
-                instance: &self.instance,
-                token,
-                claimed_at_ms: claimed_at,
-                lease_ms: self.rules.lease_ms(),
-                at_ms: at,
-                clock_offset_ms: self.clock.offset_ms(),
-                again: false,
-            });
-            if let Ok(mut line) = line {
-                line.push(b'\n');
-                let _ = tokio::task::spawn_blocking(move || (&*file).write_all(&line)).await;
+        match tokio::time::timeout(self.store_timeout, tx.complete(id, token, at)).await {
+            Ok(r) => r,
+            Err(_) => {
+                tx.fail();
+                Err(ClaimError::Store(StoreError::new(self.db_timeout())))
             }
         }
-        Some(done)
+    }
+
+    /// The commit act, bounded by `--store-timeout-ms`.
+    async fn commit(&self, tx: sql::Tx<'_>) -> Result<(), String> {
+        tokio::time::timeout(self.store_timeout, tx.commit())
+            .await
+            .unwrap_or_else(|_| Err(self.db_timeout().to_owned()))
+    }
+
+    fn db_timeout(&self) -> &'static str {
+        match self.store {
+            Store::Sqlite(_) => "sqlite: timeout",
+            _ => "postgres: timeout",
+        }
+    }
+
+    /// The event's log line (`--persist`), after the commit (the table is what counts; the
+    /// line may be lost to a kill between the two).
+    async fn log_line(&self, env: &Envelope, token: &str, claimed_at: u64, at: u64) {
+        let Some(file) = self.file.clone() else {
+            return;
+        };
+        let line = serde_json::to_vec(&Line {
+            id: env.id(),
+            event: env.event(),
+            instance: &self.instance,
+            token,
+            claimed_at_ms: claimed_at,
+            lease_ms: self.rules.lease_ms(),
+            at_ms: at,
+            clock_offset_ms: self.clock.offset_ms(),
+            again: false,
+        });
+        if let Ok(mut line) = line {
+            line.push(b'\n');
+            let _ = tokio::task::spawn_blocking(move || (&*file).write_all(&line)).await;
+        }
     }
 
     /// The test knobs before a persist: `--persist-delay-ms`, then `--fail-persist-every`
@@ -955,7 +978,7 @@ impl App {
         };
         let decision = self.receiver.receive(&body, signature.as_deref());
         match &decision {
-            Decision::Process(env) => self.process(env).await,
+            Decision::Process(_) => self.process(decision).await,
             Decision::Reject(e) => {
                 // Core's status for the refusal (400 for the request's signature or envelope).
                 inc(&self.stats.rejected);
@@ -977,129 +1000,194 @@ impl App {
         }
     }
 
-    async fn process(self: &Arc<Self>, env: &Envelope) -> Reply {
+    /// A `process` decision, through core's [`Handling`]: core says what comes next (claim,
+    /// persist, complete, commit, or release after a failed persist or commit) and answers;
+    /// this only runs each act against the store (each bounded by `--store-timeout-ms`), counts
+    /// and logs it. In PostgreSQL and SQLite the handling is `in_transaction`: the persist is
+    /// BEGIN and the event's row, the complete step runs on that transaction, and the commit
+    /// act commits both (its result, `committed`, is core's to answer).
+    async fn process(self: &Arc<Self>, decision: Decision) -> Reply {
         let token = format!(
             "{}-{}",
             self.token_prefix,
             self.counter.fetch_add(1, Ordering::Relaxed)
         );
+        let Some(env) = decision.envelope().cloned() else {
+            return error(StatusCode::INTERNAL_SERVER_ERROR, "NOT_PROCESS", None);
+        };
         if let Store::Naive { .. } = self.store {
-            return self.naive(env, &token).await;
+            return self.naive(&env, &token).await;
         }
-        // Every answer's status and Retry-After come from core (`ClaimRules::reply`,
-        // `ClaimError::reply`): the Rust, Node and Python receivers answer alike.
-        let said = |text: &'static str| Answer {
-            result: Some(text),
-            error: None,
-            field: None,
-        };
-        let failed = |code: &'static str| Answer {
-            result: None,
-            error: Some(code),
-            field: None,
-        };
-        let claimed_at = self.clock.now_ms();
-        match self.step_at("claim", env.id(), &token, claimed_at).await {
-            Ok(Outcome::Claimed) => {}
-            Ok(o) => {
-                inc(if o == Outcome::InProgress {
-                    &self.stats.in_progress
-                } else {
-                    &self.stats.duplicate
-                });
-                return match self.rules.reply(Step::Claim, o) {
-                    Some(how) => answered(how, &said(o.as_str())),
-                    None => error(StatusCode::INTERNAL_SERVER_ERROR, "NO_REPLY", None),
-                };
-            }
-            Err(e) => {
-                inc(&self.stats.store_errors);
-                self.log_error(&format!("claim {}: {e}", env.id()));
-                return answered(e.reply(), &failed(e.code()));
-            }
+        let id = env.id();
+        let in_transaction = matches!(self.store, Store::Postgres(_) | Store::Sqlite(_));
+        let mut h = Handling::new(decision, self.rules, token.as_str());
+        if in_transaction {
+            h = h.in_transaction();
         }
-        if let Some(done) = self.persist_and_complete(env, &token, claimed_at).await {
-            return match done {
-                Ok(o) => {
-                    if o == Outcome::Stale {
-                        // Rolled back: another request took the id over and persists it.
-                        inc(&self.stats.stale);
-                    } else {
-                        inc(&self.stats.processed);
+        let mut claimed_at = 0;
+        // The open transaction (PostgreSQL, SQLite), from the persist to the commit; when its
+        // row was written; what `complete` gave on it (counted once committed).
+        let mut tx: Option<sql::Tx<'_>> = None;
+        let mut written_at = 0;
+        let mut completed = None;
+        // Acts: claim, persist, complete, commit, release, answer (a few more allowed; never
+        // reached).
+        for _ in 0..10 {
+            let fed = match h.next() {
+                Act::Answer(a) => {
+                    // A transaction still open (a complete that was not `completed`): rolled
+                    // back, nothing of it kept.
+                    if let Some(t) = tx.take() {
+                        t.rollback().await;
                     }
-                    let text = if o == Outcome::Completed {
-                        "processed"
+                    return self.answered_handling(a);
+                }
+                Act::Claim { .. } => {
+                    claimed_at = self.clock.now_ms();
+                    let r = self.step_at("claim", id, &token, claimed_at).await;
+                    match &r {
+                        Ok(Outcome::Claimed) => {}
+                        Ok(Outcome::InProgress) => inc(&self.stats.in_progress),
+                        Ok(_) => inc(&self.stats.duplicate),
+                        Err(e) => {
+                            inc(&self.stats.store_errors);
+                            self.log_error(&format!("claim {id}: {e}"));
+                        }
+                    }
+                    h.claimed(r).map(|_| ())
+                }
+                Act::Persist(_) => {
+                    let written = if in_transaction {
+                        written_at = self.clock.now_ms();
+                        match self.begin(&env, &token, claimed_at, written_at).await {
+                            Ok(t) => {
+                                tx = Some(t);
+                                Ok(())
+                            }
+                            // Rolled back: the release gives the id back for the retry.
+                            Err(e) => Err(format!("persist and complete: {e}")),
+                        }
                     } else {
-                        o.as_str()
+                        self.persist(&env, &token, claimed_at)
+                            .await
+                            .map_err(|e| format!("persist: {e}"))
                     };
-                    match self.rules.reply(Step::Complete, o) {
-                        Some(how) => answered(how, &said(text)),
-                        None => error(StatusCode::INTERNAL_SERVER_ERROR, "NO_REPLY", None),
+                    if let Err(why) = &written {
+                        inc(&self.stats.persist_failed);
+                        self.log_error(&format!("{id} {why}"));
                     }
+                    h.persisted(written.is_ok()).map(|_| ())
                 }
-                // Rolled back (or unknown, when the connection broke during the commit): the
-                // retry processes it, or finds it done.
-                Err(e) => {
-                    self.release_after(env, &token, &format!("persist and complete: {e}"))
-                        .await
+                Act::Complete { .. } => {
+                    let r = match tx.as_mut() {
+                        Some(t) => {
+                            // `completed` is counted at the commit; `stale` (another request
+                            // took the id over) and a failure roll back, at the answer.
+                            let r = self.complete_in(t, id, &token).await;
+                            match &r {
+                                Ok(Outcome::Stale) => inc(&self.stats.stale),
+                                Ok(o) => completed = Some(*o),
+                                Err(e) => {
+                                    inc(&self.stats.persist_failed);
+                                    self.log_error(&format!("{id} persist and complete: {e}"));
+                                }
+                            }
+                            r
+                        }
+                        None => {
+                            let r = self.step("complete", id, &token).await;
+                            self.count_completion(id, &token, &r);
+                            r
+                        }
+                    };
+                    h.completed(r).map(|_| ())
                 }
+                Act::Commit { .. } => {
+                    let committed = match tx.take() {
+                        Some(t) => self.commit(t).await,
+                        None => Err("no transaction open".to_owned()),
+                    };
+                    match (&committed, completed) {
+                        (Ok(()), Some(outcome)) => {
+                            self.count_completion(id, &token, &Ok(outcome));
+                            self.log_line(&env, &token, claimed_at, written_at).await;
+                        }
+                        // Rolled back (or unknown, when the connection broke during the
+                        // commit): the retry processes it, or finds it done.
+                        (Err(e), _) => {
+                            inc(&self.stats.persist_failed);
+                            self.log_error(&format!("{id} persist and complete: {e}"));
+                        }
+                        (Ok(()), None) => {}
+                    }
+                    h.committed(committed.is_ok()).map(|_| ())
+                }
+                Act::Release { .. } => {
+                    // Never with a transaction open (the commit took it); rolled back if so.
+                    if let Some(t) = tx.take() {
+                        t.rollback().await;
+                    }
+                    // Gives the id back so the provider's retry processes it; answered as a
+                    // failed persist whatever the release gave.
+                    let r = self.step("release", id, &token).await;
+                    if let Err(e) = &r {
+                        self.log_error(&format!("release {id}: {e}"));
+                    }
+                    h.released(r).map(|_| ())
+                }
+                // `Act` may grow: an act this receiver does not know cannot be carried out.
+                _ => break,
             };
-        }
-        if let Err(e) = self.persist(env, &token, claimed_at).await {
-            return self
-                .release_after(env, &token, &format!("persist: {e}"))
-                .await;
-        }
-        // Persisted, so answered as completed whatever `complete` gives: the record (the unique
-        // key) makes a retry harmless, and a non-2xx would only make the provider deliver an
-        // event this instance already kept.
-        let completed = match self.step("complete", env.id(), &token).await {
-            Ok(o) => {
-                if o == Outcome::Stale {
-                    // The lease ran out and another request took the id over.
-                    inc(&self.stats.stale);
-                    self.log_error(&format!(
-                        "complete {}: {o} (persisting took longer than the lease)",
-                        env.id()
-                    ));
-                }
-                o
+            if fed.is_err() {
+                break;
             }
-            Err(e) => {
-                inc(&self.stats.store_errors);
-                self.log_error(&format!(
-                    "complete {}: {e} (retried in the background)",
-                    env.id()
-                ));
-                if matches!(e, ClaimError::Store(_)) {
-                    // The answer does not wait: the event is persisted.
-                    self.retry_completion(env.id(), &token);
-                }
-                Outcome::Completed
-            }
-        };
-        inc(&self.stats.processed);
-        match self.rules.reply(Step::Complete, completed) {
-            Some(how) => answered(how, &said("processed")),
-            None => error(StatusCode::INTERNAL_SERVER_ERROR, "NO_REPLY", None),
         }
+        error(StatusCode::INTERNAL_SERVER_ERROR, "INVALID_STEP", None)
     }
 
-    /// A failed persist: gives the id back so the provider's retry processes it, answered as
-    /// a release is, whatever the release gave.
-    async fn release_after(&self, env: &Envelope, token: &str, why: &str) -> Reply {
-        inc(&self.stats.persist_failed);
-        self.log_error(&format!("{} {why}", env.id()));
-        let released = match self.step("release", env.id(), token).await {
-            Ok(o) => o,
-            Err(e) => {
-                self.log_error(&format!("release {}: {e}", env.id()));
-                Outcome::Released
+    /// Counts (and logs) the complete step: `stale` (the lease ran out and another request took
+    /// the id over), a store error (the event is persisted: retried in the background),
+    /// `processed`. (In SQL only a committed `completed` comes here.)
+    fn count_completion(self: &Arc<Self>, id: &str, token: &str, r: &Result<Outcome, ClaimError>) {
+        match r {
+            Ok(Outcome::Stale) => {
+                inc(&self.stats.stale);
+                self.log_error(&format!(
+                    "complete {id}: {} (persisting took longer than the lease)",
+                    Outcome::Stale
+                ));
             }
-        };
-        match self.rules.reply(Step::Release, released) {
-            Some(how) => answered(how, &failure("PERSIST_FAILED", None)),
-            None => error(StatusCode::INTERNAL_SERVER_ERROR, "PERSIST_FAILED", None),
+            Ok(_) => {}
+            Err(e) => {
+                inc(&self.stats.store_errors);
+                self.log_error(&format!("complete {id}: {e} (retried in the background)"));
+                if matches!(e, ClaimError::Store(_)) {
+                    // The answer does not wait: the event is persisted.
+                    self.retry_completion(id, token);
+                }
+            }
+        }
+        inc(&self.stats.processed);
+    }
+
+    /// Core's answer of a handling (its status and `Retry-After`), with this receiver's body:
+    /// `{"result": ...}` (`processed`, or the claim's outcome) or `{"error": code}`.
+    fn answered_handling(&self, a: &HandlingAnswer) -> Reply {
+        fn said(text: &str) -> Answer<'_> {
+            Answer {
+                result: Some(text),
+                error: None,
+                field: None,
+            }
+        }
+        let outcome = a.outcome.map_or("", Outcome::as_str);
+        match (a.persisted, a.code) {
+            (false, Some(code)) => answered(a.reply, &failure(code, None)),
+            (false, None) => answered(a.reply, &said(outcome)),
+            // Persisted: answered as completed whatever `complete` gave (the record, the unique
+            // key, makes a retry harmless). In SQL, a complete not `completed` persisted nothing
+            // (rolled back): answered above with its outcome (`stale`) or code.
+            (true, _) => answered(a.reply, &said("processed")),
         }
     }
 
