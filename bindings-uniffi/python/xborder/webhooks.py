@@ -14,7 +14,7 @@ from . import _kinds
 from ._ffi import CoreEnum, GeneratedError, g, same_members, texts
 from ._kinds import Body, Strings
 from .claims import (DEFAULT_LEASE_MS, AsyncClaims, AsyncClaimStore, ClaimCompareAndSet,
-                     ClaimLoad, ClaimOutcome, ClaimReply, Claims, ClaimStore, _loaded, _OUTCOME,
+                     ClaimLoad, ClaimOutcome, ClaimReply, Claims, ClaimStore, _failures, _loaded, _OUTCOME,
                      _require_store, _rules, _swapped)
 from .errors import _raise
 from ._event_kind import _KIND, EventKind
@@ -627,6 +627,10 @@ def handle_delivery(receiver: Union[Receiver, str], claims: Union[Claims, ClaimS
                 raise RuntimeError("xborder: an act this package does not know: %r" % (act,))
     except GeneratedError as e:  # INVALID_STEP: a bug of this driver
         _raise(e)
+    finally:
+        # A store of Claims.with_store that raised left its exception for a StoreError's
+        # cause: the handling answered it, so it is dropped (with its frames).
+        _failures.last = None
     return d.reply(act.answer)
 
 
