@@ -358,6 +358,11 @@ def behaviour() -> None:
     body9 = BODY.replace(b"evt_1", b"evt_9")
     r = x.handle_delivery(SECRET, sq.store(conn), body9, x.sign(SECRET, body9), lambda e: None, clock=lambda: 1001)
     expect("sqlite in progress: its lease", (r.status, r.headers), (503, {"Retry-After": "20"}))
+    try:
+        x.handle_delivery(SECRET, sq, BODY, SIG, lambda e: None)  # type: ignore[arg-type]
+        fail("SqliteClaims accepted without a connection")
+    except TypeError as e:
+        expect("sql hint", "claims.store(conn)" in str(e), True)
     conn.close()
     # The handling act by act (what handle_delivery drives).
     h = x.DeliveryHandling.with_store_steps(SECRET, body9, x.sign(SECRET, body9), "t1", lease_ms=1000)

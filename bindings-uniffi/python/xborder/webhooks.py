@@ -563,6 +563,12 @@ def _sync_persist(persist: Callable[[Envelope], object], env: Envelope) -> Optio
     return None
 
 
+def _sql_hint(claims: object) -> str:
+    if callable(getattr(claims, "store", None)) and callable(getattr(claims, "complete_in", None)):
+        return " (SQL claims take the connection: claims.store(conn))"
+    return ""
+
+
 def _sync_store(claims: object) -> None:
     if isinstance(claims, AsyncClaims):
         raise TypeError("claims must be a Claims or a sync ClaimStore, got an AsyncClaims: "
@@ -570,8 +576,8 @@ def _sync_store(claims: object) -> None:
     if not isinstance(claims, Claims):
         if not callable(getattr(claims, "load", None)):
             raise TypeError("claims must be a Claims (in memory, or Claims.with_store(store)) "
-                            "or a sync ClaimStore (load, compare_and_set), got %s"
-                            % type(claims).__name__)
+                            "or a sync ClaimStore (load, compare_and_set), got %s%s"
+                            % (type(claims).__name__, _sql_hint(claims)))
         _require_store(claims, "claims", sync=True)
 
 
@@ -642,7 +648,7 @@ def _async_store(claims: object) -> Any:
                         "a sync store, handle_delivery")
     if not callable(getattr(claims, "load", None)):
         raise TypeError("claims must be an AsyncClaims or an asyncio store (async load, "
-                        "compare_and_set), got %s" % type(claims).__name__)
+                        "compare_and_set), got %s%s" % (type(claims).__name__, _sql_hint(claims)))
     _require_store(claims, "claims", sync=False)
     lease, window = _store_rules(claims)
     return claims, lease, window
