@@ -666,7 +666,8 @@ class App:
                        else "duplicate")
             return reply.status, dict(result=str(outcome)), reply.headers
         # Persisted: 200 whatever complete gave (core's rule).
-        if reply.error_code is not None:
+        if reply.error_code is not None and not in_tx:
+            # (SQL: the persist's transaction completed the claim already; nothing to redo.)
             # The store failed (or hung past the timeout) on complete: the claim would stay
             # held and a redelivery after its lease would process the event again. Completed
             # in the background, with the same token, as soon as the store answers.
