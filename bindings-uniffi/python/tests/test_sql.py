@@ -637,6 +637,69 @@ def without_psycopg() -> None:
     expect("without psycopg: %s" % r.stderr.strip()[-300:], r.returncode, 0)
 
 
+def one_call_postgres(url: str) -> None:
+    """handle_delivery over PostgresClaims.store(conn) (autocommit, and a connection the store
+    commits itself) and handle_delivery_async over AsyncPostgresClaims.store(conn): processed,
+    duplicate, held by another request (503, this lease), a failed persist released."""
+    secret = "whsec_sql"
+
+    def delivery(id: str) -> Tuple[bytes, str]:
+        body = json.dumps({"id": id, "event": "order:created",
+                           "entity": {"id": "o", "type": "order"}}).encode()
+        return body, xborder.sign(secret, body)
+
+    claims = xp.PostgresClaims(lease_ms=20_000)
+    for autocommit in (True, False):
+        with psycopg.connect(url, autocommit=autocommit) as conn:
+            store = claims.store(conn)
+            b, s = delivery("one_call_sync_%s" % autocommit)
+            r = xborder.handle_delivery(secret, store, b, s, lambda e: None, clock=lambda: 1000)
+            expect("one call sync %s" % autocommit, (r.status, str(r.outcome)), (200, "completed"))
+            r = xborder.handle_delivery(secret, store, b, s, lambda e: None, clock=lambda: 2000)
+            expect("one call sync %s: duplicate" % autocommit, (r.status, str(r.outcome)),
+                   (200, "duplicate"))
+            expect("one call sync %s: no transaction left open" % autocommit,
+                   str(conn.info.transaction_status.name), "IDLE")
+            b, s = delivery("one_call_held_%s" % autocommit)
+            claims.step(conn, "claim", "one_call_held_%s" % autocommit, "other", 1000)
+            r = xborder.handle_delivery(secret, store, b, s, lambda e: None, clock=lambda: 1001)
+            expect("one call sync %s: held" % autocommit, (r.status, r.headers),
+                   (503, {"Retry-After": "20"}))
+
+    async def run() -> None:
+        aclaims = xp.AsyncPostgresClaims(lease_ms=10_000)
+        conn = await psycopg.AsyncConnection.connect(url, autocommit=True)
+        try:
+            store = aclaims.store(conn)
+            b, s = delivery("one_call_async")
+            saved: List[str] = []
+
+            async def save(env: xborder.Envelope) -> None:
+                saved.append(env.id)
+            r = await xborder.handle_delivery_async(secret, store, b, s, save, clock=lambda: 5000)
+            expect("one call async", (r.status, str(r.outcome), saved),
+                   (200, "completed", ["one_call_async"]))
+            r = await xborder.handle_delivery_async(secret, store, b, s, save, clock=lambda: 6000)
+            expect("one call async: duplicate", (r.status, str(r.outcome)), (200, "duplicate"))
+
+            async def broken(env: xborder.Envelope) -> None:
+                raise OSError("disk full")
+            b, s = delivery("one_call_async_fail")
+            r = await xborder.handle_delivery_async(secret, store, b, s, broken, clock=lambda: 5000)
+            expect("one call async: persist failed", (r.status, r.error_code, str(r.persist_error)),
+                   (500, "PERSIST_FAILED", "disk full"))
+            row = await (await conn.execute("SELECT count(*) FROM xborder_claims WHERE id = "
+                                            "'one_call_async_fail'")).fetchone()
+            expect("one call async: released", row and row[0], 0)
+            b, s = delivery("one_call_async_held")
+            await aclaims.step(conn, "claim", "one_call_async_held", "other", 5000)
+            r = await xborder.handle_delivery_async(secret, store, b, s, save, clock=lambda: 5001)
+            expect("one call async: held", (r.status, r.headers), (503, {"Retry-After": "10"}))
+        finally:
+            await conn.close()
+    asyncio.run(run())
+
+
 def main() -> int:
     vectors = cases()
     if not vectors:
@@ -663,6 +726,7 @@ def main() -> int:
         concurrent_migrations(server.url)
         transactions_postgres(server.url)
         failures_postgres(server.url)
+        one_call_postgres(server.url)
         wrong_kinds(server.url, folder)
     finally:
         server.stop()
