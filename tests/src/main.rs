@@ -14,11 +14,11 @@ use xborder_core::beneficiary::{
     check_account, normalize, AccountDetail, AccountParams, AccountState, BeneficiaryValidator,
     FormInput,
 };
-use xborder_core::claims::{ClaimRules, ClaimStore, Claims, Entry, Step};
+use xborder_core::claims::{ClaimRules, ClaimStore, Claims, Entry, MemoryClaims, Need};
 use xborder_core::delivery::{Decision, Receiver, StoreError, DEFAULT_WINDOW};
 use xborder_core::envelope::Envelope;
 use xborder_core::events::{Catalog, RegistrationError};
-use xborder_core::handling::{Act, Answer, Handling};
+use xborder_core::handling::{Act, Answer, Handling, Next, StoreSteps};
 use xborder_core::pagination::{page_info, request_of, ListParams, PageWalker};
 use xborder_core::signature::{sign, verify};
 
@@ -465,12 +465,8 @@ fn delivery_claims(input: &Value) -> Outcome {
 /// the built-in store and with [`TextStore`]: both must agree.
 fn delivery_handle(input: &Value) -> Outcome {
     let rules = claim_rules_of(input)?;
-    let builtin = handle_steps(input, &Claims::in_memory(rules, DEFAULT_WINDOW), rules)?;
-    let own = handle_steps(
-        input,
-        &Claims::with_store(rules, TextStore::default()),
-        rules,
-    )?;
+    let builtin = handle_steps(input, &MemoryClaims::new(DEFAULT_WINDOW), rules)?;
+    let own = handle_steps(input, &TextStore::default(), rules)?;
     if builtin != own {
         return Err(format!(
             "the built-in store gave {builtin}, the runner's own store {own}"
@@ -489,7 +485,38 @@ fn answer_json(a: &Answer) -> Value {
     })
 }
 
-fn handle_steps<S: ClaimStore>(input: &Value, claims: &Claims<S>, rules: ClaimRules) -> Outcome {
+/// Answers `steps`' store calls against `store` until the handling's next act (a claim step
+/// ends within core's conflict limit).
+fn run_store_calls<S: ClaimStore>(steps: &mut StoreSteps, store: &S) -> Result<(), String> {
+    for _ in 0..64 {
+        let need = match steps.next() {
+            Next::Store(need) => need,
+            _ => return Ok(()),
+        };
+        let went = match need {
+            Need::Load { id } => match store.load(&id) {
+                Ok(entry) => steps.loaded(entry),
+                Err(e) => steps.store_failed(e.to_string()),
+            },
+            Need::CompareAndSet {
+                id,
+                expected,
+                new,
+                ttl_ms,
+            } => match store.compare_and_set(&id, expected.as_ref(), new.as_ref(), ttl_ms) {
+                Ok(applied) => steps.swapped(applied),
+                Err(e) => steps.store_failed(e.to_string()),
+            },
+            other => return Err(format!("a store call this runner does not know: {other:?}")),
+        };
+        went.map_err(|e| e.to_string())?;
+    }
+    Err("a claim step that did not end".into())
+}
+
+/// Each `{go, at}` advances its delivery by one act, driving core's `StoreSteps` against
+/// `store` (the host's loop every binding runs).
+fn handle_steps<S: ClaimStore>(input: &Value, store: &S, rules: ClaimRules) -> Outcome {
     let secret = input
         .get("secret")
         .and_then(Value::as_str)
@@ -499,7 +526,7 @@ fn handle_steps<S: ClaimStore>(input: &Value, claims: &Claims<S>, rules: ClaimRu
         .get("deliveries")
         .and_then(Value::as_object)
         .ok_or("deliveries must be an object")?;
-    let mut handlings: std::collections::BTreeMap<String, Handling> = Default::default();
+    let mut handlings: std::collections::BTreeMap<String, StoreSteps> = Default::default();
     let mut acts = Vec::new();
     let mut answers = Map::new();
     for step in input
@@ -528,49 +555,36 @@ fn handle_steps<S: ClaimStore>(input: &Value, claims: &Claims<S>, rules: ClaimRu
             };
             let token = d.get("token").and_then(Value::as_str).unwrap_or(name);
             let decision = receiver.receive(&body, signature.as_deref());
-            handlings.insert(name.to_owned(), Handling::new(decision, rules, token));
+            let mut h = Handling::new(decision, rules, token);
+            if input.get("transaction").and_then(Value::as_bool) == Some(true) {
+                h = h.in_transaction();
+            }
+            handlings.insert(name.to_owned(), StoreSteps::new(h));
         }
         let h = handlings.get_mut(name).ok_or("unreachable")?;
-        let id_token = |h: &Handling| match h.next() {
-            Act::Claim { id, token } | Act::Complete { id, token } | Act::Release { id, token } => {
-                (id.to_owned(), token.to_owned())
-            }
-            _ => (String::new(), String::new()),
-        };
-        let (id, token) = id_token(h);
-        let run = |step: Step| claims.step(step, &id, &token, at);
-        let text =
-            |r: &Result<xborder_core::claims::Outcome, xborder_core::claims::ClaimError>| match r {
-                Ok(o) => o.as_str().to_owned(),
-                Err(e) => e.code().to_owned(),
-            };
         let act = match h.next() {
-            Act::Answer(a) => {
+            Next::Act(Act::Answer(a)) => {
                 answers.insert(name.to_owned(), answer_json(a));
                 format!("answer:{}", a.reply.status)
             }
-            Act::Persist(_) => {
+            Next::Act(Act::Persist(_)) => {
                 let ok = d.get("persist").and_then(Value::as_str).unwrap_or("ok") == "ok";
                 h.persisted(ok).map_err(|e| e.to_string())?;
                 format!("persist:{}", if ok { "ok" } else { "fail" })
             }
-            Act::Claim { .. } => {
-                let r = run(Step::Claim);
-                let t = text(&r);
-                h.claimed(r).map_err(|e| e.to_string())?;
-                format!("claim:{t}")
+            Next::Act(Act::Commit { .. }) => {
+                let ok = d.get("commit").and_then(Value::as_str).unwrap_or("ok") == "ok";
+                h.committed(ok).map_err(|e| e.to_string())?;
+                format!("commit:{}", if ok { "ok" } else { "fail" })
             }
-            Act::Complete { .. } => {
-                let r = run(Step::Complete);
-                let t = text(&r);
-                h.completed(r).map_err(|e| e.to_string())?;
-                format!("complete:{t}")
-            }
-            Act::Release { .. } => {
-                let r = run(Step::Release);
-                let t = text(&r);
-                h.released(r).map_err(|e| e.to_string())?;
-                format!("release:{t}")
+            Next::Act(Act::Claim { .. } | Act::Complete { .. } | Act::Release { .. }) => {
+                h.begin(at).map_err(|e| e.to_string())?;
+                run_store_calls(h, store)?;
+                match h.handling().last_step() {
+                    Some((step, Ok(outcome))) => format!("{}:{}", step.as_str(), outcome.as_str()),
+                    Some((step, Err(code))) => format!("{}:{code}", step.as_str()),
+                    None => return Err("a step that left no result".into()),
+                }
             }
             _ => return Err("an act this runner does not know".into()),
         };
