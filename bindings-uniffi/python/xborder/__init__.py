@@ -28,8 +28,9 @@ from .forms import AccountLength, FormField, FormInput, FormOption, FormSource, 
 from .pagination import (Drift, PageInfo, PageRequest, PageWalker, WalkStep, list_query,
                          page_info)
 from .webhooks import (SIGNATURE_HEADER, Action, Decision, DecodeLimits, DeliveryHandling,
-                       DeliveryReply, Envelope, HandlingAct, HandlingAnswer, HandlingPersist,
-                       HandlingStep, Receiver, decode_envelope, default_decode_limits,
+                       DeliveryReply, Envelope, HandlingAct, HandlingAnswer, HandlingCommit,
+                       HandlingPersist, HandlingStep, HandlingStepResult, Receiver,
+                       AsyncTransaction, Transaction, decode_envelope, default_decode_limits,
                        handle_delivery, handle_delivery_async, sign, verify, verify_with_secrets)
 
 __all__ = [
@@ -37,7 +38,8 @@ __all__ = [
     "sign", "verify", "verify_with_secrets", "decode_envelope", "default_decode_limits",
     "DecodeLimits", "Envelope", "Action", "Decision", "Receiver", "handle_delivery",
     "handle_delivery_async", "DeliveryReply", "SIGNATURE_HEADER", "DeliveryHandling",
-    "HandlingAct", "HandlingStep", "HandlingPersist", "HandlingAnswer",
+    "HandlingAct", "HandlingStep", "HandlingPersist", "HandlingCommit", "HandlingAnswer",
+    "HandlingStepResult", "Transaction", "AsyncTransaction",
     # claims
     "Claims", "AsyncClaims", "ClaimStore", "AsyncClaimStore", "ClaimOutcome", "ClaimReply",
     "claim_error_reply", "ClaimTask", "ClaimNeed", "ClaimLoad", "ClaimCompareAndSet", "ClaimDone",

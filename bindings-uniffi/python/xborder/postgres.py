@@ -121,6 +121,19 @@ def _in_transaction(pg: Any, conn: Any) -> None:
                      % getattr(status, "name", status))
 
 
+def _begin_check(pg: Any, conn: Any) -> None:
+    if conn.info.transaction_status != pg.pq.TransactionStatus.IDLE:
+        raise ValueError("the store's transaction begins on a connection in no transaction, got "
+                         "one in %s" % getattr(conn.info.transaction_status, "name", "?"))
+
+
+def _commit_check(pg: Any, conn: Any) -> None:
+    # PostgreSQL answers COMMIT in a failed transaction with a ROLLBACK, and no error.
+    if conn.info.transaction_status == pg.pq.TransactionStatus.INERROR:
+        raise pg.errors.InFailedSqlTransaction("the transaction failed (a statement in it "
+                                               "raised): not committed")
+
+
 def _int8(pg: Any) -> Any:
     return pg.types.numeric.Int8
 
@@ -197,18 +210,50 @@ class PostgresClaimStore(StepTime):
     """``PostgresClaims`` on one sync ``Connection``, as the store ``handle_delivery`` drives
     (``PostgresClaims.store(conn)``): each load and compare-and-set is one statement at the
     step's time, committed at once unless ``conn`` is inside your open transaction. Its errors
-    are psycopg's (the handling answers them as ``STORE_UNAVAILABLE``)."""
+    are psycopg's (the handling answers them as ``STORE_UNAVAILABLE``). It is also a
+    ``Transaction`` on its connection (``handle_delivery(..., transaction=store)``): the
+    event's write and the claim's completion on this connection commit together."""
 
-    __slots__ = ("_conn", "_pg")
+    __slots__ = ("_conn", "_pg", "_tx")
 
     def __init__(self, claims: PostgresClaims, conn: "psycopg.Connection[Any]") -> None:
         self._pg = _sync(conn)
         super().__init__(claims)
         self._conn = conn
+        self._tx = False
+
+    def begin(self) -> None:
+        """Opens the transaction of ``handle_delivery(..., transaction=store)`` on the
+        connection (in autocommit, ``BEGIN``; otherwise psycopg's own, at the next statement):
+        the store's statements are not committed until ``commit``."""
+        pg, conn = self._pg, self._conn
+        _begin_check(pg, conn)
+        if conn.autocommit:
+            conn.execute("BEGIN")
+        self._tx = True
+
+    def commit(self) -> None:
+        """Commits the transaction ``begin`` opened (raises when it did not commit)."""
+        pg, conn = self._pg, self._conn
+        self._tx = False
+        _commit_check(pg, conn)
+        if conn.autocommit:
+            conn.execute("COMMIT")
+        else:
+            conn.commit()
+
+    def rollback(self) -> None:
+        """Rolls the transaction ``begin`` opened back."""
+        pg, conn = self._pg, self._conn
+        self._tx = False
+        if not conn.autocommit:
+            conn.rollback()
+        elif conn.info.transaction_status != pg.pq.TransactionStatus.IDLE:
+            conn.execute("ROLLBACK")
 
     def _statement(self, sql: str, params: List[Any], rows: bool) -> Any:
         pg, conn = self._pg, self._conn
-        own = _own_transaction(pg, conn)
+        own = not self._tx and _own_transaction(pg, conn)
         try:
             with pg.RawCursor(conn, row_factory=pg.rows.tuple_row) as cur:
                 cur.execute(sql, params)
@@ -247,17 +292,46 @@ class AsyncPostgresClaimStore(StepTime):
     """``PostgresClaimStore`` on an ``AsyncConnection``, for ``handle_delivery_async``
     (``AsyncPostgresClaims.store(conn)``)."""
 
-    __slots__ = ("_conn", "_pg")
+    __slots__ = ("_conn", "_pg", "_tx")
 
     def __init__(self, claims: AsyncPostgresClaims,
                  conn: "psycopg.AsyncConnection[Any]") -> None:
         self._pg = _async(conn)
         super().__init__(claims)
         self._conn = conn
+        self._tx = False
+
+    async def begin(self) -> None:
+        """``PostgresClaimStore.begin``, awaited (``handle_delivery_async(...,
+        transaction=store)``)."""
+        pg, conn = self._pg, self._conn
+        _begin_check(pg, conn)
+        if conn.autocommit:
+            await conn.execute("BEGIN")
+        self._tx = True
+
+    async def commit(self) -> None:
+        """``PostgresClaimStore.commit``, awaited."""
+        pg, conn = self._pg, self._conn
+        self._tx = False
+        _commit_check(pg, conn)
+        if conn.autocommit:
+            await conn.execute("COMMIT")
+        else:
+            await conn.commit()
+
+    async def rollback(self) -> None:
+        """``PostgresClaimStore.rollback``, awaited."""
+        pg, conn = self._pg, self._conn
+        self._tx = False
+        if not conn.autocommit:
+            await conn.rollback()
+        elif conn.info.transaction_status != pg.pq.TransactionStatus.IDLE:
+            await conn.execute("ROLLBACK")
 
     async def _statement(self, sql: str, params: List[Any], rows: bool) -> Any:
         pg, conn = self._pg, self._conn
-        own = _own_transaction(pg, conn)
+        own = not self._tx and _own_transaction(pg, conn)
         try:
             async with pg.AsyncRawCursor(conn, row_factory=pg.rows.tuple_row) as cur:
                 await cur.execute(sql, params)

@@ -222,17 +222,40 @@ class SqliteClaimStore(StepTime):
     """``SqliteClaims`` on one connection, as the store ``handle_delivery`` drives
     (``SqliteClaims.store(conn)``): each load and compare-and-set is one statement at the
     step's time, committed at once unless ``conn`` is inside your open transaction. Its errors
-    are ``sqlite3``'s (the handling answers them as ``STORE_UNAVAILABLE``)."""
+    are ``sqlite3``'s (the handling answers them as ``STORE_UNAVAILABLE``). It is also a
+    ``Transaction`` on its connection (``handle_delivery(..., transaction=store)``): the
+    event's write and the claim's completion on this connection commit together."""
 
-    __slots__ = ("_conn",)
+    __slots__ = ("_conn", "_tx")
 
     def __init__(self, claims: SqliteClaims, conn: sqlite3.Connection) -> None:
         self._conn = _conn(conn)
         super().__init__(claims)
+        self._tx = False
+
+    def begin(self) -> None:
+        """Opens the transaction of ``handle_delivery(..., transaction=store)`` on the
+        connection (``BEGIN``; it must be in none): the store's statements are not committed
+        until ``commit``."""
+        if self._conn.in_transaction:
+            raise ValueError("the store's transaction begins on a connection in no "
+                             "transaction, got one inside a transaction")
+        self._conn.execute("BEGIN")
+        self._tx = True
+
+    def commit(self) -> None:
+        """Commits the transaction ``begin`` opened (``sqlite3``'s error when it did not)."""
+        self._tx = False
+        self._conn.commit()
+
+    def rollback(self) -> None:
+        """Rolls the transaction ``begin`` opened back."""
+        self._tx = False
+        self._conn.rollback()
 
     def _statement(self, sql: str, params: List[Any], rows: bool) -> Any:
         conn = self._conn
-        was = _state(conn)
+        was = None if self._tx else _state(conn)
         try:
             cur = conn.execute(sql, params)
             out = cur.fetchone() if rows else int(cur.rowcount)

@@ -344,14 +344,16 @@ class _Driver:
     """One handling's acts, the host's side: the store calls and the persist, done by the
     caller; every decision is the generated ``DeliveryHandling``'s (core's)."""
 
-    __slots__ = ("h", "store", "who", "persist_error", "acts")
+    __slots__ = ("h", "store", "who", "persist_error", "acts", "tx", "open")
 
-    def __init__(self, h: Any, store: object) -> None:
+    def __init__(self, h: Any, store: object, tx: object = None) -> None:
         self.h = h
         self.store = store
         self.who = type(store).__name__
         self.persist_error: Optional[BaseException] = None
         self.acts = 0
+        self.tx: Any = tx
+        self.open = False  # the transaction began and is not ended yet
 
     def count(self) -> None:
         self.acts += 1
@@ -372,7 +374,31 @@ class _Driver:
     def persisted(self, e: Optional[BaseException]) -> Any:
         if e is not None:
             self.persist_error = e
+            self.rollback()
         return self.h.persisted(e is None)
+
+    def begun(self) -> Optional[Exception]:
+        """``transaction.begin()`` before the persist (its exception: the write failed)."""
+        failure = _sync_call(self.tx.begin, "transaction.begin")
+        self.open = failure is None
+        return failure
+
+    def rollback(self) -> None:
+        """Ends the open transaction without its write (an error of the rollback is the
+        driver's to drop: the write is not committed either way, and the reply keeps the
+        write's or the commit's exception)."""
+        if self.open:
+            self.open = False
+            _sync_call(self.tx.rollback, "transaction.rollback")
+
+    def committed(self, e: Optional[BaseException]) -> Any:
+        """The ``Commit`` act's result: ``transaction.commit()`` raised ``e`` (the reply's
+        ``persist_error``; rolled back) or not."""
+        if e is not None:
+            self.persist_error = e
+            self.rollback()
+        self.open = False
+        return self.h.committed(e is None)
 
     def reply(self, answer: Any) -> DeliveryReply:
         return DeliveryReply(answer.reply.status, answer.reply.retry_after_s,
@@ -403,6 +429,25 @@ class HandlingPersist:
 
 
 @dataclass
+class HandlingCommit:
+    """(A handling in a transaction.) Commit the transaction that holds the event's write and
+    the claim's completion of event ``id``, then ``handling.committed(ok)``."""
+
+    id: str
+
+
+@dataclass
+class HandlingStepResult:
+    """The last claim step a handling ran (``DeliveryHandling.last_step()``): ``step``
+    (``claim``, ``complete``, ``release``) and its ``outcome``, or the ``code`` of its error
+    (e.g. ``STORE_UNAVAILABLE``)."""
+
+    step: str
+    outcome: Optional[ClaimOutcome]
+    code: Optional[str]
+
+
+@dataclass
 class HandlingAnswer:
     """The end: answer the provider with ``status`` and ``retry_after_s`` (``headers``); the
     last claim step's ``outcome`` (None: nothing was claimed), the ``code`` (a rejected
@@ -421,7 +466,8 @@ class HandlingAnswer:
         return {} if self.retry_after_s is None else {"Retry-After": str(self.retry_after_s)}
 
 
-HandlingAct = Union[HandlingStep, HandlingPersist, ClaimLoad, ClaimCompareAndSet, HandlingAnswer]
+HandlingAct = Union[HandlingStep, HandlingPersist, HandlingCommit, ClaimLoad, ClaimCompareAndSet,
+                    HandlingAnswer]
 """What a ``DeliveryHandling`` needs next."""
 
 _STEP_NAMES = {g.HandlingAct.CLAIM: "claim", g.HandlingAct.COMPLETE: "complete",
@@ -443,6 +489,8 @@ def _act(a: Any) -> HandlingAct:
         return ClaimLoad(a.id)
     if isinstance(a, g.HandlingAct.COMPARE_AND_SET):
         return ClaimCompareAndSet(a.id, a.expected, a.new, a.ttl_ms)
+    if isinstance(a, g.HandlingAct.COMMIT):
+        return HandlingCommit(a.id)
     if isinstance(a, g.HandlingAct.ANSWER):
         return _handling_answer(a.answer)
     raise RuntimeError("xborder: an act this package does not know: %r" % (a,))
@@ -456,38 +504,46 @@ class DeliveryHandling:
     """One delivery, act by act, for a host that drives it itself (``handle_delivery`` and
     ``handle_delivery_async`` do it for a web handler): ``next()`` says what to do
     (``HandlingStep``, ``HandlingPersist``, ``ClaimLoad``, ``ClaimCompareAndSet``,
-    ``HandlingAnswer``); core decides the order and every reply. Over a ``Claims``
+    ``HandlingCommit``, ``HandlingAnswer``); core decides the order and every reply. Over a ``Claims``
     (``DeliveryHandling(...)``), ``step(at_ms)`` runs a whole claim step; over your own store
     (``DeliveryHandling.with_store_steps(...)``), it starts it and the store calls come back as
     ``ClaimLoad`` / ``ClaimCompareAndSet``, answered with ``loaded``, ``swapped`` or
-    ``store_failed``. A call out of order raises ``ClaimError`` (``INVALID_STEP``)."""
+    ``store_failed``. ``in_transaction=True``: the event's write and the claim's completion
+    are one transaction of yours (begin it at ``HandlingPersist``, the complete step's store
+    calls on it, then ``HandlingCommit``: commit, ``committed(ok)``). A call out of order
+    raises ``ClaimError`` (``INVALID_STEP``)."""
 
     __slots__ = ("_inner",)
 
     def __init__(self, receiver: Union[Receiver, str], claims: Claims, body: Body,
-                 headers: Headers, token: str) -> None:
+                 headers: Headers, token: str, *, in_transaction: bool = False) -> None:
         rx = _receiver(receiver)
         raw = _kinds.body(body)
         sig = _signature(headers)
         _kinds.instance(claims, Claims, "claims", "a Claims (for your own store: "
                         "DeliveryHandling.with_store_steps)")
         token = _kinds.string(token, "token")
-        self._inner: Any = g.DeliveryHandling(rx._inner, claims._inner, raw, sig, token)
+        _kinds.boolean(in_transaction, "in_transaction")
+        self._inner: Any = g.DeliveryHandling(rx._inner, claims._inner, raw, sig, token,
+                                              in_transaction)
 
     @classmethod
     def with_store_steps(cls, receiver: Union[Receiver, str], body: Body, headers: Headers,
                          token: str, lease_ms: int = DEFAULT_LEASE_MS,
-                         window_ms: Optional[int] = None) -> "DeliveryHandling":
+                         window_ms: Optional[int] = None, *,
+                         in_transaction: bool = False) -> "DeliveryHandling":
         """The handling of one delivery whose claims live in a store you call yourself (an
-        asyncio client, a database): ``lease_ms`` and ``window_ms`` as for ``Claims``."""
+        asyncio client, a database): ``lease_ms`` and ``window_ms`` as for ``Claims``,
+        ``in_transaction`` as for the constructor."""
         rx = _receiver(receiver)
         raw = _kinds.body(body)
         sig = _signature(headers)
         token = _kinds.string(token, "token")
         _rules(lease_ms, window_ms)
+        _kinds.boolean(in_transaction, "in_transaction")
         self = cls.__new__(cls)
         self._inner = g.DeliveryHandling.with_store_steps(rx._inner, raw, sig, token, lease_ms,
-                                                          window_ms)
+                                                          window_ms, in_transaction)
         return self
 
     @property
@@ -541,6 +597,21 @@ class DeliveryHandling:
         except GeneratedError as e:
             _raise_act(e)
 
+    def committed(self, ok: bool) -> HandlingAct:
+        """(In a transaction.) Whether your commit succeeded: the answer, or the release when
+        it did not."""
+        _kinds.boolean(ok, "ok")
+        try:
+            return _act(self._inner.committed(ok))
+        except GeneratedError as e:
+            _raise_act(e)
+
+    def last_step(self) -> Optional[HandlingStepResult]:
+        """The last claim step run (None before the first)."""
+        r = self._inner.last_step()
+        return None if r is None else HandlingStepResult(
+            r.step, None if r.outcome is None else _OUTCOME[r.outcome], r.code)
+
     def answer(self) -> Optional[HandlingAnswer]:
         """The answer, once the handling is over (None before)."""
         a = self._inner.answer()
@@ -548,6 +619,55 @@ class DeliveryHandling:
 
     def __repr__(self) -> str:
         return "DeliveryHandling()"
+
+
+class Transaction(Protocol):
+    """The host's transaction that holds the event's write and the claim's completion
+    (``handle_delivery(..., transaction=)``): ``begin`` opens it (before ``persist``),
+    ``commit`` commits it (raises when it did not), ``rollback`` drops it. The SQL stores
+    (``PostgresClaims(...).store(conn)``, ``SqliteClaims(...).store(conn)``) are one, on their
+    connection."""
+
+    def begin(self) -> object: ...
+
+    def commit(self) -> object: ...
+
+    def rollback(self) -> object: ...
+
+
+class AsyncTransaction(Protocol):
+    """``Transaction`` for ``handle_delivery_async``: coroutines
+    (``AsyncPostgresClaims(...).store(conn)`` is one)."""
+
+    def begin(self) -> Awaitable[object]: ...
+
+    def commit(self) -> Awaitable[object]: ...
+
+    def rollback(self) -> Awaitable[object]: ...
+
+
+def _transaction(tx: object, sync: bool) -> None:
+    if tx is None:
+        return
+    for method in ("begin", "commit", "rollback"):
+        if not callable(getattr(tx, method, None)):
+            raise TypeError("transaction must be %s (begin, commit, rollback), got %s"
+                            % ("a Transaction" if sync else "an AsyncTransaction",
+                               type(tx).__name__))
+
+
+def _sync_call(fn: Callable[[], object], what: str) -> Optional[Exception]:
+    """``fn()`` for a sync driver (an awaitable returned is a ``TypeError``): its exception."""
+    try:
+        result = fn()
+        if inspect.isawaitable(result):
+            if inspect.iscoroutine(result):
+                result.close()
+            raise TypeError("%s must be sync here (it returned %s): an async one goes to "
+                            "handle_delivery_async" % (what, type(result).__name__))
+    except Exception as failure:
+        return failure
+    return None
 
 
 def _sync_persist(persist: Callable[[Envelope], object], env: Envelope) -> Optional[Exception]:
@@ -584,7 +704,8 @@ def _sync_store(claims: object) -> None:
 def handle_delivery(receiver: Union[Receiver, str], claims: Union[Claims, ClaimStore],
                     body: Body, headers: Headers, persist: Callable[[Envelope], object], *,
                     token: Optional[str] = None,
-                    clock: Optional[Callable[[], int]] = None) -> DeliveryReply:
+                    clock: Optional[Callable[[], int]] = None,
+                    transaction: Optional[Transaction] = None) -> DeliveryReply:
     """One delivery, start to end, for a sync web handler, as core's handling says: the
     receiver verifies and decodes it; a live event is claimed in ``claims`` (a ``Claims``: in
     memory or ``Claims.with_store``; or a sync store itself: ``xborder.redis.RedisClaimStore``,
@@ -595,17 +716,27 @@ def handle_delivery(receiver: Union[Receiver, str], claims: Union[Claims, ClaimS
     ``persist(envelope)``, then completed, or released when ``persist`` raised (its exception
     is the reply's ``persist_error``, never swallowed). Answer ``reply.status`` with
     ``reply.headers``: every status and ``Retry-After`` is core's; 503 with ``Retry-After``
-    while another request holds the event; 200 once persisted, whatever ``complete`` gives."""
+    while another request holds the event; 200 once persisted, whatever ``complete`` gives.
+
+    With a ``transaction`` (a ``Transaction``: ``begin()``, ``commit()``, ``rollback()``; the
+    SQL stores are one, on their connection: ``transaction=store``), the event's write and the
+    claim's completion commit together, in core's order: claim (committed at once), then
+    ``transaction.begin()`` and ``persist(envelope)`` (your write on the same connection, not
+    committed), the complete step's store calls inside that transaction, ``commit()``, the
+    answer. A write or a commit that raised is rolled back and the claim released: 500
+    ``PERSIST_FAILED``, the exception as ``persist_error``."""
     rx, raw, sig, tok = _common(receiver, body, headers, persist, token, clock)
     _sync_store(claims)
+    _transaction(transaction, sync=True)
+    in_tx = transaction is not None
     store: Any = None
     if isinstance(claims, Claims):
-        h = g.DeliveryHandling(rx._inner, claims._inner, raw, sig, tok)
+        h = g.DeliveryHandling(rx._inner, claims._inner, raw, sig, tok, in_tx)
     else:
         store = claims
         lease, window = _store_rules(store)
-        h = g.DeliveryHandling.with_store_steps(rx._inner, raw, sig, tok, lease, window)
-    d = _Driver(h, store)
+        h = g.DeliveryHandling.with_store_steps(rx._inner, raw, sig, tok, lease, window, in_tx)
+    d = _Driver(h, store, transaction)
     try:
         act = h.next()
         while not isinstance(act, g.HandlingAct.ANSWER):
@@ -613,7 +744,13 @@ def handle_delivery(receiver: Union[Receiver, str], claims: Union[Claims, ClaimS
             if isinstance(act, _STEPS):
                 act = d.begin(_at(clock))
             elif isinstance(act, g.HandlingAct.PERSIST):
-                act = d.persisted(_sync_persist(persist, _envelope(act.envelope)))
+                env = _envelope(act.envelope)
+                failure = d.begun() if in_tx else None
+                if failure is None:
+                    failure = _sync_persist(persist, env)
+                act = d.persisted(failure)
+            elif isinstance(act, g.HandlingAct.COMMIT):
+                act = d.committed(_sync_call(d.tx.commit, "transaction.commit"))
             elif isinstance(act, g.HandlingAct.LOAD):
                 try:
                     text = _loaded(store.load(act.id), d.who)
@@ -634,6 +771,7 @@ def handle_delivery(receiver: Union[Receiver, str], claims: Union[Claims, ClaimS
     except GeneratedError as e:  # INVALID_STEP: a bug of this driver
         _raise(e)
     finally:
+        d.rollback()  # only when an exception left the transaction open
         # A store of Claims.with_store that raised left its exception for a StoreError's
         # cause: the handling answered it, so it is dropped (with its frames).
         _failures.last = None
@@ -666,16 +804,23 @@ async def handle_delivery_async(receiver: Union[Receiver, str],
                                 headers: Headers,
                                 persist: Callable[[Envelope], Union[Awaitable[object], object]], *,
                                 token: Optional[str] = None,
-                                clock: Optional[Callable[[], int]] = None) -> DeliveryReply:
+                                clock: Optional[Callable[[], int]] = None,
+                                transaction: Optional[AsyncTransaction] = None) -> DeliveryReply:
     """``handle_delivery`` for asyncio: the claims in an ``AsyncClaims`` (e.g. over
     ``xborder.redis.AsyncRedisClaimStore``) or an asyncio store itself
     (``AsyncPostgresClaims(...).store(conn)``, any object with ``async load`` and ``async
     compare_and_set``: awaited as core's handling asks), ``persist`` a coroutine function (or
-    a sync one); nothing blocks the event loop but core's own work (verify, decode, decide)."""
+    a sync one); nothing blocks the event loop but core's own work (verify, decode, decide).
+    A ``transaction`` is an ``AsyncTransaction`` (``async begin()``, ``commit()``,
+    ``rollback()``; ``AsyncPostgresClaims(...).store(conn)`` is one), driven as in
+    ``handle_delivery``."""
     rx, raw, sig, tok = _common(receiver, body, headers, persist, token, clock)
     store, lease, window = _async_store(claims)
-    h = g.DeliveryHandling.with_store_steps(rx._inner, raw, sig, tok, lease, window)
+    _transaction(transaction, sync=False)
+    in_tx = transaction is not None
+    h = g.DeliveryHandling.with_store_steps(rx._inner, raw, sig, tok, lease, window, in_tx)
     d = _Driver(h, store)
+    tx: Any = transaction
     try:
         act = h.next()
         while not isinstance(act, g.HandlingAct.ANSWER):
@@ -685,12 +830,28 @@ async def handle_delivery_async(receiver: Union[Receiver, str],
             elif isinstance(act, g.HandlingAct.PERSIST):
                 failure: Optional[Exception] = None
                 try:
+                    if in_tx:
+                        await _awaited(tx.begin(), "transaction", "begin")
+                        d.open = True
                     result = persist(_envelope(act.envelope))
                     if inspect.isawaitable(result):
                         await result
                 except Exception as e:
                     failure = e
-                act = d.persisted(failure)
+                if failure is not None:
+                    d.persist_error = failure
+                    await _rollback_async(d, tx)
+                act = h.persisted(failure is None)
+            elif isinstance(act, g.HandlingAct.COMMIT):
+                failure = None
+                try:
+                    await _awaited(tx.commit(), "transaction", "commit")
+                except Exception as e:
+                    failure = e
+                    d.persist_error = e
+                    await _rollback_async(d, tx)
+                d.open = False
+                act = h.committed(failure is None)
             elif isinstance(act, g.HandlingAct.LOAD):
                 try:
                     text = _loaded(await _awaited(store.load(act.id), d.who, "load"), d.who)
@@ -711,4 +872,16 @@ async def handle_delivery_async(receiver: Union[Receiver, str],
                 raise RuntimeError("xborder: an act this package does not know: %r" % (act,))
     except GeneratedError as e:  # INVALID_STEP: a bug of this driver
         _raise(e)
+    finally:
+        await _rollback_async(d, tx)  # only when an exception left the transaction open
     return d.reply(act.answer)
+
+
+async def _rollback_async(d: _Driver, tx: Any) -> None:
+    """``_Driver.rollback`` awaited."""
+    if d.open:
+        d.open = False
+        try:
+            await _awaited(tx.rollback(), "transaction", "rollback")
+        except Exception:
+            pass

@@ -303,17 +303,13 @@ class AsyncDictStore:
         return self.inner.compare_and_set(id, expected, new, ttl_ms)
 
 
-def step_text(step, act):
-    """The claim step's outcome (or error code) as the vector writes it, read from the act it
-    led to: a persist follows only a claim that claimed; an answer carries the step's outcome,
-    or its error's code (a complete that failed keeps its code beside a 200)."""
-    if isinstance(act, x.HandlingPersist):
-        return "claimed"
-    if not isinstance(act, x.HandlingAnswer):
-        raise AssertionError(f"a {step} step led to {act!r}")
-    if step == "complete" and act.code is not None:
-        return act.code
-    return str(act.outcome) if act.outcome is not None else act.code
+def step_text(h):
+    """The last claim step's outcome (or error code) as the vector writes it:
+    ``DeliveryHandling.last_step()``, core's."""
+    r = h.last_step()
+    if r is None:
+        raise AssertionError("a claim step ran, and the handling has no last step")
+    return str(r.outcome) if r.outcome is not None else r.code
 
 
 def finish_sync(h, act, store):
@@ -357,6 +353,7 @@ async def handle_steps(inp, mode):
         store = DictStore()
     else:
         store = AsyncDictStore()
+    tx = bool(inp.get("transaction", False))
     handlings, acts, answers = {}, [], {}
     for s in inp["steps"]:
         name, at = s["go"], s["at"]
@@ -367,10 +364,12 @@ async def handle_steps(inp, mode):
             sig = x.sign(secret, body) if sig == "valid" else None if sig == "missing" else sig
             token = d.get("token", name)
             if claims is not None:
-                handlings[name] = x.DeliveryHandling(receiver, claims, body, sig, token)
+                handlings[name] = x.DeliveryHandling(receiver, claims, body, sig, token,
+                                                     in_transaction=tx)
             else:
                 handlings[name] = x.DeliveryHandling.with_store_steps(
-                    receiver, body, sig, token, lease_ms=lease, window_ms=window)
+                    receiver, body, sig, token, lease_ms=lease, window_ms=window,
+                    in_transaction=tx)
         h = handlings[name]
         act = h.next()
         if isinstance(act, x.HandlingAnswer):
@@ -382,13 +381,19 @@ async def handle_steps(inp, mode):
             ok = d.get("persist", "ok") == "ok"
             h.persisted(ok)
             text = "persist:" + ("ok" if ok else "fail")
+        elif isinstance(act, x.HandlingCommit):
+            ok = d.get("commit", "ok") == "ok"
+            h.committed(ok)
+            text = "commit:" + ("ok" if ok else "fail")
         elif isinstance(act, x.HandlingStep):
             after = h.step(at)
             if mode == "async":
                 after = await finish_async(h, after, store)
             elif store is not None:
                 after = finish_sync(h, after, store)
-            text = f"{act.step}:{step_text(act.step, after)}"
+            if isinstance(after, (x.ClaimLoad, x.ClaimCompareAndSet)):
+                raise AssertionError(f"a {act.step} step left a store call: {after!r}")
+            text = f"{act.step}:{step_text(h)}"
         else:
             raise AssertionError(f"an act this runner does not know: {act!r}")
         acts.append(f"{name}:{text}")
