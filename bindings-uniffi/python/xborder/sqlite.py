@@ -235,12 +235,13 @@ class SqliteClaimStore(StepTime):
 
     def begin(self) -> None:
         """Opens the transaction of ``handle_delivery(..., transaction=store)`` on the
-        connection (``BEGIN``; it must be in none): the store's statements are not committed
-        until ``commit``."""
+        connection (``BEGIN``, of the connection's ``isolation_level``: ``IMMEDIATE`` from
+        ``connect``; it must be in none): the store's statements are not committed until
+        ``commit``."""
         if self._conn.in_transaction:
             raise ValueError("the store's transaction begins on a connection in no "
                              "transaction, got one inside a transaction")
-        self._conn.execute("BEGIN")
+        self._conn.execute(("BEGIN " + (self._conn.isolation_level or "")).strip())
         self._tx = True
 
     def commit(self) -> None:
