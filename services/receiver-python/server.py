@@ -31,15 +31,15 @@ Each delivery is ``xborder.handle_delivery`` (core's one flow: the order and eve
 
 With ``--postgres URL`` (psycopg 3, ``xborder.postgres``; a pool of ``--pool`` connections) or
 ``--sqlite PATH`` (``xborder.sqlite``, a file in WAL mode), the claims AND the events are in the
-database: the persist is one transaction, the event's row (``xborder_events``,
-services/sql/receiver-events.sql, the table the Rust and Node receivers write) and
-``complete_in``: committed when complete answers completed, rolled back otherwise (stale:
-another request took the id over and persists it; the persist fails, core releases and
-answers 500 ``PERSIST_FAILED``, the retry finds the id done). A failed transaction is the same
-(release -> 500, the provider retries). The handling's own complete then finds the id done
-(200). The JSON line
-in FILE is written after the commit (the table is what counts); ``--records`` is for the other
-stores.
+database, and the handling runs in a transaction (``handle_delivery(..., transaction=)``, core's
+order): the claim on a pooled connection, committed; then one transaction on one pooled
+connection: the event's row (``xborder_events``, services/sql/receiver-events.sql, the table the
+Rust and Node receivers write), the complete step's statements, the commit; then 200 (also when
+complete answered stale: another request took the id over after the lease, both rows stay, as
+core says). A failed write or commit (or a complete whose statement failed: the transaction is
+not committed) rolls back, releases the claim, 500 ``PERSIST_FAILED``: the provider retries.
+The JSON line in FILE is written after the commit (the table is what counts); ``--records`` is
+for the other stores.
 
 What a hostile client or a degraded store costs (services/README.md, the contract the three
 receivers share):
@@ -370,8 +370,7 @@ def shut_socket(conn):
 
 
 class Sql:
-    """Claims and events in PostgreSQL or SQLite: a step on a pooled connection, and the
-    event's row with ``complete_in`` in one transaction."""
+    """Claims and events in PostgreSQL or SQLite, on pooled connections."""
 
     def __init__(self, o, window):
         self.o = o
@@ -441,51 +440,33 @@ class Sql:
         except Exception as e:  # no connection: the store is unavailable
             raise xborder.StoreError("STORE_UNAVAILABLE", f"connect: {e}") from e
 
-    def persist_and_complete(self, row):
-        """The event's row and complete, in one transaction: committed when complete answers
-        completed, rolled back otherwise; the outcome. Raises when the transaction failed
-        (``StoreTimeout`` when it passed the store timeout)."""
-        id, token, at = row[0], row[3], row[6]
-        with self.pool.get() as conn:
-            if self.psycopg is not None:
-                outcome = None
-                with conn.transaction():
-                    conn.execute(self.insert, row)
-                    outcome = self.claims.complete_in(conn, id, token, at)
-                    if outcome != xborder.ClaimOutcome.COMPLETED:
-                        raise self.psycopg.Rollback()
-                return outcome
-            with conn:  # sqlite3: BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on an exception
-                conn.execute(self.insert, row)
-                outcome = self.claims.complete_in(conn, id, token, at)
-                if outcome != xborder.ClaimOutcome.COMPLETED:
-                    conn.rollback()
-                return outcome
-
     def reap(self):
         self.pool.reap()
 
 
-class TakenOver(Exception):
-    """The SQL persist's complete was not ``completed``: another request took the id over (the
-    lease ended) and persists the event; this one's row was rolled back."""
-
-
-class PooledStore:
-    """The SQL claims as ``handle_delivery``'s store, for one request: each load and
-    compare-and-set on a pooled connection (``xborder.postgres`` / ``xborder.sqlite``'s
-    ``claims.store(conn)``), bounded by the pool's timeout and watchdog (a timeout is a store
-    failure: ``STORE_UNAVAILABLE``)."""
+class SqlRequest:
+    """The SQL claims as one request's ``handle_delivery`` store and ``transaction``: outside
+    the transaction, each load and compare-and-set on a pooled connection
+    (``claims.store(conn)``); the transaction (``begin``, the persist's row, the complete
+    step's calls, ``commit`` or ``rollback``) on one pooled connection, taken at its first
+    statement (after ``--persist-delay-ms``) and held until it ends. Each is bounded by the
+    pool's timeout and watchdog (a timeout is a store failure: ``STORE_UNAVAILABLE``)."""
 
     def __init__(self, sql):
         self.sql = sql
         self.lease_ms, self.window_ms = sql.claims.lease_ms, sql.claims.window_ms
         self.at = None
+        self.wanted = False  # begun, its connection not taken yet
+        self.held = None  # (pool context, connection, store in the transaction)
 
     def step_at(self, at_ms):
         self.at = at_ms
 
     def call(self, method, *args):
+        if self.wanted or self.held is not None:
+            store = self.open()[2]
+            store.step_at(self.at)
+            return getattr(store, method)(*args)
         with self.sql.pool.get() as conn:
             store = self.sql.claims.store(conn)
             store.step_at(self.at)
@@ -496,6 +477,61 @@ class PooledStore:
 
     def compare_and_set(self, id, expected, new, ttl_ms):
         return self.call("compare_and_set", id, expected, new, ttl_ms)
+
+    def begin(self):
+        self.wanted = True
+
+    def open(self):
+        """The transaction's (pool context, connection, store), begun at its first use."""
+        if self.held is None:
+            self.wanted = False
+            cm = self.sql.pool.get()
+            conn = cm.__enter__()
+            store = self.sql.claims.store(conn)
+            self.held = (cm, conn, store)
+            try:
+                store.begin()
+            except BaseException as e:
+                raise self.end(e)
+        return self.held
+
+    def connection(self):
+        """The transaction's connection (the persist's row)."""
+        return self.open()[1]
+
+    def end(self, e=None):
+        """Gives the transaction's connection back to the pool; the exception ``e`` that ended
+        it, as the pool tells it (a ``StoreTimeout`` when the watchdog cut it)."""
+        held, self.held, self.wanted = self.held, None, False
+        if held is not None:
+            try:
+                held[0].__exit__(None if e is None else type(e), e,
+                                 None if e is None else e.__traceback__)
+            except BaseException as x:  # noqa: BLE001 - the pool's StoreTimeout
+                return x
+        return e
+
+    def commit(self):
+        if self.held is None and not self.wanted:
+            return
+        store = self.open()[2]
+        try:
+            store.commit()
+        except BaseException as e:
+            quietly(store.rollback)  # (SQLite keeps a transaction whose commit failed)
+            raise self.end(e)
+        self.end()
+
+    def rollback(self):
+        if self.held is None:
+            self.wanted = False
+            return
+        store = self.held[2]
+        try:
+            store.rollback()
+        except BaseException as e:
+            raise self.end(e)
+        self.end()
 
 
 class App:
@@ -624,7 +660,8 @@ class App:
         receiver persists (``persist``) and counts what the answer says."""
         token = self.token()
         claimed_at = []
-        in_tx = []
+        req = None if self.sql is None else SqlRequest(self.sql)
+        written = []
 
         def clock():
             now = self.clock.now()
@@ -635,15 +672,22 @@ class App:
         def persist(env):
             if self.o.persist_delay_ms:
                 time.sleep(self.o.persist_delay_ms / 1000)
-            if self.sql is not None:
-                self.persist_sql(env, token, claimed_at[0])
-                in_tx.append(True)
+            if req is not None:
+                written.append(self.persist_sql(req, env, token, claimed_at[0]))
             else:
                 self.persist(env, token, claimed_at[0])
 
-        claims = self.claims if self.sql is None else PooledStore(self.sql)
-        reply = xborder.handle_delivery(self.receiver, claims, body, signature, persist,
-                                        token=token, clock=clock)
+        if req is None:
+            reply = xborder.handle_delivery(self.receiver, self.claims, body, signature, persist,
+                                            token=token, clock=clock)
+        else:
+            # The event's row and the claim's completion commit together (core's order:
+            # begin, the row, the complete step on the transaction, commit).
+            reply = xborder.handle_delivery(self.receiver, req, body, signature, persist,
+                                            token=token, clock=clock, transaction=req)
+            if reply.persisted and written and self.o.persist:
+                # After the commit: the table is what counts (a kill in between loses the line).
+                self.append_line(written[0])
         decision, outcome = reply.decision, reply.outcome
         if decision.action == xborder.Action.REJECT:
             self.count("rejected")  # core's status: 400 the request's, 413 too large, 500 ours
@@ -651,9 +695,6 @@ class App:
         if decision.action != xborder.Action.PROCESS:
             self.count("ignored")
             return reply.status, dict(result=str(decision.action)), {}
-        if isinstance(reply.persist_error, TakenOver):
-            self.count("stale")
-            return reply.status, dict(error=reply.error_code), reply.headers
         if reply.persist_error is not None:
             self.count("persist_failed")
             log(f"receiver-python: persist {decision.envelope.id}: {reply.persist_error}")
@@ -666,36 +707,29 @@ class App:
                        else "duplicate")
             return reply.status, dict(result=str(outcome)), reply.headers
         # Persisted: 200 whatever complete gave (core's rule).
-        if reply.error_code is not None and not in_tx:
-            # (SQL: the persist's transaction completed the claim already; nothing to redo.)
+        if reply.error_code is not None:
             # The store failed (or hung past the timeout) on complete: the claim would stay
             # held and a redelivery after its lease would process the event again. Completed
             # in the background, with the same token, as soon as the store answers.
             self.count("store_errors")
             self.completer.add(decision.envelope.id, token, reply.error_code)
-        elif outcome == xborder.ClaimOutcome.STALE and not in_tx:
+        elif outcome == xborder.ClaimOutcome.STALE:
+            # (SQL: committed with the row all the same, as core says.)
             self.count("stale")
         self.count("processed")
         return reply.status, dict(result="processed"), reply.headers
 
-    def persist_sql(self, env, token, claimed_at):
-        """PostgreSQL or SQLite: the event's row and complete in one transaction (a kill
-        between them can neither keep the row without the claim done nor the reverse); a
-        complete that is not completed (another request took the id over) rolls the row back
-        and fails the persist: core releases (stale) and answers 500, the retry finds the id
-        done or held. The handling's own complete then finds the id done (stale: 200)."""
+    def persist_sql(self, req, env, token, claimed_at):
+        """PostgreSQL or SQLite: the event's row on the request's transaction (committed with
+        the claim's completion; a kill between them can neither keep the row without the claim
+        done nor the reverse); the JSON line to write once committed."""
         at = self.clock.now()
         row = (env.id, env.event, self.o.instance, token, claimed_at, self.o.lease_ms, at)
-        outcome = self.sql.persist_and_complete(row)
-        if outcome != xborder.ClaimOutcome.COMPLETED:
-            raise TakenOver(f"complete answered {outcome}: another request took the id over; "
-                            "rolled back")
-        if self.o.persist:
-            # After the commit: the table is what counts (a kill in between loses the line).
-            line = dict(id=env.id, event=env.event, instance=self.o.instance, token=token,
-                        at_ms=at, claimed_at_ms=claimed_at, lease_ms=self.o.lease_ms,
-                        clock_offset_ms=self.clock.offset_ms)
-            self.append_line((json.dumps(line) + "\n").encode("utf-8"))
+        req.connection().execute(self.sql.insert, row)
+        line = dict(id=env.id, event=env.event, instance=self.o.instance, token=token,
+                    at_ms=at, claimed_at_ms=claimed_at, lease_ms=self.o.lease_ms,
+                    clock_offset_ms=self.clock.offset_ms)
+        return (json.dumps(line) + "\n").encode("utf-8")
 
     def step(self, what, id, token, at):
         """One claim step in this receiver's store (the Completer's retries)."""

@@ -226,12 +226,13 @@ class SqliteClaimStore(StepTime):
     ``Transaction`` on its connection (``handle_delivery(..., transaction=store)``): the
     event's write and the claim's completion on this connection commit together."""
 
-    __slots__ = ("_conn", "_tx")
+    __slots__ = ("_conn", "_tx", "_failed")
 
     def __init__(self, claims: SqliteClaims, conn: sqlite3.Connection) -> None:
         self._conn = _conn(conn)
         super().__init__(claims)
         self._tx = False
+        self._failed: Optional[BaseException] = None
 
     def begin(self) -> None:
         """Opens the transaction of ``handle_delivery(..., transaction=store)`` on the
@@ -242,16 +243,23 @@ class SqliteClaimStore(StepTime):
             raise ValueError("the store's transaction begins on a connection in no "
                              "transaction, got one inside a transaction")
         self._conn.execute(("BEGIN " + (self._conn.isolation_level or "")).strip())
-        self._tx = True
+        self._tx, self._failed = True, None
 
     def commit(self) -> None:
-        """Commits the transaction ``begin`` opened (``sqlite3``'s error when it did not)."""
-        self._tx = False
+        """Commits the transaction ``begin`` opened (``sqlite3``'s error when it did not). A
+        transaction in which a statement of this store failed is not committed (an
+        ``sqlite3.OperationalError``, the statement's error as its cause), as PostgreSQL does
+        with a failed transaction: SQLite would commit the rest."""
+        failed, self._tx, self._failed = self._failed, False, None
+        if failed is not None:
+            raise sqlite3.OperationalError("a statement of the transaction failed: not "
+                                           "committed (%s: %s)" % (type(failed).__name__,
+                                                                    failed)) from failed
         self._conn.commit()
 
     def rollback(self) -> None:
         """Rolls the transaction ``begin`` opened back."""
-        self._tx = False
+        self._tx, self._failed = False, None
         self._conn.rollback()
 
     def _statement(self, sql: str, params: List[Any], rows: bool) -> Any:
@@ -262,7 +270,9 @@ class SqliteClaimStore(StepTime):
             out = cur.fetchone() if rows else int(cur.rowcount)
             _finish(conn, was)()
             return out
-        except BaseException:
+        except BaseException as e:
+            if self._tx:
+                self._failed = e
             _undo(conn, was)
             raise
 
