@@ -159,6 +159,11 @@ def wrong_kinds() -> None:
         ("DeliveryHandling.swapped", "applied", lambda: x.DeliveryHandling(rx, claims, BODY, SIG, "t").swapped(1)),
         ("DeliveryHandling.store_failed", "message", lambda: x.DeliveryHandling(rx, claims, BODY, SIG, "t").store_failed(None)),
         ("DeliveryHandling.persisted", "ok", lambda: x.DeliveryHandling(rx, claims, BODY, SIG, "t").persisted("yes")),
+        ("DeliveryHandling.committed", "ok", lambda: x.DeliveryHandling(rx, claims, BODY, SIG, "t").committed(None)),
+        ("DeliveryHandling", "in_transaction", lambda: x.DeliveryHandling(rx, claims, BODY, SIG, "t", in_transaction=1)),
+        ("DeliveryHandling.with_store_steps", "in_transaction", lambda: x.DeliveryHandling.with_store_steps(rx, BODY, SIG, "t", in_transaction="yes")),
+        ("handle_delivery", "transaction", lambda: x.handle_delivery(rx, claims, BODY, SIG, ok_persist, transaction=object())),
+        ("handle_delivery_async", "transaction", lambda: x.handle_delivery_async(rx, aclaims, BODY, SIG, ok_persist, transaction=True)),
         ("classify_event", "name", lambda: x.classify_event(None)),
         ("check_registration", "events", lambda: x.check_registration("order:created")),
         ("check_registration", "existing_webhooks", lambda: x.check_registration(["order:created"], -1)),
@@ -277,7 +282,8 @@ def wrong_kinds() -> None:
                     fns.append((mname, m.__func__ if isinstance(m, classmethod) else m))
         for fname, fn in fns:
             for p in list(inspect.signature(fn).parameters)[0:]:
-                if p in ("self", "cls") or name in ("ClaimStore", "AsyncClaimStore"):
+                if p in ("self", "cls") or name in ("ClaimStore", "AsyncClaimStore", "Transaction",
+                                                    "AsyncTransaction"):
                     continue
                 if (fname, p) not in covered and (name, p) not in covered:
                     fail("no wrong-kind test for %s.%s(%s)" % (name, fname, p))
@@ -385,6 +391,103 @@ def behaviour() -> None:
     a = h.answer()
     expect("answer", (a.status, a.code, a.persisted) if a else None, (500, "PERSIST_FAILED", False))
     expect("decision", str(h.decision.action), "process")
+    # In a transaction, act by act: claim, persist (begin + the write), complete on the
+    # transaction, commit; a failed commit releases.
+    h = x.DeliveryHandling(SECRET, x.Claims(), body9, x.sign(SECRET, body9), "t2", in_transaction=True)
+    expect("tx: no step yet", h.last_step(), None)
+    expect("tx: claim", h.step(1), x.HandlingPersist(h.decision.envelope) if h.decision.envelope else None)
+    expect("tx: last step", h.last_step(), x.HandlingStepResult("claim", x.ClaimOutcome.CLAIMED, None))
+    expect("tx: complete", h.persisted(True), x.HandlingStep("complete", "evt_9"))
+    expect("tx: commit", h.step(2), x.HandlingCommit("evt_9"))
+    expect("tx: release after a failed commit", h.committed(False), x.HandlingStep("release", "evt_9"))
+    end = h.step(3)
+    # (x.Claims is not in any transaction: the completion stays, so the release is stale.)
+    expect("tx: answer", (end.status, end.code, end.outcome, end.persisted) if isinstance(end, x.HandlingAnswer) else end,
+           (500, "PERSIST_FAILED", x.ClaimOutcome.STALE, False))
+    expect("tx: last step", h.last_step(), x.HandlingStepResult("release", x.ClaimOutcome.STALE, None))
+
+    class Tx:
+        """A transaction over a Store's map: rollback restores what begin saw."""
+
+        def __init__(self, store: Store, fail_commit: bool) -> None:
+            self.calls: List[str] = []
+            self.store, self.fail_commit = store, fail_commit
+            self.saved: Dict[str, str] = {}
+
+        def begin(self) -> None:
+            self.calls.append("begin")
+            self.saved = dict(self.store.map)
+
+        def commit(self) -> None:
+            self.calls.append("commit")
+            if self.fail_commit:
+                raise OSError("commit refused")
+
+        def rollback(self) -> None:
+            self.calls.append("rollback")
+            self.store.map = dict(self.saved)
+
+    txc = Store()
+    tx = Tx(txc, fail_commit=True)
+    r = x.handle_delivery(SECRET, txc, body9, x.sign(SECRET, body9), lambda e: tx.calls.append("write"),
+                          clock=lambda: 10, transaction=tx)
+    expect("tx commit fails", (r.status, r.error_code, str(r.outcome), r.persisted, str(r.persist_error), tx.calls),
+           (500, "PERSIST_FAILED", "released", False, "commit refused", ["begin", "write", "commit", "rollback"]))
+    tx = Tx(txc, fail_commit=False)
+    r = x.handle_delivery(SECRET, txc, body9, x.sign(SECRET, body9), lambda e: tx.calls.append("write"),
+                          clock=lambda: 11, transaction=tx)
+    expect("tx retry commits", (r.status, str(r.outcome), r.persisted, tx.calls),
+           (200, "completed", True, ["begin", "write", "commit"]))
+
+    def write_fails(e: x.Envelope) -> None:
+        raise OSError("write refused")
+    body8 = BODY.replace(b"evt_1", b"evt_8")
+    tx = Tx(txc, fail_commit=False)
+    r = x.handle_delivery(SECRET, txc, body8, x.sign(SECRET, body8), write_fails, clock=lambda: 12, transaction=tx)
+    expect("tx write fails", (r.status, r.error_code, str(r.persist_error), tx.calls),
+           (500, "PERSIST_FAILED", "write refused", ["begin", "rollback"]))
+
+    class ATx:
+        def __init__(self, store: Store) -> None:
+            self.calls: List[str] = []
+            self.store = store
+            self.saved: Dict[str, str] = {}
+
+        async def begin(self) -> None:
+            self.calls.append("begin")
+            self.saved = dict(self.store.map)
+
+        async def commit(self) -> None:
+            self.calls.append("commit")
+            raise OSError("commit refused")
+
+        async def rollback(self) -> None:
+            self.calls.append("rollback")
+            self.store.map = dict(self.saved)
+
+    async def run_tx_async() -> None:
+        store = AStore()
+        atx = ATx(store.inner)
+        r = await x.handle_delivery_async(SECRET, store, body9, x.sign(SECRET, body9), lambda e: atx.calls.append("write"),
+                                          clock=lambda: 10, transaction=atx)
+        expect("async tx commit fails", (r.status, r.error_code, str(r.outcome), atx.calls, len(store.inner.map)),
+               (500, "PERSIST_FAILED", "released", ["begin", "write", "commit", "rollback"], 0))
+        try:
+            await x.handle_delivery_async(SECRET, store, body9, x.sign(SECRET, body9), lambda e: None,
+                                          transaction=Tx(store.inner, False))  # type: ignore[arg-type]
+        except TypeError as e:
+            expect("a sync transaction in asyncio", "AsyncTransaction" in str(e), True)
+        else:
+            fail("a sync transaction accepted by handle_delivery_async")
+    try:
+        x.handle_delivery(SECRET, x.Claims(), body9, x.sign(SECRET, body9), lambda e: None,
+                          transaction=ATx(Store()))  # type: ignore[arg-type]
+    except TypeError as e:
+        expect("an async transaction in sync", "handle_delivery_async" in str(e), True)
+    else:
+        fail("an async transaction accepted by handle_delivery")
+    asyncio.run(run_tx_async())
+
     claims.step("claim", "evt_3", "other", 1)
     body3 = BODY.replace(b"evt_1", b"evt_3")
     r = x.handle_delivery(SECRET, claims, body3, x.sign(SECRET, body3), broken, clock=lambda: 2)

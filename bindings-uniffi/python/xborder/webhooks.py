@@ -636,7 +636,7 @@ class Transaction(Protocol):
 
 
 class AsyncTransaction(Protocol):
-    """``Transaction`` for ``handle_delivery_async``: coroutines
+    """``Transaction`` for ``handle_delivery_async``: coroutine functions
     (``AsyncPostgresClaims(...).store(conn)`` is one)."""
 
     def begin(self) -> Awaitable[object]: ...
@@ -650,10 +650,17 @@ def _transaction(tx: object, sync: bool) -> None:
     if tx is None:
         return
     for method in ("begin", "commit", "rollback"):
-        if not callable(getattr(tx, method, None)):
+        fn = getattr(tx, method, None)
+        if not callable(fn):
             raise TypeError("transaction must be %s (begin, commit, rollback), got %s"
                             % ("a Transaction" if sync else "an AsyncTransaction",
                                type(tx).__name__))
+        if inspect.iscoroutinefunction(fn) == sync:
+            raise TypeError("transaction must be %s: %s.%s is %s (%s)"
+                            % ("a Transaction" if sync else "an AsyncTransaction",
+                               type(tx).__name__, method, "async" if sync else "not async",
+                               "an async one goes to handle_delivery_async" if sync
+                               else "a sync one goes to handle_delivery"))
 
 
 def _sync_call(fn: Callable[[], object], what: str) -> Optional[Exception]:
