@@ -238,8 +238,9 @@ class DeliveryReply:
     ``status`` and ``retry_after_s`` (send ``headers``), the receiver's ``decision``, the claim's
     last ``outcome`` (None when nothing was claimed), the ``error_code`` (a rejected delivery's,
     a failed claim step's, or ``PERSIST_FAILED``; with a 200 when ``complete`` failed after the
-    persist), whether the event was ``persisted``, and the exception your ``persist`` raised
-    (``persist_error``: the event was released for the provider's retry). It is kept here, never
+    persist), whether the event was ``persisted``, and the exception your ``persist`` (or, with
+    ``transaction=``, its ``begin`` or ``commit``) raised (``persist_error``: the event was
+    released for the provider's retry). It is kept here, never
     swallowed: log it or raise it after answering."""
 
     status: int
