@@ -304,8 +304,11 @@ impl Handling {
     /// host's (a SQL store that completes on the transaction's connection): claim, persist (the
     /// write, not yet committed), complete (its store calls on the transaction), then
     /// [`Act::Commit`]; a failed write or commit releases the claim (outside the transaction)
-    /// and answers 500 [`PERSIST_FAILED`]. So the event's row and its completion commit
-    /// together or not at all.
+    /// and answers 500 [`PERSIST_FAILED`]. A complete that is not `completed` inside the
+    /// transaction (`stale`: another request took the event over after the lease; or an error)
+    /// answers without a commit (503): the host rolls back a transaction still open when the
+    /// handling answers, and before it runs a release. So the event's row and its completion
+    /// commit together, once, or not at all.
     ///
     /// ```
     /// use xborder_core::{claims::{ClaimRules, Outcome}, delivery::Receiver, signature::sign};
@@ -488,6 +491,9 @@ impl Handling {
             Step::Complete,
             result.as_ref().copied().map_err(|e| e.code()),
         ));
+        if self.transaction {
+            return Ok(self.completed_in_transaction(result));
+        }
         let (outcome, code) = match result {
             Ok(Outcome::Stale) => (Outcome::Stale, None),
             Ok(_) => (Outcome::Completed, None),
@@ -498,12 +504,38 @@ impl Handling {
             .rules
             .reply(Step::Complete, outcome)
             .unwrap_or(Reply::OK);
-        if self.transaction {
-            self.completed = Some((reply, code));
-            self.state = State::Commit;
-            return Ok(self.next());
-        }
         Ok(self.finish(reply, code))
+    }
+
+    /// The complete step's result inside the host's transaction: `completed` goes on to the
+    /// commit; otherwise the write must not commit (the host rolls back the transaction it
+    /// still holds when the handling answers): `stale` (another request took the event over
+    /// after the lease and will persist it) is answered as a claim held by another, 503 with the
+    /// lease as `Retry-After`; an error with its reply (`STORE_UNAVAILABLE`: 503, the claim
+    /// left to its lease). Nothing is persisted either way, so each event's write commits once.
+    fn completed_in_transaction(&mut self, result: Result<Outcome, ClaimError>) -> Act<'_> {
+        self.persisted = false;
+        match result {
+            Ok(Outcome::Stale) => {
+                self.outcome = Some(Outcome::Stale);
+                let reply = self
+                    .rules
+                    .reply(Step::Claim, Outcome::InProgress)
+                    .unwrap_or(Reply {
+                        status: 503,
+                        retry_after_s: None,
+                    });
+                self.finish(reply, None)
+            }
+            Ok(_) => {
+                self.outcome = Some(Outcome::Completed);
+                self.persisted = true;
+                self.completed = Some((Reply::OK, None));
+                self.state = State::Commit;
+                self.next()
+            }
+            Err(e) => self.finish(e.reply(), Some(e.code())),
+        }
     }
 
     /// (A handling [`in_transaction`](Handling::in_transaction).) Whether the host's commit of
@@ -773,8 +805,10 @@ mod tests {
         assert_eq!(h.next().as_str(), "persist");
         h.persisted(true).unwrap();
         assert_eq!(h.next().as_str(), "complete");
-        // Stale inside the transaction (the lease ran out): still committed, still 200.
-        assert_eq!(h.completed(Ok(Outcome::Stale)).unwrap().as_str(), "commit");
+        assert_eq!(
+            h.completed(Ok(Outcome::Completed)).unwrap().as_str(),
+            "commit"
+        );
         assert!(h.persisted(true).is_err());
         assert_eq!(h.committed(false).unwrap().as_str(), "release");
         let Act::Answer(a) = h.released(Ok(Outcome::Released)).unwrap() else {
@@ -784,16 +818,34 @@ mod tests {
             (a.reply.status, a.code, a.persisted),
             (500, Some(PERSIST_FAILED), false)
         );
+        // Stale inside the transaction (another request took the event over after the lease):
+        // no commit (the host rolls back), answered as a claim held by another.
         let mut h = process("t").in_transaction();
         h.claimed(Ok(Outcome::Claimed)).unwrap();
         h.persisted(true).unwrap();
-        h.completed(Ok(Outcome::Stale)).unwrap();
-        let Act::Answer(a) = h.committed(true).unwrap() else {
+        let Act::Answer(a) = h.completed(Ok(Outcome::Stale)).unwrap() else {
             panic!("no answer")
         };
         assert_eq!(
-            (a.reply.status, a.outcome, a.persisted),
-            (200, Some(Outcome::Stale), true)
+            (
+                a.reply.status,
+                a.reply.retry_after_s,
+                a.outcome,
+                a.persisted
+            ),
+            (503, Some(30), Some(Outcome::Stale), false)
+        );
+        // A failed complete inside the transaction: its reply, nothing persisted.
+        let mut h = process("t").in_transaction();
+        h.claimed(Ok(Outcome::Claimed)).unwrap();
+        h.persisted(true).unwrap();
+        let down = ClaimError::Store(StoreError::new("pg: timeout"));
+        let Act::Answer(a) = h.completed(Err(down)).unwrap() else {
+            panic!("no answer")
+        };
+        assert_eq!(
+            (a.reply.status, a.code, a.persisted),
+            (503, Some("STORE_UNAVAILABLE"), false)
         );
         // Without a transaction there is no commit to report.
         let mut h = process("t");
