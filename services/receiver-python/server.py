@@ -34,10 +34,11 @@ With ``--postgres URL`` (psycopg 3, ``xborder.postgres``; a pool of ``--pool`` c
 database, and the handling runs in a transaction (``handle_delivery(..., transaction=)``, core's
 order): the claim on a pooled connection, committed; then one transaction on one pooled
 connection: the event's row (``xborder_events``, services/sql/receiver-events.sql, the table the
-Rust and Node receivers write), the complete step's statements, the commit; then 200 (also when
-complete answered stale: another request took the id over after the lease, both rows stay, as
-core says). A failed write or commit (or a complete whose statement failed: the transaction is
-not committed) rolls back, releases the claim, 500 ``PERSIST_FAILED``: the provider retries.
+Rust and Node receivers write), the complete step's statements, the commit; then 200. A
+complete that is not completed there commits nothing (rolled back): stale (another request
+took the id over after the lease, and writes it) is answered 503 with the lease as
+Retry-After, a store error 503 ``STORE_UNAVAILABLE``. A failed write or commit rolls back,
+releases the claim, 500 ``PERSIST_FAILED``: the provider retries.
 The JSON line in FILE is written after the commit (the table is what counts); ``--records`` is
 for the other stores.
 
@@ -700,9 +701,16 @@ class App:
             log(f"receiver-python: persist {decision.envelope.id}: {reply.persist_error}")
             return reply.status, dict(error=reply.error_code), reply.headers
         if not reply.persisted:
-            if outcome is None:  # the claim failed (the store, or its timeout)
+            if outcome is None or reply.error_code is not None:
+                # A claim step failed (the store, or its timeout; SQL: also the complete
+                # inside the transaction, rolled back).
                 self.count("store_errors")
                 return reply.status, dict(error=reply.error_code), reply.headers
+            if outcome == xborder.ClaimOutcome.STALE:
+                # (SQL) another request took the id over inside this one's transaction:
+                # rolled back, 503 with the lease as Retry-After.
+                self.count("stale")
+                return reply.status, dict(result=str(outcome)), reply.headers
             self.count("in_progress" if outcome == xborder.ClaimOutcome.IN_PROGRESS
                        else "duplicate")
             return reply.status, dict(result=str(outcome)), reply.headers
@@ -714,7 +722,6 @@ class App:
             self.count("store_errors")
             self.completer.add(decision.envelope.id, token, reply.error_code)
         elif outcome == xborder.ClaimOutcome.STALE:
-            # (SQL: committed with the row all the same, as core says.)
             self.count("stale")
         self.count("processed")
         return reply.status, dict(result="processed"), reply.headers

@@ -6,7 +6,7 @@ present, XBORDER_VECTORS_DIR); the statements and migrations are the Rust crate'
 expired row); complete inside the host's transaction (rolled back: neither the event's row nor
 the completion, the id claimable again once the lease ends; committed: a duplicate); expiry and
 purge; store failures are STORE_UNAVAILABLE; handle_delivery(..., transaction=store) (a
-failed commit: 500 PERSIST_FAILED, the claim released); every public parameter with a wrong kind (TypeError
+failed commit: 500 PERSIST_FAILED, the claim released; stale inside: rolled back, 503); every public parameter with a wrong kind (TypeError
 or ValueError naming it); ``import xborder`` and ``xborder.postgres`` without psycopg."""
 
 import asyncio
@@ -722,7 +722,7 @@ def in_transaction_postgres(url: str) -> None:
     the completion commit together; a commit that fails (a deferred unique constraint) is 500
     PERSIST_FAILED, neither the row nor the completion, the claim released, a retry takes it;
     a write that fails likewise; a complete that is stale inside the transaction (another
-    request took the event over) is committed and answered 200."""
+    request took the event over) commits nothing: rolled back, 503 with the lease."""
     secret = "whsec_tx"
     claims = xp.PostgresClaims(lease_ms=20_000)
     with psycopg.connect(url, autocommit=True) as admin:
@@ -804,8 +804,9 @@ def in_transaction_postgres(url: str) -> None:
                                                 clock=_clock(1000, 1000 + 20_002),
                                                 transaction=store, token="first")
                 expect("%s: stale inside the transaction" % tag,
-                       (r.status, str(r.outcome), r.persisted, rows(id)),
-                       (200, "stale", True, 1))
+                       (r.status, r.headers, str(r.outcome), r.persisted, rows(id),
+                        conn.info.transaction_status.name),
+                       (503, {"Retry-After": "20"}, "stale", False, 0, "IDLE"))
                 counts["pg in transaction"] = counts.get("pg in transaction", 0) + 1
 
     async def run() -> None:

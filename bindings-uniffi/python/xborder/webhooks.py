@@ -732,7 +732,9 @@ def handle_delivery(receiver: Union[Receiver, str], claims: Union[Claims, ClaimS
     ``transaction.begin()`` and ``persist(envelope)`` (your write on the same connection, not
     committed), the complete step's store calls inside that transaction, ``commit()``, the
     answer. A write or a commit that raised is rolled back and the claim released: 500
-    ``PERSIST_FAILED``, the exception as ``persist_error``."""
+    ``PERSIST_FAILED``, the exception as ``persist_error``. A complete that is not
+    ``completed`` there commits nothing: rolled back, answered as core says (``stale``: 503
+    with the lease as ``Retry-After``; a store error: its reply), ``persisted`` False."""
     rx, raw, sig, tok = _common(receiver, body, headers, persist, token, clock)
     _sync_store(claims)
     _transaction(transaction, sync=True)
@@ -779,7 +781,7 @@ def handle_delivery(receiver: Union[Receiver, str], claims: Union[Claims, ClaimS
     except GeneratedError as e:  # INVALID_STEP: a bug of this driver
         _raise(e)
     finally:
-        d.rollback()  # only when an exception left the transaction open
+        d.rollback()  # a transaction still open at the answer (or after an exception)
         # A store of Claims.with_store that raised left its exception for a StoreError's
         # cause: the handling answered it, so it is dropped (with its frames).
         _failures.last = None
@@ -881,7 +883,7 @@ async def handle_delivery_async(receiver: Union[Receiver, str],
     except GeneratedError as e:  # INVALID_STEP: a bug of this driver
         _raise(e)
     finally:
-        await _rollback_async(d, tx)  # only when an exception left the transaction open
+        await _rollback_async(d, tx)  # still open at the answer (or after an exception)
     return d.reply(act.answer)
 
 
