@@ -7,7 +7,7 @@ use xborder_core::claims::{self, Need};
 use xborder_core::handling::{self, Act, Next, StoreSteps};
 
 use crate::claims::{claim_rules, ClaimOutcome, ClaimReply, Claims, NeedAnswer};
-use crate::delivery::Receiver;
+use crate::delivery::{Decision, Receiver};
 use crate::envelope::Envelope;
 use crate::errors::XborderError;
 
@@ -300,6 +300,12 @@ impl DeliveryHandling {
     /// `INVALID_STEP` when the handling does not wait for a persist.
     pub fn persisted(&self, ok: bool) -> Result<HandlingAct, XborderError> {
         self.with(|s| Ok(HandlingAct::from(s.persisted(ok)?)))
+    }
+
+    /// The receiver's decision this handling started from (what `Receiver.receive` gives for
+    /// the same body and signature; made once, by the constructor).
+    pub fn decision(&self) -> Decision {
+        self.with(|s| Decision::from(s.handling().decision()))
     }
 
     /// (In a transaction.) Whether the host's commit succeeded: the next act (the answer, or the
