@@ -8,6 +8,8 @@
 #   dist/kotlin/dev/xborder/{*.kt,internal/}           the hand-written API users import (bindings-uniffi/jvm/src/main/kotlin;
 #                                                      internal/Speed.kt, the speed measure, checked by kotlin/check_speed.py)
 #   dist/swift/{Xborder.swift,XborderFFI.h,module.modulemap}
+#   dist/swift/Handling.swift                          the hand-written part of the module Xborder (handleDelivery;
+#                                                      bindings-uniffi/swift/Sources/Xborder), compiled beside Xborder.swift
 #   dist/python/xborder/                               the package users import (python/xborder/,
 #                                                      hand-written)
 #   dist/python/_xborder_ffi/{xborder.py,libxborder_ffi.so}  the generated module, as uniffi writes it
@@ -83,14 +85,16 @@ cp -R "$HERE/jvm/src/main/kotlin/dev/xborder/internal" "$HERE/jvm/src/main/kotli
   "$DIST.new/kotlin/dev/xborder/"
 cp "$GEN/Xborder.swift" "$GEN/XborderFFI.h" "$DIST.new/swift/"
 cp "$GEN/XborderFFI.modulemap" "$DIST.new/swift/module.modulemap"
+# Swift: the module's hand-written part (handleDelivery), compiled into the same module Xborder.
+cp "$HERE/swift/Sources/Xborder/Handling.swift" "$DIST.new/swift/"
 # Python: the hand-written package (python/xborder/) and, beside it, the generated module,
 # untouched, with its library (python/_xborder_ffi/); package.py checks the labelled speed module
 # (xborder/_speed.py) against the generated module (the build fails if it no longer fits) and
 # writes the wheel.
 tar -C "$HERE/python" --exclude=__pycache__ -cf - xborder _xborder_ffi | tar -C "$DIST.new/python" -xf -
 cp "$GEN/xborder.py" "$LIB" "$DIST.new/python/_xborder_ffi/"
-# xborder.redis's compare-and-set: the project's one script (stores/redis/), shipped in the package.
-cp "$ROOT/services/redis/compare-and-set.lua" "$DIST.new/python/xborder/"
+# xborder.redis's compare-and-set: the project's one script (core/src/claims/), shipped in the package.
+cp "$ROOT/core/src/claims/redis_compare_and_set.lua" "$DIST.new/python/xborder/"
 "${XBORDER_PYTHON:-python3}" "$HERE/python/package.py" "$DIST.new/python"
 cp "$HERE/dist-readme/README.md" "$DIST.new/README.md"
 for lang in kotlin swift python; do cp "$HERE/dist-readme/$lang.md" "$DIST.new/$lang/README.md"; done

@@ -66,18 +66,19 @@ swift_api() {
   xb_tools swift '-f "${XBORDER_SWIFT_ROOT:-/nonexistent}/.xborder-ready"'
   local work=${CARGO_TARGET_DIR:-$ROOT/target}/swift-api hash bin
   mkdir -p "$work"
+  # Handling.swift: the module's hand-written part (handleDelivery), beside the generated file.
   cp "$DIST/swift/Xborder.swift" "$DIST/swift/XborderFFI.h" "$DIST/swift/module.modulemap" \
-    "$DIST/lib/libxborder_ffi.so" "$work/"
+    "$DIST/swift/Handling.swift" "$DIST/lib/libxborder_ffi.so" "$work/"
   cp "$HERE/tests/swift/ApiTests.swift" "$work/main.swift"
   # Every ```swift block of swift.md as a function (readme.sh), run by ApiTests' readmeTests().
   bash "$HERE/tests/swift/readme.sh" bindings-uniffi/dist-readme/swift.md > "$work/Readme.swift" || return 1
-  hash=$(cat "$XBORDER_SWIFT_ROOT/.xborder-ready" "$work/Xborder.swift" "$work/XborderFFI.h" \
+  hash=$(cat "$XBORDER_SWIFT_ROOT/.xborder-ready" "$work/Xborder.swift" "$work/Handling.swift" "$work/XborderFFI.h" \
     "$work/module.modulemap" "$work/Readme.swift" "$work/main.swift" | sha256sum | cut -c1-16)
   bin=api-$hash
   if [ ! -x "$work/$bin" ]; then
     find "$work" -maxdepth 1 -name 'api-*' -delete
     bash "$ROOT/tests/tools/swift-run.sh" "$work" -- \
-      swiftc -I . -L . -lxborder_ffi Xborder.swift Readme.swift main.swift -o "$bin.tmp" || return 1
+      swiftc -I . -L . -lxborder_ffi Xborder.swift Handling.swift Readme.swift main.swift -o "$bin.tmp" || return 1
     mv "$work/$bin.tmp" "$work/$bin"
   fi
   bash "$ROOT/tests/tools/swift-run.sh" "$work" -- env LD_LIBRARY_PATH=. "./$bin"

@@ -523,7 +523,7 @@ mod tests {
                 assert!(attr.contains(&capacity), "{attr}");
             }
         }
-        assert_eq!(src.matches(&lease).count(), 3);
+        assert_eq!(src.matches(&lease).count(), 4);
         assert_eq!(src.matches(&window).count(), 2);
     }
 

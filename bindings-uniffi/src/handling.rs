@@ -7,7 +7,7 @@ use xborder_core::claims::{self, Need};
 use xborder_core::handling::{self, Act, Next, StoreSteps};
 
 use crate::claims::{claim_rules, ClaimOutcome, ClaimReply, Claims, NeedAnswer};
-use crate::delivery::Receiver;
+use crate::delivery::{Decision, Receiver};
 use crate::envelope::Envelope;
 use crate::errors::XborderError;
 
@@ -90,6 +90,12 @@ pub enum HandlingAct {
         /// How long the store may keep `new`, in milliseconds (absent: no limit).
         ttl_ms: Option<u64>,
     },
+    /// (A handling in a transaction.) Commit the transaction holding the event's write and the
+    /// claim's completion, then `committed(ok)`.
+    Commit {
+        /// The event id.
+        id: String,
+    },
     /// Answer the provider with this; the handling is over.
     Answer {
         /// The answer.
@@ -121,6 +127,7 @@ impl From<Next<'_>> for HandlingAct {
             },
             Next::Act(Act::Complete { id, .. }) => HandlingAct::Complete { id: id.to_owned() },
             Next::Act(Act::Release { id, .. }) => HandlingAct::Release { id: id.to_owned() },
+            Next::Act(Act::Commit { id }) => HandlingAct::Commit { id: id.to_owned() },
             Next::Act(Act::Answer(a)) => HandlingAct::Answer {
                 answer: HandlingAnswer::from(a),
             },
@@ -168,6 +175,15 @@ impl DeliveryHandling {
     }
 }
 
+/// `h`, in a transaction when asked.
+fn transaction(h: handling::Handling, in_transaction: bool) -> handling::Handling {
+    if in_transaction {
+        h.in_transaction()
+    } else {
+        h
+    }
+}
+
 /// Answers `steps`' store needs against `claims` until the handling's next act.
 fn run_needs(steps: &mut StoreSteps, claims: &Claims) -> Result<(), handling::OutOfOrder> {
     // A step's needs end within core's conflict limit (16 compare-and-sets, a load each).
@@ -190,17 +206,23 @@ impl DeliveryHandling {
     /// The handling of one delivery: the raw `body` and the `X-Webhook-Signature` header
     /// (absent when the request had none) decided by `receiver`, the event claimed in `claims`
     /// (in memory, or a sync store of the host's) with this request's `token` (unique per
-    /// request: a UUID).
-    #[uniffi::constructor]
+    /// request: a UUID). `in_transaction`: the event's write and the claim's completion are one
+    /// transaction of the host's (a `Commit` act after the complete step; see core's
+    /// `Handling::in_transaction`).
+    #[uniffi::constructor(default(in_transaction = false))]
     pub fn new(
         receiver: Arc<Receiver>,
         claims: Arc<Claims>,
         body: Vec<u8>,
         signature: Option<String>,
         token: String,
+        in_transaction: bool,
     ) -> Self {
         let decision = receiver.inner.receive(&body, signature.as_deref());
-        let h = handling::Handling::new(decision, claims.rules(), token);
+        let h = transaction(
+            handling::Handling::new(decision, claims.rules(), token),
+            in_transaction,
+        );
         DeliveryHandling {
             inner: Mutex::new(StoreSteps::new(h)),
             claims: Some(claims),
@@ -209,8 +231,10 @@ impl DeliveryHandling {
 
     /// The handling of one delivery whose claims live in a store the host calls itself (an
     /// async client): the claim steps come back as `Load` and `CompareAndSet` acts; `lease_ms`
-    /// and `window_ms` as for `Claims` (30 s; absent: core's 7 days).
-    #[uniffi::constructor(default(lease_ms = 30000, window_ms = None))]
+    /// and `window_ms` as for `Claims` (30 s; absent: core's 7 days); `in_transaction` as for
+    /// the other constructor (the complete step's `Load` and `CompareAndSet` then go to the
+    /// transaction's connection).
+    #[uniffi::constructor(default(lease_ms = 30000, window_ms = None, in_transaction = false))]
     pub fn with_store_steps(
         receiver: Arc<Receiver>,
         body: Vec<u8>,
@@ -218,9 +242,13 @@ impl DeliveryHandling {
         token: String,
         lease_ms: u64,
         window_ms: Option<u64>,
+        in_transaction: bool,
     ) -> Self {
         let decision = receiver.inner.receive(&body, signature.as_deref());
-        let h = handling::Handling::new(decision, claim_rules(lease_ms, window_ms), token);
+        let h = transaction(
+            handling::Handling::new(decision, claim_rules(lease_ms, window_ms), token),
+            in_transaction,
+        );
         DeliveryHandling {
             inner: Mutex::new(StoreSteps::new(h)),
             claims: None,
@@ -272,6 +300,18 @@ impl DeliveryHandling {
     /// `INVALID_STEP` when the handling does not wait for a persist.
     pub fn persisted(&self, ok: bool) -> Result<HandlingAct, XborderError> {
         self.with(|s| Ok(HandlingAct::from(s.persisted(ok)?)))
+    }
+
+    /// The receiver's decision this handling started from (what `Receiver.receive` gives for
+    /// the same body and signature; made once, by the constructor).
+    pub fn decision(&self) -> Decision {
+        self.with(|s| Decision::from(s.handling().decision()))
+    }
+
+    /// (In a transaction.) Whether the host's commit succeeded: the next act (the answer, or the
+    /// release when it failed). Throws `INVALID_STEP` when no commit is awaited.
+    pub fn committed(&self, ok: bool) -> Result<HandlingAct, XborderError> {
+        self.with(|s| Ok(HandlingAct::from(s.committed(ok)?)))
     }
 
     /// The last claim step run (absent before the first).

@@ -5,6 +5,8 @@
 # tests it inside the Debian trixie root (tests/tools/swift-run.sh; swiftlang 6.0.3 has SwiftPM
 # and XCTest):
 #   Sources/Xborder/Xborder.swift              <- dist/swift/Xborder.swift
+#   Sources/Xborder/Handling.swift             <- dist/swift/Handling.swift (hand-written, from Sources/Xborder:
+#                                                 handleDelivery over DeliveryHandling)
 #   Sources/XborderFFI/XborderFFI.h            <- dist/swift/XborderFFI.h
 #   lib/libxborder_ffi.so                      <- dist/lib/libxborder_ffi.so
 #   pkgconfig/xborder_ffi.pc                   the library's folder and the header's, relative to
@@ -47,6 +49,7 @@ assemble() {
   put "$HERE/Tests/XborderConformanceTests/ConformanceXCTests.swift" \
     "$pkg/Tests/XborderConformanceTests/ConformanceXCTests.swift"
   put "$DIST/swift/Xborder.swift" "$pkg/Sources/Xborder/Xborder.swift"
+  put "$DIST/swift/Handling.swift" "$pkg/Sources/Xborder/Handling.swift"
   put "$DIST/swift/XborderFFI.h" "$pkg/Sources/XborderFFI/XborderFFI.h"
   put "$DIST/lib/libxborder_ffi.so" "$pkg/lib/libxborder_ffi.so"
   # swift.md shows these lines: keep them the same.
@@ -145,6 +148,12 @@ pc_check
 # as run.sh does; their folders passed as `folder=displayName` lines.
 args=
 while IFS= read -r line; do args+="/work/vectors/$line"$'\n'; done < <(xb_stage_vectors "$WORK/vectors")
+# The project's vectors of ops not every runtime has yet (tests/vectors/handling/), as run.sh.
+if [ -d "$ROOT/tests/vectors/handling" ]; then
+  mkdir -p "$WORK/vectors/handling"
+  cp "$ROOT"/tests/vectors/handling/*.json "$WORK/vectors/handling/"
+  args+="/work/vectors/handling=$ROOT/tests/vectors/handling"$'\n'
+fi
 
 # In the root the work folder is /work: the package is /work/Xborder, as --assemble-only said.
 run_in_root() {

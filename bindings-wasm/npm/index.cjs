@@ -25,6 +25,8 @@ module.exports = {
   Catalog: api.Catalog,
   PageWalker: api.PageWalker,
   Claims: api.Claims,
+  DeliveryHandling: api.DeliveryHandling,
+  handleDelivery: api.handleDelivery,
   validateBeneficiary: api.validateBeneficiary,
   BeneficiaryValidator: api.BeneficiaryValidator,
   beneficiaryForm: api.beneficiaryForm,

@@ -503,6 +503,188 @@ export class Claims {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Delivery handling (one delivery, from the receiver's decision to the answer)
+
+/**
+ * The answer to give the provider for one delivery, decided by xborder (the same in every
+ * runtime): a refused delivery is answered with its error's status, an ignored one 200; a live
+ * event is claimed, persisted by you, completed (200 whatever `complete` gives: the event is
+ * kept), or released when the persist failed (500, `code` `PERSIST_FAILED`: the provider retries).
+ */
+export interface HandlingAnswer {
+  /** The HTTP status to answer with. */
+  status: 200 | 400 | 413 | 500 | 503;
+  /** The seconds of a `Retry-After` header, when one goes with it (a 503). */
+  retryAfter: number | null;
+  /** The last claim step's outcome; `null` when no claim was made (the delivery was not a live event). */
+  outcome: ClaimOutcome | null;
+  /**
+   * Why the answer is not 2xx, or what went wrong on the way: the receiver's error code
+   * (`SIGNATURE_MISMATCH`, ...), a claim step's (`STORE_UNAVAILABLE`), or `PERSIST_FAILED`. A
+   * complete that failed after the event was persisted keeps its code with a 200.
+   */
+  code: ErrorCode | "PERSIST_FAILED" | null;
+  /** Whether your persist succeeded. */
+  persisted: boolean;
+}
+
+/** What `handleDelivery` resolves to: the answer, ready for an HTTP response. */
+export interface DeliveryResult extends HandlingAnswer {
+  /** The headers to answer with: `Retry-After` when `retryAfter` is set, else none. */
+  headers: { "Retry-After"?: string };
+  /** The receiver's decision: `process` (a live event: claimed, persisted, ...), `ignore`, `duplicate` or `reject`. */
+  action: Decision["action"];
+  /** The event's envelope (`null`: the delivery was refused). */
+  envelope: Envelope | null;
+  /**
+   * What went wrong, to log (never thrown from `handleDelivery`): the receiver's refusal (an
+   * `XborderError` with `code`, `field`, `message`), or the first error your `persist` or a store
+   * call threw (the answer is then xborder's: 500 `PERSIST_FAILED` for the persist, 503
+   * `STORE_UNAVAILABLE` for the store); absent when nothing went wrong.
+   */
+  error?: unknown;
+}
+
+/** The delivery and the claims of its event id, for `handleDelivery` and `DeliveryHandling`. */
+export interface DeliveryOptions extends ClaimRulesOptions {
+  /** The receiver keyed with your webhook secret(s); `{ window: 0 }` when the claims dedupe. */
+  receiver: Receiver;
+  /**
+   * The claims: a `Claims` (in this process's memory, or `Claims.withStore`). Pass this or
+   * `store` (then `leaseMs` / `windowMs` set the rules).
+   */
+  claims?: Claims | null;
+  /** A store of yours (Redis, SQL): its methods may return promises. Pass this or `claims`. */
+  store?: ClaimStore | null;
+  /** The raw body, exactly as received. */
+  body: Body;
+  /** The signature header, as `Receiver.receive` takes it (the value, or the request's headers). */
+  signature: SignatureHeader;
+  /** This request's token, unique per request (a UUID by default: `crypto.randomUUID()`). */
+  token?: string | null;
+}
+
+/** The options of a `DeliveryHandling`. */
+export interface DeliveryHandlingOptions extends DeliveryOptions {
+  /**
+   * `true`: your write of the event and the claim's completion are one transaction of yours: the
+   * complete step (its store calls on the transaction's connection) comes before a `commit` act,
+   * reported with `committed(ok)` (a failed commit releases the claim: 500 `PERSIST_FAILED`).
+   */
+  inTransaction?: boolean | null;
+}
+
+/**
+ * A transaction of your database for `handleDelivery` (a SQL store): the event's write and the
+ * claim's completion commit together or not at all. `tx` is yours (a pg client, a connection).
+ */
+export interface DeliveryTransaction<Tx = unknown> {
+  /** Begins the transaction (e.g. takes a pooled client and sends `BEGIN`), before `persist`. */
+  begin(): Tx | Promise<Tx>;
+  /**
+   * The claim store on the transaction `tx` (its calls on that connection), for the complete
+   * step at `atMs` (the time `now` gave it, for a store that dates its rows).
+   */
+  store(tx: Tx, atMs: number): ClaimStore;
+  /** Commits `tx` (after the complete step); throwing (or rejecting) is a failed commit. */
+  commit(tx: Tx): unknown;
+  /** Rolls `tx` back (a failed persist or commit) and gives its connection back. */
+  rollback(tx: Tx): unknown;
+}
+
+/** The options of `handleDelivery`. */
+export interface HandleDeliveryOptions<Tx = unknown> extends DeliveryOptions {
+  /**
+   * Your write of the event (its own transaction, idempotent on `envelope.id`: a persist that
+   * outlasts the lease can run twice; with `transaction`, on `tx`, not committed). Throwing (or
+   * rejecting) is a failed persist: the claim is released and the answer is 500
+   * `PERSIST_FAILED`, the error kept in the result's `error`.
+   */
+  persist(envelope: Envelope, tx?: Tx): unknown;
+  /**
+   * Your write and the claim's completion in one transaction (a SQL store; needs `store`): in
+   * core's order, `begin()`, `persist(envelope, tx)`, the complete step on `store(tx, atMs)`, then
+   * `commit(tx)`; a failed persist or commit is rolled back and the claim released on `store`
+   * (500 `PERSIST_FAILED`).
+   */
+  transaction?: DeliveryTransaction<Tx> | null;
+  /** The clock for the claim steps, in milliseconds (`Date.now` by default; the store's clock across hosts). */
+  now?: (() => number) | null;
+}
+
+/**
+ * Handles one delivery: verifies and decodes it (`receiver`), claims its event id, calls your
+ * `persist`, completes (or releases) the claim, and resolves to the answer to give. Every order
+ * and answer is xborder's; a store that throws is answered 503, a persist that throws 500.
+ * @throws {TypeError} (rejects with) when an option is of the wrong kind, or both or neither of
+ *   `claims` and `store` are given.
+ * @throws {XborderError} (rejects with) `FREED`, `NOT_INITIALIZED`, `INTERNAL_ERROR`.
+ */
+export function handleDelivery<Tx = unknown>(options: HandleDeliveryOptions<Tx>): Promise<DeliveryResult>;
+
+/** A claim step a `DeliveryHandling` ran, and what it gave. */
+export interface HandlingStep {
+  /** The step. */
+  step: "claim" | "complete" | "release";
+  /** Its outcome (`null` when it failed). */
+  outcome: ClaimOutcome | null;
+  /** Its error's code (`null` when it gave an outcome). */
+  code: ErrorCode | null;
+}
+
+/** What a `DeliveryHandling` asks for next. */
+export type HandlingAct =
+  | { act: "claim" | "complete" | "release" | "commit"; id: string }
+  | { act: "persist"; envelope: Envelope }
+  | { act: "answer"; answer: HandlingAnswer };
+
+/**
+ * `handleDelivery` one act at a time, for a host that runs the acts itself (interleaved with
+ * others, or in its own transaction): `next()` says what to do; `step(atMs)` / `stepAsync(atMs)`
+ * runs the claim step asked; `persisted(ok)` reports your write; until `{ act: "answer" }`.
+ */
+export class DeliveryHandling {
+  /**
+   * The handling of one delivery (the receiver decides at once).
+   * @throws {TypeError} as `handleDelivery`.
+   */
+  constructor(options: DeliveryHandlingOptions);
+  /** What to do next. */
+  next(): HandlingAct;
+  /** The receiver's decision: `process`, `ignore`, `duplicate` or `reject`. */
+  readonly action: Decision["action"];
+  /** The event's envelope (`null`: the delivery was refused). */
+  readonly envelope: Envelope | null;
+  /** The receiver's refusal (an `XborderError`), or the first error a store call threw; `null` when none. */
+  readonly error: unknown;
+  /**
+   * Runs the `claim`, `complete` or `release` step `next()` asks for at `atMs`, with the built-in
+   * `Claims` or a synchronous store: the next act.
+   * @throws {XborderError} `INVALID_STEP` (with `field`: the act expected) when no step is asked.
+   * @throws {TypeError} when `atMs` is not a non-negative safe integer, or the store returned a Promise.
+   */
+  step(atMs: number): HandlingAct;
+  /** `step`, awaiting each store call (an asynchronous store). */
+  stepAsync(atMs: number): Promise<HandlingAct>;
+  /**
+   * Reports your persist (`ok`: it succeeded): the next act (`complete`, or `release`).
+   * @throws {XborderError} `INVALID_STEP` (with `field`) when no persist is asked.
+   */
+  persisted(ok: boolean): HandlingAct;
+  /**
+   * (`inTransaction`.) Reports your commit (`ok`: it succeeded): the next act (`answer`, or `release`).
+   * @throws {XborderError} `INVALID_STEP` (with `field`) when no commit is asked.
+   */
+  committed(ok: boolean): HandlingAct;
+  /** The last claim step run: its outcome, or its error's code (the other `null`); `null` before the first. */
+  lastStep(): HandlingStep | null;
+  /** The answer once the handling is over; `null` before. */
+  answer(): HandlingAnswer | null;
+  /** Releases its WebAssembly memory now; any later use throws `XborderError` `FREED`. */
+  free(): void;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Beneficiaries
 
 /**

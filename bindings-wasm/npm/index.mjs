@@ -15,6 +15,8 @@ export const {
   Catalog,
   PageWalker,
   Claims,
+  DeliveryHandling,
+  handleDelivery,
   validateBeneficiary,
   BeneficiaryValidator,
   beneficiaryForm,

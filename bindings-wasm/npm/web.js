@@ -21,6 +21,8 @@ export const {
   Catalog,
   PageWalker,
   Claims,
+  DeliveryHandling,
+  handleDelivery,
   validateBeneficiary,
   BeneficiaryValidator,
   beneficiaryForm,

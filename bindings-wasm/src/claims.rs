@@ -16,12 +16,12 @@ fn claim_error(e: ClaimError) -> JsValue {
 
 /// A time or duration in milliseconds, checked in JavaScript to be a non-negative safe integer
 /// (exact as an `f64`).
-fn millis(x: f64) -> u64 {
+pub(crate) fn millis(x: f64) -> u64 {
     x as u64
 }
 
 /// The rules of claims: `lease_ms` (core's default when absent) and `window_ms`.
-fn claim_rules(lease_ms: Option<f64>, window_ms: Option<f64>) -> ClaimRules {
+pub(crate) fn claim_rules(lease_ms: Option<f64>, window_ms: Option<f64>) -> ClaimRules {
     let rules = ClaimRules::new(lease_ms.map_or(DEFAULT_LEASE_MS, millis));
     match window_ms {
         Some(w) => rules.with_window(millis(w)),
@@ -32,7 +32,7 @@ fn claim_rules(lease_ms: Option<f64>, window_ms: Option<f64>) -> ClaimRules {
 /// Claims on event ids with core's in-memory store (`claims::Claims`).
 #[wasm_bindgen(js_name = Claims)]
 pub struct WasmClaims {
-    inner: Claims,
+    pub(crate) inner: Claims,
 }
 
 #[wasm_bindgen(js_class = Claims)]
@@ -64,7 +64,7 @@ pub struct WasmClaimTask {
     inner: ClaimTask,
 }
 
-fn entry_text(e: Option<Entry>) -> JsValue {
+pub(crate) fn entry_text(e: Option<Entry>) -> JsValue {
     e.map_or(JsValue::NULL, |e| js_str(&e.encode()))
 }
 

@@ -65,8 +65,8 @@ mod tests {
     fn dts_codes_are_cores() {
         let dts = include_str!("../npm/index.d.ts");
         // Codes the npm package reports as an issue, never as a thrown error
-        // (INVALID_ROUTING_NUMBER), or does not report yet: PERSIST_FAILED is the receivers'
-        // answer to a failed persist, until the package has the one call of issue 33.
+        // (INVALID_ROUTING_NUMBER), or reports only in an answer: PERSIST_FAILED, the code of
+        // handleDelivery's answer to a failed persist (typed beside ErrorCode in HandlingAnswer).
         let not_thrown_in_js = ["INVALID_ROUTING_NUMBER", "PERSIST_FAILED"];
         // Issue codes that are also thrown: `beneficiaryForm` refuses a form with core's
         // `FormError` (INVALID_VALUE with its field, RULES_MISMATCH, BANKS_MISMATCH beside

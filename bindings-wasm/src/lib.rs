@@ -25,7 +25,7 @@
 //!   next call. The test hook that panics on purpose is in the `test-hooks` build only.
 //!
 //! One module per concern, as in core: `account` (account details as typed), `events`, `signatures` (signatures, envelopes and
-//! the receiver), `claims`, `beneficiary`, `pagination`; `errors` makes every error an
+//! the receiver), `claims`, `handling` (one delivery from the decision to the answer), `beneficiary`, `pagination`; `errors` makes every error an
 //! `XborderError` through core's `Coded` trait, `json` reads JS values as JSON documents. The
 //! JavaScript each imports is `js/imports/<concern>.js`; the public API over it is `js/api/`.
 //!
@@ -41,6 +41,8 @@ mod claims;
 mod errors;
 #[cfg(feature = "events")]
 mod events;
+#[cfg(feature = "webhooks")]
+mod handling;
 mod json;
 #[cfg(feature = "pagination")]
 mod pagination;

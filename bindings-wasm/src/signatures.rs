@@ -53,7 +53,7 @@ fn header_of<'a>(
     }
 }
 
-fn envelope_js(env: &Envelope) -> JsValue {
+pub(crate) fn envelope_js(env: &Envelope) -> JsValue {
     make_envelope(
         env.id(),
         env.event(),
@@ -165,11 +165,7 @@ impl WasmReceiver {
         signature: Option<String>,
         values: Option<Vec<String>>,
     ) -> Result<JsValue, JsValue> {
-        let decision = match header_of(&signature, &values) {
-            Ok(header) => self.inner.receive(body, header),
-            Err(e) => Decision::Reject(ReceiveError::Signature(e)),
-        };
-        decision_js(&decision)
+        decision_js(&self.decide(body, None, &signature, &values))
     }
 
     /// `receive` with the HMACs computed by the host (`delivery::Receiver::receive_with_tags`):
@@ -182,16 +178,38 @@ impl WasmReceiver {
         signature: Option<String>,
         values: Option<Vec<String>>,
     ) -> Result<JsValue, JsValue> {
-        let decision = match header_of(&signature, &values) {
-            Ok(header) => self.inner.receive_with_tags(body, header, &tags_of(tags)),
-            Err(e) => Decision::Reject(ReceiveError::Signature(e)),
-        };
-        decision_js(&decision)
+        decision_js(&self.decide(body, Some(tags), &signature, &values))
     }
 
     /// Records an event id as processed (call it once the event is persisted).
     pub fn commit(&self, id: &str) -> Result<(), JsValue> {
         self.inner.commit(id).map_err(|e| coded(&e))
+    }
+}
+
+impl WasmReceiver {
+    /// Core's decision on one delivery: the header as `receive` takes it; `tags` the host's
+    /// HMACs (`receive_with_tags`), or none (the module's own).
+    pub(crate) fn decide(
+        &self,
+        body: &[u8],
+        tags: Option<&[u8]>,
+        signature: &Option<String>,
+        values: &Option<Vec<String>>,
+    ) -> Decision {
+        match (header_of(signature, values), tags) {
+            (Ok(header), Some(tags)) => self.inner.receive_with_tags(body, header, &tags_of(tags)),
+            (Ok(header), None) => self.inner.receive(body, header),
+            (Err(e), _) => Decision::Reject(ReceiveError::Signature(e)),
+        }
+    }
+}
+
+/// A decision's error as an `XborderError` (a mismatch with the glue's hint about the raw body).
+pub(crate) fn receive_error_js(e: &ReceiveError) -> JsValue {
+    match e {
+        ReceiveError::Signature(e) => signature_error(*e),
+        _ => coded(e),
     }
 }
 
@@ -203,11 +221,7 @@ fn decision_js(decision: &Decision) -> Result<JsValue, JsValue> {
         set(&out, "envelope", &envelope_js(env))?;
     }
     if let Some(e) = decision.error() {
-        let err = match e {
-            ReceiveError::Signature(e) => signature_error(*e),
-            _ => coded(e),
-        };
-        set(&out, "error", &err)?;
+        set(&out, "error", &receive_error_js(e))?;
     }
     // What to answer the provider (core's `Decision::reply`): `{status, retryAfter}`.
     let reply = decision.reply();

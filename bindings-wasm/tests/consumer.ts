@@ -7,7 +7,8 @@ import {
   type ReceiverOptions, type Drift, type DriftCode, type WalkStep, type PageResponse, type ClaimStore,
   type ClaimOutcome, type ClaimStep, type ClaimsOptions, type ClaimRulesOptions, type JsonValue,
   type SignatureHeader, type HeaderCollection, type RulesDocument, type BankListResponse, type BankListInput,
-  type RulesInput, type DocumentErrorCode, BeneficiaryValidator,
+  type RulesInput, type DocumentErrorCode, BeneficiaryValidator, handleDelivery, DeliveryHandling,
+  type DeliveryResult, type HandlingAct, type HandlingAnswer, type HandlingStep,
 } from 'xborder-wasm';
 
 await init();
@@ -263,6 +264,41 @@ const later: Promise<ClaimOutcome> = Claims.withStore(asyncStore).stepAsync('rel
 Claims.withStore({ load: () => null });
 // @ts-expect-error: capacity is the built-in store's
 Claims.withStore(syncStore, { capacity: 5 });
+// Delivery handling: one call (the built-in Claims or a store of the host's), or one act at a time.
+const handled: DeliveryResult = await handleDelivery({
+  receiver: new Receiver('k', { window: 0 }), claims, body, signature,
+  persist: async (envelope: Envelope) => { void envelope.id; },
+  now: () => Date.now(),
+});
+const answered: 200 | 400 | 413 | 500 | 503 = handled.status;
+const retryHeader: string | undefined = handled.headers['Retry-After'];
+const handledCode: ErrorCode | 'PERSIST_FAILED' | null = handled.code;
+const handledAction: 'process' | 'ignore' | 'duplicate' | 'reject' = handled.action;
+const stepwise = new DeliveryHandling({ receiver: new Receiver('k'), store: asyncStore, leaseMs: 1000, body, signature });
+const act: HandlingAct = stepwise.next();
+if (act.act === 'persist') stepwise.persisted(true);
+else if (act.act === 'answer') { const a: HandlingAnswer = act.answer; void a.outcome; }
+else void stepwise.stepAsync(7).then((next: HandlingAct) => next.act);
+// @ts-expect-error: persist is required
+void handleDelivery({ receiver: new Receiver('k'), claims, body, signature });
+// In a transaction of the host's (a SQL store): tx typed by begin(), given to persist and store.
+interface Conn { query(sql: string, values: unknown[]): Promise<unknown> }
+declare const conn: Conn;
+void handleDelivery<Conn>({
+  receiver: new Receiver('k', { window: 0 }), store: asyncStore, leaseMs: 1000, body, signature,
+  transaction: { begin: async () => conn, store: (_tx: Conn, atMs: number) => { void atMs; return asyncStore; }, commit: (tx) => tx.query('COMMIT', []), rollback: (tx) => tx.query('ROLLBACK', []) },
+  persist: (envelope, tx) => tx?.query('INSERT INTO events (id) VALUES ($1)', [envelope.id]),
+});
+const inTx = new DeliveryHandling({ receiver: new Receiver('k'), claims, body, signature, inTransaction: true });
+const txAct: HandlingAct = inTx.next();
+if (txAct.act === 'commit') inTx.committed(true);
+const last: HandlingStep | null = inTx.lastStep();
+void last?.outcome;
+// @ts-expect-error: a transaction has begin, store, commit and rollback
+void handleDelivery({ receiver: new Receiver('k'), store: asyncStore, body, signature, persist: () => {}, transaction: { begin: () => conn } });
+// @ts-expect-error: an act is claim, persist, complete, release or answer
+const notAnAct: HandlingAct = { act: 'load', id: 'evt_1' };
+console.log(answered, retryHeader, handledCode, handledAction, notAnAct);
 later.catch((err: unknown) => {
   if (err instanceof XborderError && (err.code === 'INVALID_STEP' || err.code === 'STORE_UNAVAILABLE')) console.log(err.field, err.cause);
 });

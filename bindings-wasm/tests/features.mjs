@@ -679,3 +679,191 @@ console.log('features: ok (form model: beneficiaryForm refusals and choices, che
   assert.equal(d.envelope.rawData, data);
   console.log('features: envelope ok (rawData exact, lazy, copied, absent)');
 }
+
+// ---------------------------------------------------------------------------------------------
+// handleDelivery and DeliveryHandling: core's order and answers carried across, the host's
+// persist and store errors kept (never swallowed), the built-in Claims and a store of the
+// caller's (sync and async) answering alike.
+{
+  const { handleDelivery, DeliveryHandling } = xb;
+  const receiver = new Receiver(SECRET, { window: 0 });
+  const [body, signature] = delivery('evt_handle_1', 'order:created');
+  const texts = new Map();
+  const store = (later) => ({
+    load: (id) => (later ? Promise.resolve(texts.get(id) ?? null) : texts.get(id) ?? null),
+    compareAndSet(id, expected, next) {
+      const ok = (texts.get(id) ?? null) === expected;
+      if (ok && next === null) texts.delete(id);
+      else if (ok) texts.set(id, next);
+      return later ? new Promise((r) => setTimeout(() => r(ok), 1)) : ok;
+    },
+  });
+  const saved = [];
+  const persist = async (env) => { saved.push(env.id); };
+  for (const [name, where] of [['built-in', { claims: new Claims() }], ['sync store', { store: store(false) }], ['async store', { store: store(true) }]]) {
+    texts.clear();
+    saved.length = 0;
+    const first = await handleDelivery({ receiver, ...where, body, signature, persist });
+    assert.deepEqual({ ...first, envelope: first.envelope.id }, { status: 200, retryAfter: null, headers: {}, outcome: 'completed', code: null, persisted: true, action: 'process', envelope: 'evt_handle_1' }, name);
+    const again = await handleDelivery({ receiver, ...where, body, signature, persist });
+    assert.deepEqual([again.status, again.outcome, again.persisted, 'error' in again], [200, 'duplicate', false, false], name);
+    assert.deepEqual(saved, ['evt_handle_1'], name);
+  }
+  // A persist that throws: released, 500 PERSIST_FAILED, the error kept; the retry persists it.
+  {
+    const claims = new Claims();
+    const boom = new Error('db down');
+    const failed = await handleDelivery({ receiver, claims, body, signature, persist: () => { throw boom; } });
+    assert.deepEqual([failed.status, failed.code, failed.outcome, failed.persisted], [500, 'PERSIST_FAILED', 'released', false]);
+    assert.equal(failed.error, boom);
+    const retry = await handleDelivery({ receiver, claims, body, signature, persist: async () => {} });
+    assert.deepEqual([retry.status, retry.outcome, retry.persisted], [200, 'completed', true]);
+    // A rejected promise is a failed persist too.
+    const rejected = await handleDelivery({ receiver, claims: new Claims(), body, signature, persist: () => Promise.reject(boom) });
+    assert.deepEqual([rejected.status, rejected.code, rejected.error], [500, 'PERSIST_FAILED', boom]);
+  }
+  // A store that throws or rejects: 503 STORE_UNAVAILABLE with Retry-After, the error kept, no persist.
+  for (const load of [() => { throw new Error('redis: gone'); }, () => Promise.reject(new Error('redis: gone'))]) {
+    let called = false;
+    const r = await handleDelivery({ receiver, store: { load, compareAndSet: () => true }, body, signature, persist: () => { called = true; } });
+    assert.deepEqual([r.status, r.retryAfter, r.headers, r.code, r.outcome, called], [503, 1, { 'Retry-After': '1' }, 'STORE_UNAVAILABLE', null, false]);
+    assert.equal(r.error.message, 'redis: gone');
+  }
+  // A store answering a wrong kind: a failed store call (503), the TypeError kept.
+  {
+    const r = await handleDelivery({ receiver, store: { load: () => 42, compareAndSet: () => true }, body, signature, persist });
+    assert.deepEqual([r.status, r.code], [503, 'STORE_UNAVAILABLE']);
+    assert.ok(r.error instanceof TypeError && /store\.load/.test(r.error.message), String(r.error));
+  }
+  // Held by another request: 503 with the lease as Retry-After.
+  {
+    const claims = new Claims({ leaseMs: 2000 });
+    assert.equal(claims.step('claim', 'evt_handle_1', 'other', Date.now()), 'claimed');
+    const r = await handleDelivery({ receiver, claims, body, signature, persist, token: 'mine' });
+    assert.deepEqual([r.status, r.retryAfter, r.headers, r.outcome], [503, 2, { 'Retry-After': '2' }, 'in_progress']);
+  }
+  // Refused and ignored deliveries: answered at once, no claim, no persist; the refusal kept.
+  {
+    let called = false;
+    const no = () => { called = true; };
+    const bad = await handleDelivery({ receiver, claims: new Claims(), body, signature: sign('other', body), persist: no });
+    assert.deepEqual([bad.status, bad.code, bad.action, bad.envelope, bad.outcome], [400, 'SIGNATURE_MISMATCH', 'reject', null, null]);
+    assert.ok(bad.error instanceof XborderError && bad.error.code === 'SIGNATURE_MISMATCH');
+    const [b2, s2] = delivery('evt_handle_2', 'order:teleported');
+    const ignored = await handleDelivery({ receiver, claims: new Claims(), body: b2, signature: s2, persist: no });
+    assert.deepEqual([ignored.status, ignored.action, ignored.envelope.id, 'error' in ignored], [200, 'ignore', 'evt_handle_2', false]);
+    const mismatch = JSON.stringify({ id: 'evt_handle_3', event: 'order:created', entity: { id: 'o', type: 'sender' } });
+    const typed = await handleDelivery({ receiver, claims: new Claims(), body: mismatch, signature: sign(SECRET, mismatch), persist: no });
+    assert.deepEqual([typed.status, typed.error.code, typed.error.field], [400, 'ENTITY_MISMATCH', 'entity.type']);
+    assert.equal(called, false);
+  }
+  // The clock: now() times each step (the store's clock across hosts); a wrong kind is a TypeError.
+  {
+    const times = [];
+    await handleDelivery({ receiver, claims: new Claims(), body, signature, persist, now: () => { times.push(1000 + times.length); return times.at(-1); } });
+    assert.deepEqual(times, [1000, 1001]); // claim, complete
+    await assert.rejects(handleDelivery({ receiver, claims: new Claims(), body, signature, persist, now: () => -1 }), TypeError);
+  }
+  // Options: a wrong kind, both or neither of claims and store, rules beside a Claims.
+  await assert.rejects(handleDelivery({ receiver, claims: new Claims(), body, signature }), /options\.persist/);
+  await assert.rejects(handleDelivery({ receiver, body, signature, persist }), /options\.claims.*options\.store/);
+  await assert.rejects(handleDelivery({ receiver, claims: new Claims(), store: store(false), body, signature, persist }), TypeError);
+  await assert.rejects(handleDelivery({ receiver, claims: new Claims(), leaseMs: 5, body, signature, persist }), /leaseMs/);
+  await assert.rejects(handleDelivery({ receiver: {}, claims: new Claims(), body, signature, persist }), /options\.receiver/);
+  await assert.rejects(handleDelivery({ receiver, claims: {}, body, signature, persist }), /options\.claims/);
+  await assert.rejects(handleDelivery({ receiver, claims: new Claims(), body: { id: 1 }, signature, persist }), /body/);
+  await assert.rejects(handleDelivery({ receiver, claims: new Claims(), body, signature, persist, token: 5 }), /options\.token/);
+  await assert.rejects(handleDelivery({ receiver, claims: new Claims(), body, signature, persist, tokn: 'x' }), /tokn/);
+  // DeliveryHandling: one act at a time; a call out of order is INVALID_STEP naming the act expected.
+  {
+    const h = new DeliveryHandling({ receiver, claims: new Claims(), body, signature, token: 't1' });
+    assert.deepEqual(h.next(), { act: 'claim', id: 'evt_handle_1' });
+    assert.throws(() => h.persisted(true), code('INVALID_STEP', 'claim'));
+    assert.deepEqual(h.next(), { act: 'claim', id: 'evt_handle_1' }); // unchanged
+    const p = h.step(10);
+    assert.equal(p.act, 'persist');
+    assert.equal(p.envelope.id, 'evt_handle_1');
+    assert.throws(() => h.step(11), code('INVALID_STEP', 'persist'));
+    assert.throws(() => h.persisted('yes'), TypeError);
+    assert.deepEqual(h.persisted(true), { act: 'complete', id: 'evt_handle_1' });
+    assert.equal(h.answer(), null);
+    const end = await h.stepAsync(12);
+    assert.deepEqual(end, { act: 'answer', answer: { status: 200, retryAfter: null, outcome: 'completed', code: null, persisted: true } });
+    assert.deepEqual(h.answer(), end.answer);
+    assert.throws(() => h.step(13), code('INVALID_STEP', 'answer'));
+    h.free();
+    assert.throws(() => h.next(), code('FREED'));
+    // A synchronous step() refuses a store that returns promises.
+    const a = new DeliveryHandling({ receiver, store: store(true), body, signature });
+    assert.throws(() => a.step(1), /stepAsync/);
+  }
+  // A transaction (a SQL store): core's order, begin → persist on tx → complete on store(tx, at)
+  // → commit; a commit that fails is rolled back, the claim released on the plain store, 500.
+  {
+    texts.clear();
+    const rows = new Set(); // the events committed
+    const log = [];
+    const transaction = (failCommit) => ({
+      begin: async () => { log.push('begin'); return { rows: [], claims: new Map(texts) }; },
+      store(tx, atMs) {
+        log.push(`store:${typeof atMs}`);
+        return {
+          load: async (id) => tx.claims.get(id) ?? null,
+          async compareAndSet(id, expected, next) {
+            const ok = (tx.claims.get(id) ?? null) === expected;
+            if (ok && next === null) tx.claims.delete(id);
+            else if (ok) tx.claims.set(id, next);
+            return ok;
+          },
+        };
+      },
+      async commit(tx) {
+        log.push('commit');
+        if (failCommit) throw new Error('commit: could not serialize');
+        for (const r of tx.rows) rows.add(r);
+        texts.clear();
+        for (const [k, v] of tx.claims) texts.set(k, v);
+      },
+      rollback: async () => { log.push('rollback'); },
+    });
+    const persistIn = async (env, tx) => { log.push('persist'); tx.rows.push(env.id); };
+    const go = (failCommit, p = persistIn) => handleDelivery({ receiver, store: store(true), body, signature, persist: p, transaction: transaction(failCommit) });
+    const failed = await go(true);
+    assert.deepEqual([failed.status, failed.code, failed.outcome, failed.persisted], [500, 'PERSIST_FAILED', 'released', false]);
+    assert.equal(failed.error.message, 'commit: could not serialize');
+    assert.deepEqual(log, ['begin', 'persist', 'store:number', 'commit', 'rollback']);
+    assert.deepEqual([rows.size, texts.has('evt_handle_1')], [0, false], 'nothing kept, the claim released');
+    log.length = 0;
+    const boom = new Error('insert failed');
+    const broken = await go(false, async () => { log.push('persist'); throw boom; });
+    assert.deepEqual([broken.status, broken.code, broken.error], [500, 'PERSIST_FAILED', boom]);
+    assert.deepEqual(log, ['begin', 'persist', 'rollback'], 'no complete, no commit');
+    log.length = 0;
+    const ok = await go(false);
+    assert.deepEqual([ok.status, ok.outcome, ok.persisted, 'error' in ok], [200, 'completed', true, false]);
+    assert.deepEqual(log, ['begin', 'persist', 'store:number', 'commit']);
+    assert.deepEqual([...rows], ['evt_handle_1']);
+    const dup = await go(false);
+    assert.deepEqual([dup.status, dup.outcome, dup.persisted], [200, 'duplicate', false]);
+    // Options: a transaction needs the claims in the database (a store), and all four functions.
+    await assert.rejects(handleDelivery({ receiver, claims: new Claims(), body, signature, persist, transaction: transaction(false) }), /options\.store/);
+    await assert.rejects(handleDelivery({ receiver, store: store(true), body, signature, persist, transaction: { begin() {} } }), /options\.transaction\.store/);
+    await assert.rejects(handleDelivery({ receiver, store: store(true), body, signature, persist, inTransaction: true }), /options\.transaction/);
+    // DeliveryHandling inTransaction: the commit act after the complete; lastStep reads each step.
+    const h = new DeliveryHandling({ receiver, claims: new Claims(), body, signature, inTransaction: true });
+    assert.equal(h.lastStep(), null);
+    assert.equal(h.step(1).act, 'persist');
+    assert.deepEqual(h.lastStep(), { step: 'claim', outcome: 'claimed', code: null });
+    assert.throws(() => h.committed(true), code('INVALID_STEP', 'persist'));
+    assert.deepEqual(h.persisted(true), { act: 'complete', id: 'evt_handle_1' });
+    assert.deepEqual(h.step(2), { act: 'commit', id: 'evt_handle_1' });
+    assert.deepEqual(h.lastStep(), { step: 'complete', outcome: 'completed', code: null });
+    assert.deepEqual(h.committed(false), { act: 'release', id: 'evt_handle_1' });
+    assert.equal(h.step(3).answer.code, 'PERSIST_FAILED');
+    // The built-in Claims has no transaction to roll back: its complete stayed, so the release is stale.
+    assert.deepEqual(h.lastStep(), { step: 'release', outcome: 'stale', code: null });
+    assert.throws(() => new DeliveryHandling({ receiver, claims: new Claims(), body, signature, inTransaction: 1 }), /inTransaction/);
+    h.free();
+  }
+  console.log('features: handleDelivery ok (built-in Claims, sync and async stores agree; persist and store errors kept; refusals; options; a transaction: commit failing → 500 and released; DeliveryHandling one act at a time, inTransaction, lastStep)');
+}

@@ -69,6 +69,9 @@ const calls = (xb) => ({
   PageWalker: () => new xb.PageWalker(),
   Claims: () => new xb.Claims(),
   BeneficiaryValidator: () => new xb.BeneficiaryValidator(RULES),
+  // Before init() the Receiver they take throws NOT_INITIALIZED: there is none to give them.
+  DeliveryHandling: () => new xb.DeliveryHandling({ receiver: new xb.Receiver(secret), claims: new xb.Claims(), body, signature: goodSig }),
+  handleDelivery: () => xb.handleDelivery({ receiver: new xb.Receiver(secret), claims: new xb.Claims(), body, signature: goodSig, persist: () => {} }),
   'Claims.withStore': () => xb.Claims.withStore(mapStore()),
   'Claims.errorReply': () => xb.Claims.errorReply(new Error('x')),
   'verify (headers)': () => xb.verify(secret, body, { 'x-webhook-signature': goodSig }),
@@ -177,11 +180,11 @@ await loading;
 assert.equal(web.init(), web.init(new Uint8Array([1, 2, 3])));
 await web.init();
 assert.deepEqual(web.classifyEvent('order:created'), { kind: 'live', entity: 'order', action: 'created' });
-for (const [name, call] of Object.entries(calls(web))) call(); // each one works now
+for (const [, call] of Object.entries(calls(web))) await call(); // each one works now (handleDelivery: resolves)
 assert.equal(web.sign(secret, body), node.sign(secret, body));
 // Node's entry is loaded on import: init() resolves at once, nothing is NOT_INITIALIZED.
 await node.init();
-for (const [, call] of Object.entries(calls(node))) call();
+for (const [, call] of Object.entries(calls(node))) await call();
 
 // ---------------------------------------------------------------------------------------------
 // After free(): every method of every class throws FREED; free() again does nothing.
@@ -226,6 +229,18 @@ for (const [entry, xb] of [['node', node], ['web', web]]) {
       step: (o) => o.step('claim', 'evt_1', 'req_a', 0),
       stepAsync: (o) => o.stepAsync('claim', 'evt_1', 'req_a', 0),
       reply: (o) => o.reply('claim', 'claimed'),
+    }],
+    DeliveryHandling: [() => new xb.DeliveryHandling({ receiver: new xb.Receiver(secret), claims: new xb.Claims(), body, signature: sig, inTransaction: true }), {
+      next: (o) => o.next(),
+      step: (o) => o.step(0),
+      stepAsync: (o) => o.stepAsync(0),
+      persisted: (o) => (o.step(0), o.persisted(true)),
+      committed: (o) => (o.step(0), o.persisted(true), o.step(1), o.committed(true)),
+      lastStep: (o) => o.lastStep(),
+      answer: (o) => o.answer(),
+      action: (o) => o.action,
+      envelope: (o) => o.envelope,
+      error: (o) => o.error,
     }],
   };
   let checked = 0;

@@ -67,6 +67,9 @@ const textAnswer = textValidator.validate(formDraft);
 formRules.data.rules.requiredFields.length = 0; // read once: what it read is what it keeps
 const walkerBefore = new xb.PageWalker({ pageSize: 2 });
 assert.equal(walkerBefore.feed({ data: [{ id: 'a' }, { id: 'b' }], total: 4, page: 0, pageSize: 2 }).records.length, 2);
+const handlingStore = mapStore(); // the user's too
+const handlingBefore = new xb.DeliveryHandling({ receiver: before, store: handlingStore, body: delivery('evt_h')[0], signature: delivery('evt_h')[1], token: 'req_h' });
+assert.equal(handlingBefore.step(0).act, 'persist'); // claimed in the user's store, waiting for the persist
 
 for (let round = 1; round <= 3; round++) {
   trap();
@@ -134,6 +137,16 @@ for (const call of [() => walkerBefore.nextQuery(), () => walkerBefore.feed({ da
   assert.throws(call, (e) => e instanceof xb.XborderError && e.code === 'INTERNAL_ERROR' && /start a new PageWalker/.test(e.message));
 }
 assert.equal(kept.receive(...delivery('evt_9')).action, 'duplicate', 'no second reset');
+// A delivery's handling cannot go on either (its state went with the old instance): it says so,
+// and the provider's retry, handled anew once the lease ends, takes the event from the user's store.
+assert.throws(() => handlingBefore.persisted(true), (e) => e instanceof xb.XborderError && e.code === 'INTERNAL_ERROR' && /handle the retry with a new one/.test(e.message));
+handlingBefore.free();
+{
+  const [bh, sh] = delivery('evt_h');
+  const retry = await xb.handleDelivery({ receiver: kept, store: handlingStore, body: bh, signature: sh, leaseMs: 10, now: () => 100, persist: () => {} });
+  assert.deepEqual([retry.status, retry.outcome, retry.persisted], [200, 'completed', true]);
+  assert.equal(kept.receive(...delivery('evt_9')).action, 'duplicate', 'no second reset');
+}
 
 // free() of objects made before a reset frees nothing in the new instance: the objects made
 // since (made first in a fresh instance, as the old ones were: at the same addresses) keep
@@ -168,4 +181,4 @@ assert.throws(() => xb.verify('k', body, 'nope'), (e) => e.code === 'MALFORMED_S
 assert.throws(() => rx.receive({ parsed: true }, sig), TypeError);
 assert.equal(rx.receive(body, sig).action, 'duplicate');
 console.log('panic recovery: ok (6 traps, each an XborderError INTERNAL_ERROR; the module answered after each; objects made before were made again, '
-  + 'a receiver\'s window and the built-in claims emptied, a walk refused; the done ids of a Claims store of the user\'s kept)');
+  + 'a receiver\'s window and the built-in claims emptied, a walk and a delivery\'s handling refused; the done ids of a Claims store of the user\'s kept)');

@@ -7,7 +7,7 @@
 // list of 60 records. A block with a `// prints:` comment must print the `//   ` lines under it,
 // in that order (other lines may come between). saveEvent refuses
 // an event persisted twice; `redis` is an in-memory node-redis stand-in whose EVAL runs only
-// xborder's compare-and-set script (services/redis/compare-and-set.lua, copied beside the
+// xborder's compare-and-set script (core/src/claims/redis_compare_and_set.lua, copied beside the
 // snippets as the README says), emulated in JS. A block that starts a server (`.listen(PORT)`) is run in its own process and
 // sent a signed delivery (answered 200), a tampered one (answered 400), a body declared over 1 MiB
 // (413 before it is sent) and a chunked one trickled past 1 MiB (413 before it ends: read with a
@@ -20,8 +20,8 @@ import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 
 const readme = readFileSync(process.argv[2], 'utf8');
-const LUA = join(dirname(process.argv[2]), '..', 'services', 'redis', 'compare-and-set.lua');
-copyFileSync(LUA, 'compare-and-set.lua');
+const LUA = join(dirname(process.argv[2]), '..', 'core', 'src', 'claims', 'redis_compare_and_set.lua');
+copyFileSync(LUA, 'redis_compare_and_set.lua');
 const blocks = [...readme.matchAll(/^```js\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
 if (blocks.length === 0) throw new Error('no ```js block in the README');
 // The documents the README shows, as the server sends them: what the snippets fetch.
@@ -73,7 +73,7 @@ globalThis.redis = (() => {
   return {
     get: (key) => later(get(key)),
     eval(script, { keys: [key], arguments: [expected, next, ttl] }) {
-      if (script !== SCRIPT) throw new Error('redis stand-in: EVAL runs only compare-and-set.lua');
+      if (script !== SCRIPT) throw new Error('redis stand-in: EVAL runs only redis_compare_and_set.lua');
       if ((get(key) ?? '') !== expected) return later(0);
       if (next === '' || (ttl !== '' && Number(ttl) < 1)) kv.delete(key);
       else kv.set(key, [next, ttl === '' ? Infinity : Date.now() + Number(ttl)]);

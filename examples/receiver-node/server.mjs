@@ -20,6 +20,9 @@
 //    the bytes received) and refused 413 as soon as it passes the limit, the rest unread; a body
 //    not arrived in full within --body-timeout-ms of its head is answered 408 (BODY_TIMEOUT).
 //    Each refusal closes the connection (the client is given a second to read the answer).
+// Steps 1 to 4 are one call, `handleDelivery` (core's handling decides their order and every
+// answer; this service gives it the body, the headers, the claims or its Redis store, and its
+// persist), except with --postgres / --sqlite, whose persist and complete are one transaction:
 // 1. the RAW body (never a parsed one) and `X-Webhook-Signature` go to `Receiver.receive`
 //    (window 0: the claims dedupe): reject → core's status (`decision.reply`: 400 for the
 //    request's signature or envelope, 413 for a body over 1 MiB) with {error, field};
@@ -74,7 +77,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { appendFileSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Claims, Receiver, XborderError } from 'xborder-wasm';
+import { Claims, Receiver, XborderError, handleDelivery } from 'xborder-wasm';
 
 const USAGE = 'usage: server.mjs --listen HOST:PORT --secret KEY [--redis URL | --postgres URL | --sqlite PATH] ' +
   '[--persist FILE] [--records DIR] [--instance NAME] [--lease-ms N] [--window-ms N] [--capacity N] [--prefix TEXT] ' +
@@ -309,6 +312,7 @@ async function openSqlite(path) {
 }
 
 let claims;
+let hostStore = null; // --redis: the store handleDelivery is given (each call bounded)
 // With --postgres or --sqlite: the claim steps, and the transaction that writes the event's row
 // and completes its claim ({ outcome, again }; throws when nothing was committed).
 let sql = null;
@@ -328,7 +332,8 @@ if (opts.postgres || opts.sqlite) {
   const redis = new Redis(opts.redis, { maxRetriesPerRequest: 0, enableOfflineQueue: false,
     commandTimeout: opts.storeTimeoutMs, connectTimeout: opts.storeTimeoutMs, retryStrategy: () => 200 });
   redis.on('error', () => {}); // each step reports its own failure
-  claims = Claims.withStore(redisClaimStore(redis, { prefix: opts.prefix }), rules);
+  hostStore = redisClaimStore(redis, { prefix: opts.prefix });
+  claims = Claims.withStore(hostStore, rules);
   clock.sample = () => redisTimeMs(redis);
   // Wait (the store timeout at most) for the first connection, so the first sample can read it.
   await bounded(new Promise((ok) => redis.once('ready', ok)), 'redis').catch(() => {});
@@ -478,12 +483,93 @@ function persist(envelope, token, claimedAt, rowAgain = false) {
 async function webhook(req, res) {
   const body = await readBody(req, res);
   if (body === null) return;
-  // The request's headers as Node hands them: xborder finds the signature (any case) and
-  // decides what a repeated one means.
+  const token = `${opts.instance}-${boot}-${(counter += 1)}`;
+  if (sql) return webhookSql(req, res, body, token);
+  // One call from the delivery to the answer (handleDelivery, core's handling): the receiver's
+  // decision on the RAW body and the request's headers (xborder finds the signature, any case,
+  // and decides what a repeated one means), the claim, this service's persist, the complete or
+  // release. Every status and Retry-After is core's: the Rust, Node and Python receivers answer
+  // alike. The clock is the store's; the claim is the first step timed.
+  let claimedAt = null;
+  const late = {}; // a compare-and-set that outlasted --store-timeout-ms (it may still land)
+  const result = await handleDelivery({
+    receiver, body, signature: req.headers, token,
+    ...(hostStore ? { store: boundedStore(hostStore, late), ...rules } : { claims }),
+    now: () => {
+      const t = now();
+      claimedAt ??= t;
+      return t;
+    },
+    persist: async (envelope) => {
+      if (opts.persistDelayMs) await new Promise((ok) => { setTimeout(ok, opts.persistDelayMs); });
+      persist(envelope, token, claimedAt);
+    },
+  });
+  const { action, outcome, code, error, envelope } = result;
+  const send = (said) => answer(res, result.status, said, result.headers);
+  if (action === 'reject') {
+    stats.rejected += 1;
+    return send({ error: code, field: error?.field });
+  }
+  if (action !== 'process') {
+    stats.ignored += 1;
+    return send({ result: action });
+  }
+  const { id } = envelope;
+  if (code === 'PERSIST_FAILED') {
+    // Released (core's answer, 500): the provider's retry processes it.
+    stats.persist_failed += 1;
+    console.error(`receiver-node: persist ${id}: ${error?.message ?? error}`);
+    return send({ error: code });
+  }
+  if (!result.persisted) {
+    if (code !== null) {
+      // The claim failed (the store unreachable, failing or slower than --store-timeout-ms):
+      // answered 503 now; should the store claim it after all, the claim is given back, so the
+      // provider's retry need not wait for the lease to end.
+      stats.store_errors += 1;
+      if (outcome === null && late.cas) {
+        late.cas.then((applied) => (applied ? bounded(claims.stepAsync('release', id, token, now()), "the claim's release") : null))
+          .catch(() => {});
+      }
+      return send({ error: code });
+    }
+    if (outcome === 'in_progress') stats.in_progress += 1;
+    else stats.duplicate += 1;
+    return send({ result: outcome });
+  }
+  // Persisted, so answered 200 whatever complete gave: the record makes a retry harmless.
+  if (outcome === 'stale') stats.stale += 1;
+  if (code !== null) {
+    // The complete failed (a store error): completed in the background once the store answers.
+    stats.store_errors += 1;
+    retryCompletion(id, token, error);
+  }
+  stats.processed += 1;
+  return send({ result: 'processed' });
+}
+
+/**
+ * `store` with each call bounded by --store-timeout-ms (a StoreTimeout: core answers 503
+ * STORE_UNAVAILABLE); a compare-and-set that timed out is kept in `late.cas`.
+ */
+const boundedStore = (store, late) => ({
+  load: (id) => bounded(store.load(id), "the claim store's load"),
+  compareAndSet(id, expected, next, ttlMs) {
+    const call = store.compareAndSet(id, expected, next, ttlMs);
+    return bounded(call, "the claim store's compare-and-set").catch((e) => {
+      if (e instanceof StoreTimeout) late.cas = call;
+      throw e;
+    });
+  },
+});
+
+// --postgres, --sqlite: the claim, then the event's row and the claim's complete in ONE
+// transaction of that database (persistInTransaction), which core's handling (a persist, then a
+// complete of its own) does not model: this flow stays the service's, each answer core's.
+async function webhookSql(req, res, body, token) {
   const decision = receiver.receive(body, req.headers);
-  // Every answer's status and Retry-After come from core (decision.reply, claims.reply,
-  // Claims.errorReply): the Rust, Node and Python receivers answer alike.
-  const send = (how, body) => answer(res, how.status, body, retryHeader(how));
+  const send = (how, said) => answer(res, how.status, said, retryHeader(how));
   if (decision.action === 'reject') {
     stats.rejected += 1;
     return send(decision.reply, { error: decision.error.code, field: decision.error.field });
@@ -493,18 +579,15 @@ async function webhook(req, res) {
     return send(decision.reply, { result: decision.action });
   }
   const { id } = decision.envelope;
-  const token = `${opts.instance}-${boot}-${(counter += 1)}`;
-  const step = async (what, at = now()) =>
-    bounded(sql ? sql.step(what, id, token, at) : claims.stepAsync(what, id, token, at), `the claim's ${what}`);
+  const step = async (what, at = now()) => bounded(sql.step(what, id, token, at), `the claim's ${what}`);
   const claimedAt = now();
   let outcome;
-  const claiming = sql ? sql.step('claim', id, token, claimedAt) : claims.stepAsync('claim', id, token, claimedAt);
+  const claiming = sql.step('claim', id, token, claimedAt);
   try {
     outcome = await bounded(claiming, 'the claim');
   } catch (e) {
     stats.store_errors += 1;
-    // Answered 503 now; should the store claim it after all, the claim is given back, so the
-    // provider's retry need not wait for the lease to end.
+    // Answered 503 now; should the store claim it after all, the claim is given back.
     if (e instanceof StoreTimeout) {
       claiming.then((late) => (late === 'claimed' ? step('release') : null)).catch(() => {});
     }
@@ -517,32 +600,8 @@ async function webhook(req, res) {
     return send(claims.reply('claim', outcome), { result: outcome });
   }
   if (opts.persistDelayMs) await new Promise((ok) => { setTimeout(ok, opts.persistDelayMs); });
-  if (sql) return persistInTransaction(decision.envelope, token, claimedAt, step, send);
-  try {
-    persist(decision.envelope, token, claimedAt);
-  } catch (e) {
-    stats.persist_failed += 1;
-    console.error(`receiver-node: persist ${id}: ${e.message}`);
-    // Give the id back so the provider's retry processes it; answered as a release is.
-    const released = await step('release').catch(() => 'released');
-    return send(claims.reply('release', released), { error: 'PERSIST_FAILED' });
-  }
-  // Persisted, so answered as completed whatever complete gives: the record makes a retry harmless.
-  let completed = 'completed';
-  try {
-    if ((await step('complete')) === 'stale') {
-      stats.stale += 1;
-      completed = 'stale';
-    }
-  } catch (e) {
-    // Persisted, the claim still held: completed in the background once the store answers.
-    stats.store_errors += 1;
-    retryCompletion(id, token, e);
-  }
-  stats.processed += 1;
-  return send(claims.reply('complete', completed), { result: 'processed' });
+  return persistInTransaction(decision.envelope, token, claimedAt, step, send);
 }
-
 // ---- Completions cut by a store error, retried in the background (Redis, memory) ----
 const RETRY_FIRST_MS = 250;
 const RETRY_MOST_MS = 1000;

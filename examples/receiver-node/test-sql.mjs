@@ -5,7 +5,8 @@
 // them (a step bound to its time, and the plain store of `Claims.withStore`), one winner among
 // concurrent claims from several connections (worker threads for SQLite), expiry and purge, the
 // host's transaction (rolled back after complete: claimable again after the lease; committed: a
-// duplicate), the recipe of README.md run as written, wrong kinds, and server.mjs with --postgres
+// duplicate), handleDelivery with pgTransaction and sqliteHandling (a commit that fails: nothing
+// kept, the claim released, 500), the recipe of README.md run as written, wrong kinds, and server.mjs with --postgres
 // and --sqlite (each event's row written in the transaction of its complete). Run by test.sh.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,7 +17,7 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { Claims, sign } from 'xborder-wasm';
+import { Claims, Receiver, handleDelivery, sign } from 'xborder-wasm';
 import * as pgs from '../../stores/node/pg-store.mjs';
 import * as sqs from '../../stores/node/sqlite-store.mjs';
 
@@ -347,6 +348,66 @@ async function main() {
         assert.throws(() => claims.completeIn(db, 'e5', 'r1', 0), /inside db\.transaction/);
       } finally {
         other.close();
+      }
+    });
+
+    await test('handleDelivery with pgTransaction and sqliteHandling: the row and the completion commit together; a failed commit rolls both back and releases (500)', async () => {
+      const secret = 'whsec_tx';
+      const receiver = new Receiver(secret, { window: 0 });
+      const delivery = (id) => {
+        const body = JSON.stringify({ id, event: 'order:created', entity: { id: 'o', type: 'order' } });
+        return { receiver, body, signature: sign(secret, body), leaseMs: 1000 };
+      };
+      try {
+        // PostgreSQL: a deferred unique key fails at COMMIT (the insert goes through, the commit not).
+        await pool.query('CREATE TABLE tx_events (id text, k text UNIQUE DEFERRABLE INITIALLY DEFERRED)');
+        const n = async (table, id) => Number((await pool.query(`SELECT count(*) AS n FROM ${table} WHERE id = $1`, [id])).rows[0].n);
+        const pgRun = (id, k, extra = async () => {}) => handleDelivery({ ...delivery(id), store: pgs.pgClaimStore(pool),
+          transaction: pgs.pgTransaction(pool),
+          persist: async (env, client) => {
+            await client.query('INSERT INTO tx_events VALUES ($1, $2)', [env.id, k]);
+            await extra(client);
+          } });
+        let r = await pgRun('t1', 'a');
+        assert.deepEqual([r.status, r.outcome, r.persisted], [200, 'completed', true]);
+        assert.deepEqual([await n('tx_events', 't1'), (await pool.query("SELECT entry FROM xborder_claims WHERE id = 't1'")).rows[0].entry.slice(0, 2)], [1, 'd:']);
+        r = await pgRun('t2', 'a'); // the commit fails: t1's key
+        assert.deepEqual([r.status, r.code, r.outcome, r.persisted], [500, 'PERSIST_FAILED', 'released', false]);
+        assert.match(String(r.error?.message), /duplicate key/);
+        assert.deepEqual([await n('tx_events', 't2'), await n('xborder_claims', 't2')], [0, 0], 'nothing kept, the claim released');
+        // A statement that failed in the transaction (its error swallowed): PostgreSQL rolls the
+        // COMMIT back, a failed commit (not a 200 with nothing written).
+        r = await pgRun('t3', 'c', (client) => client.query('SELECT 1/0').catch(() => {}));
+        assert.deepEqual([r.status, r.code, await n('tx_events', 't3'), await n('xborder_claims', 't3')], [500, 'PERSIST_FAILED', 0, 0]);
+        r = await pgRun('t2', 'b'); // the retry
+        assert.deepEqual([r.status, r.outcome, await n('tx_events', 't2')], [200, 'completed', 1]);
+        assert.equal(pool.totalCount <= pool.options.max && pool.waitingCount, 0, 'every connection given back');
+
+        // SQLite: a deferred foreign key fails at COMMIT; concurrent deliveries take turns on the one connection.
+        const sc = SqliteClaims.open(join(work, 'tx.db'), { leaseMs: 1000 });
+        const db = sc.db;
+        db.pragma('foreign_keys = ON');
+        db.exec('CREATE TABLE orders (id TEXT PRIMARY KEY); INSERT INTO orders VALUES (\'o1\');' +
+          'CREATE TABLE tx_events (id TEXT, o TEXT REFERENCES orders (id) DEFERRABLE INITIALLY DEFERRED)');
+        const { store, transaction } = sqs.sqliteHandling(db);
+        const insert = db.prepare('INSERT INTO tx_events VALUES (?, ?)');
+        const rows = (id) => db.prepare('SELECT count(*) FROM tx_events WHERE id = ?').pluck().get(id);
+        const sqRun = (id, order) => handleDelivery({ ...delivery(id), store, transaction,
+          persist: async (env, tx) => {
+            await new Promise((ok) => { setTimeout(ok, 5); }); // another delivery's claim meanwhile
+            insert.run(env.id, order);
+            assert.equal(tx, db);
+          } });
+        const all = await Promise.all(['s1', 's2', 's3'].map((id) => sqRun(id, 'o1')));
+        assert.deepEqual(all.map((x) => [x.status, x.outcome]), [[200, 'completed'], [200, 'completed'], [200, 'completed']]);
+        assert.deepEqual(['s1', 's2', 's3'].map(rows), [1, 1, 1]);
+        r = await sqRun('s4', 'o9'); // no such order: the COMMIT fails
+        assert.deepEqual([r.status, r.code, r.outcome, rows('s4'), db.inTransaction], [500, 'PERSIST_FAILED', 'released', 0, false]);
+        assert.match(String(r.error?.message), /FOREIGN KEY/);
+        assert.equal(db.prepare("SELECT count(*) FROM xborder_claims WHERE id = 's4'").pluck().get(), 0);
+        sc.close();
+      } finally {
+        receiver.free();
       }
     });
 

@@ -12,7 +12,10 @@ behind a load balancer sharing Redis. The same flow and flags as the Rust and No
       [--clock-sync-ms 5000] [--clock-skew-ms 0] [--grace-ms 10000] [--drain-ms 1000]
       [--persist-delay-ms 0]
 
-1. the RAW body and ``X-Webhook-Signature`` go to ``Receiver.receive`` (window 0: the claims
+Each delivery is ``xborder.handle_delivery`` (core's one flow: the order and every status and
+``Retry-After`` are core's; this file persists and counts):
+
+1. the RAW body and ``X-Webhook-Signature`` go to the receiver (window 0: the claims
    dedupe): reject -> 400 ``{error, field}``; ignore -> 200;
 2. a live event (``process``) is claimed with a token of this request, in Redis
    (``xborder.redis.RedisClaimStore``, in the wheel) or in memory: in_progress -> 503 with Retry-After;
@@ -28,13 +31,16 @@ behind a load balancer sharing Redis. The same flow and flags as the Rust and No
 
 With ``--postgres URL`` (psycopg 3, ``xborder.postgres``; a pool of ``--pool`` connections) or
 ``--sqlite PATH`` (``xborder.sqlite``, a file in WAL mode), the claims AND the events are in the
-database: steps 3 and 4 are one transaction, the event's row (``xborder_events``,
-stores/sql/receiver-events.sql, the table the Rust and Node receivers write) and
-``complete_in``: committed when complete answers completed (200 ``completed``), rolled back
-otherwise (stale: another request took the id over and persists it; 200 ``stale``, core's
-reply). A failed transaction is neither (release -> 500, the provider retries). The JSON line
-in FILE is written after the commit (the table is what counts); ``--records`` is for the other
-stores.
+database, and the handling runs in a transaction (``handle_delivery(..., transaction=)``, core's
+order): the claim on a pooled connection, committed; then one transaction on one pooled
+connection: the event's row (``xborder_events``, stores/sql/receiver-events.sql, the table the
+Rust and Node receivers write), the complete step's statements, the commit; then 200. A
+complete that is not completed there commits nothing (rolled back): stale (another request
+took the id over after the lease, and writes it) is answered 503 with the lease as
+Retry-After, a store error 503 ``STORE_UNAVAILABLE``. A failed write or commit rolls back,
+releases the claim, 500 ``PERSIST_FAILED``: the provider retries.
+The JSON line in FILE is written after the commit (the table is what counts); ``--records`` is
+for the other stores.
 
 What a hostile client or a degraded store costs (examples/README.md, the contract the three
 receivers share):
@@ -365,8 +371,7 @@ def shut_socket(conn):
 
 
 class Sql:
-    """Claims and events in PostgreSQL or SQLite: a step on a pooled connection, and the
-    event's row with ``complete_in`` in one transaction."""
+    """Claims and events in PostgreSQL or SQLite, on pooled connections."""
 
     def __init__(self, o, window):
         self.o = o
@@ -436,29 +441,98 @@ class Sql:
         except Exception as e:  # no connection: the store is unavailable
             raise xborder.StoreError("STORE_UNAVAILABLE", f"connect: {e}") from e
 
-    def persist_and_complete(self, row):
-        """The event's row and complete, in one transaction: committed when complete answers
-        completed, rolled back otherwise; the outcome. Raises when the transaction failed
-        (``StoreTimeout`` when it passed the store timeout)."""
-        id, token, at = row[0], row[3], row[6]
-        with self.pool.get() as conn:
-            if self.psycopg is not None:
-                outcome = None
-                with conn.transaction():
-                    conn.execute(self.insert, row)
-                    outcome = self.claims.complete_in(conn, id, token, at)
-                    if outcome != xborder.ClaimOutcome.COMPLETED:
-                        raise self.psycopg.Rollback()
-                return outcome
-            with conn:  # sqlite3: BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on an exception
-                conn.execute(self.insert, row)
-                outcome = self.claims.complete_in(conn, id, token, at)
-                if outcome != xborder.ClaimOutcome.COMPLETED:
-                    conn.rollback()
-                return outcome
-
     def reap(self):
         self.pool.reap()
+
+
+class SqlRequest:
+    """The SQL claims as one request's ``handle_delivery`` store and ``transaction``: outside
+    the transaction, each load and compare-and-set on a pooled connection
+    (``claims.store(conn)``); the transaction (``begin``, the persist's row, the complete
+    step's calls, ``commit`` or ``rollback``) on one pooled connection, taken at its first
+    statement (after ``--persist-delay-ms``) and held until it ends. Each is bounded by the
+    pool's timeout and watchdog (a timeout is a store failure: ``STORE_UNAVAILABLE``)."""
+
+    def __init__(self, sql):
+        self.sql = sql
+        self.lease_ms, self.window_ms = sql.claims.lease_ms, sql.claims.window_ms
+        self.at = None
+        self.wanted = False  # begun, its connection not taken yet
+        self.held = None  # (pool context, connection, store in the transaction)
+
+    def step_at(self, at_ms):
+        self.at = at_ms
+
+    def call(self, method, *args):
+        if self.wanted or self.held is not None:
+            store = self.open()[2]
+            store.step_at(self.at)
+            return getattr(store, method)(*args)
+        with self.sql.pool.get() as conn:
+            store = self.sql.claims.store(conn)
+            store.step_at(self.at)
+            return getattr(store, method)(*args)
+
+    def load(self, id):
+        return self.call("load", id)
+
+    def compare_and_set(self, id, expected, new, ttl_ms):
+        return self.call("compare_and_set", id, expected, new, ttl_ms)
+
+    def begin(self):
+        self.wanted = True
+
+    def open(self):
+        """The transaction's (pool context, connection, store), begun at its first use."""
+        if self.held is None:
+            self.wanted = False
+            cm = self.sql.pool.get()
+            conn = cm.__enter__()
+            store = self.sql.claims.store(conn)
+            self.held = (cm, conn, store)
+            try:
+                store.begin()
+            except BaseException as e:
+                raise self.end(e)
+        return self.held
+
+    def connection(self):
+        """The transaction's connection (the persist's row)."""
+        return self.open()[1]
+
+    def end(self, e=None):
+        """Gives the transaction's connection back to the pool; the exception ``e`` that ended
+        it, as the pool tells it (a ``StoreTimeout`` when the watchdog cut it)."""
+        held, self.held, self.wanted = self.held, None, False
+        if held is not None:
+            try:
+                held[0].__exit__(None if e is None else type(e), e,
+                                 None if e is None else e.__traceback__)
+            except BaseException as x:  # noqa: BLE001 - the pool's StoreTimeout
+                return x
+        return e
+
+    def commit(self):
+        if self.held is None and not self.wanted:
+            return
+        store = self.open()[2]
+        try:
+            store.commit()
+        except BaseException as e:
+            quietly(store.rollback)  # (SQLite keeps a transaction whose commit failed)
+            raise self.end(e)
+        self.end()
+
+    def rollback(self):
+        if self.held is None:
+            self.wanted = False
+            return
+        store = self.held[2]
+        try:
+            store.rollback()
+        except BaseException as e:
+            raise self.end(e)
+        self.end()
 
 
 class App:
@@ -582,107 +656,93 @@ class App:
             self.append_line(line(again).encode("utf-8"))
 
     def webhook(self, body: bytes, signature):
-        """(status, answer, headers) for one delivery."""
-        decision = self.receiver.receive(body, signature)
+        """(status, answer, headers) for one delivery: ``xborder.handle_delivery``, core's one
+        flow (claim, persist, complete or release; every status and Retry-After core's). This
+        receiver persists (``persist``) and counts what the answer says."""
+        token = self.token()
+        claimed_at = []
+        req = None if self.sql is None else SqlRequest(self.sql)
+        written = []
+
+        def clock():
+            now = self.clock.now()
+            if not claimed_at:
+                claimed_at.append(now)  # the first step is the claim
+            return now
+
+        def persist(env):
+            if self.o.persist_delay_ms:
+                time.sleep(self.o.persist_delay_ms / 1000)
+            if req is not None:
+                written.append(self.persist_sql(req, env, token, claimed_at[0]))
+            else:
+                self.persist(env, token, claimed_at[0])
+
+        if req is None:
+            reply = xborder.handle_delivery(self.receiver, self.claims, body, signature, persist,
+                                            token=token, clock=clock)
+        else:
+            # The event's row and the claim's completion commit together (core's order:
+            # begin, the row, the complete step on the transaction, commit).
+            reply = xborder.handle_delivery(self.receiver, req, body, signature, persist,
+                                            token=token, clock=clock, transaction=req)
+            if reply.persisted and written and self.o.persist:
+                # After the commit: the table is what counts (a kill in between loses the line).
+                self.append_line(written[0])
+        decision, outcome = reply.decision, reply.outcome
         if decision.action == xborder.Action.REJECT:
-            self.count("rejected")
-            reply = decision.reply  # core's status: 400 the request's, 413 too large, 500 ours
+            self.count("rejected")  # core's status: 400 the request's, 413 too large, 500 ours
             return reply.status, dict(error=decision.error_code, field=decision.error_field), {}
         if decision.action != xborder.Action.PROCESS:
             self.count("ignored")
-            return decision.reply.status, dict(result=str(decision.action)), {}
-        env = decision.envelope
-        token = self.token()
-
-        def step(what, at=None):
-            at = self.clock.now() if at is None else at
-            if self.sql is not None:
-                return self.sql.step(what, env.id, token, at)
-            return self.claims.step(what, env.id, token, at)
-
-        # Every answer's status and Retry-After come from core (Claims.reply, claim_error_reply):
-        # the Rust, Node and Python receivers answer alike.
-        def send(how, body):
-            headers = {} if how.retry_after_s is None else {"Retry-After": str(how.retry_after_s)}
-            return how.status, body, headers
-
-        claimed_at = self.clock.now()
-        try:
-            outcome = step("claim", claimed_at)
-        except xborder.XborderError as e:
-            self.count("store_errors")
-            return send(xborder.claim_error_reply(e.code), dict(error=e.code))
-        if outcome != xborder.ClaimOutcome.CLAIMED:
-            self.count("in_progress" if outcome == xborder.ClaimOutcome.IN_PROGRESS else "duplicate")
-            return send(self.claims.reply("claim", outcome), dict(result=str(outcome)))
-        if self.o.persist_delay_ms:
-            time.sleep(self.o.persist_delay_ms / 1000)
-        if self.sql is not None:
-            return self.persist_and_complete(env, token, claimed_at, step, send)
-        try:
-            self.persist(env, token, claimed_at)
-        except OSError as e:
+            return reply.status, dict(result=str(decision.action)), {}
+        if reply.persist_error is not None:
             self.count("persist_failed")
-            log(f"receiver-python: persist {env.id}: {e}")
-            # Give the id back so the provider's retry processes it; answered as a release is.
-            try:
-                released = step("release")
-            except xborder.XborderError:
-                released = xborder.ClaimOutcome.RELEASED
-            return send(self.claims.reply("release", released), dict(error="PERSIST_FAILED"))
-        # Persisted, so answered as completed whatever complete gives: the record makes a retry
-        # harmless.
-        completed = xborder.ClaimOutcome.COMPLETED
-        try:
-            if step("complete") == xborder.ClaimOutcome.STALE:
+            log(f"receiver-python: persist {decision.envelope.id}: {reply.persist_error}")
+            return reply.status, dict(error=reply.error_code), reply.headers
+        if not reply.persisted:
+            if outcome is None or reply.error_code is not None:
+                # A claim step failed (the store, or its timeout; SQL: also the complete
+                # inside the transaction, rolled back).
+                self.count("store_errors")
+                return reply.status, dict(error=reply.error_code), reply.headers
+            if outcome == xborder.ClaimOutcome.STALE:
+                # (SQL) another request took the id over inside this one's transaction:
+                # rolled back, 503 with the lease as Retry-After.
                 self.count("stale")
-                completed = xborder.ClaimOutcome.STALE
-        except xborder.XborderError as e:
-            # The store failed (or hung past the timeout): the claim would stay held and a
-            # redelivery after its lease would process the event again. Completed in the
-            # background, with the same token, as soon as the store answers.
+                return reply.status, dict(result=str(outcome)), reply.headers
+            self.count("in_progress" if outcome == xborder.ClaimOutcome.IN_PROGRESS
+                       else "duplicate")
+            return reply.status, dict(result=str(outcome)), reply.headers
+        # Persisted: 200 whatever complete gave (core's rule).
+        if reply.error_code is not None:
+            # The store failed (or hung past the timeout) on complete: the claim would stay
+            # held and a redelivery after its lease would process the event again. Completed
+            # in the background, with the same token, as soon as the store answers.
             self.count("store_errors")
-            self.completer.add(env.id, token, e)
+            self.completer.add(decision.envelope.id, token, reply.error_code)
+        elif outcome == xborder.ClaimOutcome.STALE:
+            self.count("stale")
         self.count("processed")
-        return send(self.claims.reply("complete", completed), dict(result="processed"))
+        return reply.status, dict(result="processed"), reply.headers
 
-    def persist_and_complete(self, env, token, claimed_at, step, send):
-        """PostgreSQL or SQLite: the event's row and complete in one transaction."""
+    def persist_sql(self, req, env, token, claimed_at):
+        """PostgreSQL or SQLite: the event's row on the request's transaction (committed with
+        the claim's completion; a kill between them can neither keep the row without the claim
+        done nor the reverse); the JSON line to write once committed."""
         at = self.clock.now()
         row = (env.id, env.event, self.o.instance, token, claimed_at, self.o.lease_ms, at)
-        try:
-            outcome = self.sql.persist_and_complete(row)
-        except StoreTimeout as e:
-            # The store hangs: a release would hang too. The claim stays held until its lease
-            # ends (the provider's retry is answered in_progress, then processed).
-            self.count("store_errors")
-            log(f"receiver-python: persist and complete {env.id}: {e}")
-            return send(xborder.claim_error_reply("STORE_UNAVAILABLE"),
-                        dict(error="STORE_UNAVAILABLE"))
-        except Exception as e:
-            # Rolled back (or unknown, when the connection broke during the commit): give the
-            # claim back so the retry processes it, or finds it done.
-            self.count("persist_failed")
-            log(f"receiver-python: persist and complete {env.id}: {e}")
-            try:
-                released = step("release")
-            except xborder.XborderError:
-                released = xborder.ClaimOutcome.RELEASED
-            return send(self.claims.reply("release", released), dict(error="PERSIST_FAILED"))
-        if outcome == xborder.ClaimOutcome.COMPLETED:
-            self.count("processed")
-            if self.o.persist:
-                # After the commit: the table is what counts (a kill in between loses the line).
-                line = dict(id=env.id, event=env.event, instance=self.o.instance, token=token,
-                            at_ms=at, claimed_at_ms=claimed_at, lease_ms=self.o.lease_ms,
-                            clock_offset_ms=self.clock.offset_ms)
-                self.append_line((json.dumps(line) + "\n").encode("utf-8"))
-        else:
-            # Rolled back: another request took the id over (the lease ended) and persists it.
-            self.count("stale")
-        said = "processed" if outcome == xborder.ClaimOutcome.COMPLETED else str(outcome)
-        return send(self.claims.reply("complete", outcome), dict(result=said))
+        req.connection().execute(self.sql.insert, row)
+        line = dict(id=env.id, event=env.event, instance=self.o.instance, token=token,
+                    at_ms=at, claimed_at_ms=claimed_at, lease_ms=self.o.lease_ms,
+                    clock_offset_ms=self.clock.offset_ms)
+        return (json.dumps(line) + "\n").encode("utf-8")
 
+    def step(self, what, id, token, at):
+        """One claim step in this receiver's store (the Completer's retries)."""
+        if self.sql is not None:
+            return self.sql.step(what, id, token, at)
+        return self.claims.step(what, id, token, at)
 
     def begin_request(self):
         with self.lock:
@@ -768,7 +828,7 @@ class Completer:
                     self.cv.wait()
                 queued, id, token = self.queue[0]
             try:
-                outcome = app.claims.step("complete", id, token, app.clock.now())
+                outcome = app.step("complete", id, token, app.clock.now())
             except Exception as e:  # the store still failing
                 now = time.monotonic()
                 with self.cv:

@@ -3,9 +3,9 @@ tests/servers/postgres.sh and stopped at the end, also on failure) and ``--sqlit
 instances sharing the store, signed deliveries processed once (the event's row in
 ``xborder_events`` and the claim done, written in one transaction), a redelivery answered
 ``duplicate`` by either instance, a tampered one 400, an unknown name ignored; a transaction that
-fails after ``complete_in`` (PostgreSQL: a deferred constraint failing the commit; SQLite: the
-completion refused) leaves neither the row nor the completion, the claim is released and the
-retry processes the event once; PostgreSQL stopped: 503 ``STORE_UNAVAILABLE`` with
+fails (PostgreSQL: a deferred constraint failing the commit: 500, the claim released; SQLite:
+the completion refused inside the transaction: 503 STORE_UNAVAILABLE, the claim left to its
+lease) leaves neither the row nor the completion, and the retry processes the event once; PostgreSQL stopped: 503 ``STORE_UNAVAILABLE`` with
 Retry-After. Run by examples/receiver-python/test.sh."""
 
 import json
@@ -16,6 +16,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.error
 import urllib.request
 
@@ -88,9 +89,10 @@ def lines(path):
         return [json.loads(line) for line in f]
 
 
-def scenario(name, store_args, query, refuse, allow, work):
+def scenario(name, store_args, query, refuse, allow, work, complete_refused=False):
     """Two instances on one store; query(sql) -> rows; refuse()/allow() make the next
-    processing of evt_fail fail after complete_in, then let it pass."""
+    processing of evt_fail fail (its commit; with ``complete_refused``, the complete step's
+    statement inside the transaction), then let it pass."""
     p1 = p2 = None
     f1, f2 = os.path.join(work, f"{name}-1.jsonl"), os.path.join(work, f"{name}-2.jsonl")
     try:
@@ -107,11 +109,19 @@ def scenario(name, store_args, query, refuse, allow, work):
 
         refuse()
         status, answer, _ = post(a1, body("evt_fail"))
-        expect(f"{name} failed transaction answer", (status >= 500, answer), (True, {"error": "PERSIST_FAILED"}))
         expect(f"{name} failed transaction: no event row",
                query("SELECT count(*) FROM xborder_events WHERE id = 'evt_fail'"), [(0,)])
-        expect(f"{name} failed transaction: claim released (no live row)",
-               query("SELECT count(*) FROM xborder_claims WHERE id = 'evt_fail'"), [(0,)])
+        if complete_refused:
+            # Core: a complete that fails inside the transaction commits nothing (rolled
+            # back) and is answered with its error's reply; the claim is left to its lease.
+            expect(f"{name} complete refused answer", (status, answer), (503, {"error": "STORE_UNAVAILABLE"}))
+            expect(f"{name} complete refused: the claim held until its lease",
+                   query("SELECT count(*) FROM xborder_claims WHERE id = 'evt_fail'"), [(1,)])
+            time.sleep(2.2)  # the lease (--lease-ms 2000)
+        else:
+            expect(f"{name} failed transaction answer", (status >= 500, answer), (True, {"error": "PERSIST_FAILED"}))
+            expect(f"{name} failed transaction: claim released (no live row)",
+                   query("SELECT count(*) FROM xborder_claims WHERE id = 'evt_fail'"), [(0,)])
         allow()
         expect(f"{name} the retry processes it", post(a2, body("evt_fail"))[:2], (200, {"result": "processed"}))
         expect(f"{name} then a duplicate", post(a1, body("evt_fail"))[:2], (200, {"result": "duplicate"}))
@@ -132,7 +142,8 @@ def scenario(name, store_args, query, refuse, allow, work):
         with urllib.request.urlopen(f"http://{a1}/stats", timeout=10) as r:
             stats = json.loads(r.read())
         expect(f"{name} rx1 stats", (stats["processed"], stats["duplicate"], stats["persist_failed"],
-                                     stats["rejected"]), (3, 2, 1, 1))
+                                     stats["store_errors"], stats["rejected"]),
+               (3, 2, 0, 1, 1) if complete_refused else (3, 2, 1, 0, 1))
         return a1
     finally:
         for p in (p1, p2):
@@ -167,7 +178,7 @@ def main():
                  lambda: sexec("CREATE TRIGGER refuse BEFORE UPDATE ON xborder_claims "
                                "WHEN NEW.id = 'evt_fail' AND NEW.entry LIKE 'd:%' "
                                "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END"),
-                 lambda: sexec("DROP TRIGGER refuse"), work)
+                 lambda: sexec("DROP TRIGGER refuse"), work, complete_refused=True)
 
         r = subprocess.run(["bash", str(SERVER_SH), "start", pg_dir], capture_output=True, text=True,
                            env=dict(os.environ, XBORDER_PG_OWNER=str(os.getpid())), timeout=120)

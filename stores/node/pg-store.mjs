@@ -102,6 +102,44 @@ export function pgClaimStore(db, atMs) {
   };
 }
 
+/**
+ * The `transaction` option of xborder-wasm's `handleDelivery` over `pool` (a pg Pool): the
+ * event's write and the claim's completion on one connection, committed together (core's order;
+ * this only carries it out). `begin()` takes a connection and sends BEGIN (the `tx` your
+ * `persist(envelope, tx)` writes on); `store(client, atMs)` is `pgClaimStore(client, atMs)`;
+ * `commit(client)` sends COMMIT (a transaction PostgreSQL rolled back because a statement in it
+ * failed is a failed commit) and gives the connection back; `rollback(client)` destroys the
+ * connection (the server rolls its transaction back; a connection whose statement failed or
+ * timed out is never reused).
+ *
+ *   await handleDelivery({ receiver, body, signature, store: pgClaimStore(pool), leaseMs,
+ *     transaction: pgTransaction(pool), persist: (env, client) => client.query(INSERT, [env.id]) });
+ */
+export function pgTransaction(pool) {
+  queryable('pool', pool);
+  return {
+    async begin() {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+      } catch (e) {
+        client.release(true);
+        throw e;
+      }
+      return client;
+    },
+    store: (client, atMs) => pgClaimStore(client, atMs),
+    async commit(client) {
+      const result = await client.query('COMMIT');
+      if (result.command === 'ROLLBACK') throw new Error('the transaction was rolled back (a statement in it failed)');
+      client.release();
+    },
+    rollback(client) {
+      client.release(true);
+    },
+  };
+}
+
 const NO_STORE = { load: () => null, compareAndSet: () => false };
 
 /**

@@ -1,13 +1,13 @@
 // Claims of xborder kept in Redis, for Node (ioredis): the store interface of `Claims.withStore`
 // and nothing else. The rules are xborder's (core's claim task decides); this only moves entry
 // texts: a load is a GET, a compare-and-set is core's one Redis script, the same the Rust
-// (stores/redis) and Python adapters run. `services/redis/compare-and-set.lua` is that
+// (stores/redis) and Python adapters run. `core/src/claims/redis_compare_and_set.lua` is that
 // script, checked equal to core's `REDIS_COMPARE_AND_SET` by `cargo test -p xborder-redis`.
 import { readFileSync } from 'node:fs';
 
 /** Core's compare-and-set script (one key; expected, new, TTL in ms; '' means none). */
 export const COMPARE_AND_SET = readFileSync(
-  new URL('../redis/compare-and-set.lua', import.meta.url), 'utf8');
+  new URL('../../core/src/claims/redis_compare_and_set.lua', import.meta.url), 'utf8');
 
 /**
  * A `ClaimStore` over an ioredis client: `Claims.withStore(redisClaimStore(redis), { leaseMs })`.

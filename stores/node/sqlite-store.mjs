@@ -93,6 +93,69 @@ export function sqliteClaimStore(db, atMs) {
   };
 }
 
+/**
+ * For xborder-wasm's `handleDelivery` over the one connection `db`: `store`, the plain claim
+ * store (its calls wait while a transaction is open on `db`, so that another request's claim is
+ * never written inside it), and `transaction`, its `transaction` option: `begin()` sends
+ * `BEGIN IMMEDIATE` on `db` (one transaction at a time; the `tx` your `persist(envelope, tx)`
+ * writes on is `db`), `store(db, atMs)` is `sqliteClaimStore(db, atMs)`, `commit` sends COMMIT,
+ * `rollback` ROLLBACK. The order is core's; this only carries it out.
+ */
+export function sqliteHandling(db) {
+  database('db', db);
+  let held = null; // the open transaction's end, a promise
+  let end = null;
+  const close = () => {
+    const done = end;
+    held = null;
+    end = null;
+    done?.();
+  };
+  const plain = sqliteClaimStore(db);
+  return {
+    store: {
+      // Each waits in its own loop, then runs in the same turn as its last check (no await in
+      // between, where a transaction could begin).
+      async load(id) {
+        while (held) await held;
+        return plain.load(id);
+      },
+      async compareAndSet(id, expected, next, ttlMs) {
+        while (held) await held;
+        return plain.compareAndSet(id, expected, next, ttlMs);
+      },
+    },
+    transaction: {
+      async begin() {
+        while (held) await held;
+        held = new Promise((resolve) => { end = resolve; });
+        try {
+          db.exec('BEGIN IMMEDIATE');
+        } catch (e) {
+          close();
+          throw e;
+        }
+        return db;
+      },
+      store: (tx, atMs) => sqliteClaimStore(tx, atMs),
+      commit(tx) {
+        try {
+          tx.exec('COMMIT');
+        } finally {
+          if (!tx.inTransaction) close();
+        }
+      },
+      rollback(tx) {
+        try {
+          if (tx.inTransaction) tx.exec('ROLLBACK');
+        } finally {
+          close();
+        }
+      },
+    },
+  };
+}
+
 const NO_STORE = { load: () => null, compareAndSet: () => false };
 
 /**

@@ -555,7 +555,10 @@ fn handle_steps<S: ClaimStore>(input: &Value, store: &S, rules: ClaimRules) -> O
             };
             let token = d.get("token").and_then(Value::as_str).unwrap_or(name);
             let decision = receiver.receive(&body, signature.as_deref());
-            let h = Handling::new(decision, rules, token);
+            let mut h = Handling::new(decision, rules, token);
+            if input.get("transaction").and_then(Value::as_bool) == Some(true) {
+                h = h.in_transaction();
+            }
             handlings.insert(name.to_owned(), StoreSteps::new(h));
         }
         let h = handlings.get_mut(name).ok_or("unreachable")?;
@@ -568,6 +571,11 @@ fn handle_steps<S: ClaimStore>(input: &Value, store: &S, rules: ClaimRules) -> O
                 let ok = d.get("persist").and_then(Value::as_str).unwrap_or("ok") == "ok";
                 h.persisted(ok).map_err(|e| e.to_string())?;
                 format!("persist:{}", if ok { "ok" } else { "fail" })
+            }
+            Next::Act(Act::Commit { .. }) => {
+                let ok = d.get("commit").and_then(Value::as_str).unwrap_or("ok") == "ok";
+                h.committed(ok).map_err(|e| e.to_string())?;
+                format!("commit:{}", if ok { "ok" } else { "fail" })
             }
             Next::Act(Act::Claim { .. } | Act::Complete { .. } | Act::Release { .. }) => {
                 h.begin(at).map_err(|e| e.to_string())?;

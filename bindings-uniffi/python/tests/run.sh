@@ -2,6 +2,7 @@
 # The Python package's own tests, against the wheel installed in a virtualenv and run from outside
 # the source tree (no PYTHONPATH): what `pip install xborder-*.whl` gives a user.
 #   test_api.py      every public parameter with right and wrong kinds; errors; the package layout
+#   test_imports.py  no import cycle among the package's own modules (its source, parsed with ast)
 #   stubtest         `python -m mypy.stubtest xborder`: the annotations match the package (0 errors)
 #   mypy --strict    every python block of dist-readme/python.md (the README shipped in the wheel)
 #   test_readme.py   every python block of that README run as written, and its sh install block
@@ -57,6 +58,7 @@ check() {
   env -u PYTHONPATH "$@" || { echo "python: $name FAILED"; status=1; }
 }
 check test_api.py "$py" "$HERE/test_api.py"
+check test_imports.py "$py" "$HERE/test_imports.py" "$PKG/xborder"
 check "stubtest xborder" "$py" -m mypy.stubtest xborder
 mapfile -t blocks < <("$py" "$HERE/test_readme.py" --extract "$README" "$work/readme")
 check "mypy --strict on ${#blocks[@]} README blocks" "$py" -m mypy --strict --no-incremental \

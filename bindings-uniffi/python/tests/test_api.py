@@ -140,6 +140,30 @@ def wrong_kinds() -> None:
         ("handle_delivery_async", "persist", lambda: x.handle_delivery_async(rx, aclaims, BODY, SIG, None)),
         ("handle_delivery_async", "token", lambda: x.handle_delivery_async(rx, aclaims, BODY, SIG, ok_persist, token=b"t")),
         ("handle_delivery_async", "clock", lambda: x.handle_delivery_async(rx, aclaims, BODY, SIG, ok_persist, clock=0)),
+        ("handle_delivery", "claims", lambda: x.handle_delivery(rx, AStore(), BODY, SIG, ok_persist)),
+        ("handle_delivery", "claims", lambda: x.handle_delivery(rx, object(), BODY, SIG, ok_persist)),
+        ("handle_delivery_async", "claims", lambda: x.handle_delivery_async(rx, Store(), BODY, SIG, ok_persist)),
+        ("DeliveryHandling", "receiver", lambda: x.DeliveryHandling(b"k", claims, BODY, SIG, "t")),
+        ("DeliveryHandling", "claims", lambda: x.DeliveryHandling(rx, Store(), BODY, SIG, "t")),  # type: ignore[arg-type]
+        ("DeliveryHandling", "body", lambda: x.DeliveryHandling(rx, claims, 1, SIG, "t")),
+        ("DeliveryHandling", "headers", lambda: x.DeliveryHandling(rx, claims, BODY, 1, "t")),
+        ("DeliveryHandling", "token", lambda: x.DeliveryHandling(rx, claims, BODY, SIG, None)),
+        ("DeliveryHandling.with_store_steps", "receiver", lambda: x.DeliveryHandling.with_store_steps(None, BODY, SIG, "t")),
+        ("DeliveryHandling.with_store_steps", "body", lambda: x.DeliveryHandling.with_store_steps(rx, None, SIG, "t")),
+        ("DeliveryHandling.with_store_steps", "headers", lambda: x.DeliveryHandling.with_store_steps(rx, BODY, 2, "t")),
+        ("DeliveryHandling.with_store_steps", "token", lambda: x.DeliveryHandling.with_store_steps(rx, BODY, SIG, 3)),
+        ("DeliveryHandling.with_store_steps", "lease_ms", lambda: x.DeliveryHandling.with_store_steps(rx, BODY, SIG, "t", lease_ms=-1)),
+        ("DeliveryHandling.with_store_steps", "window_ms", lambda: x.DeliveryHandling.with_store_steps(rx, BODY, SIG, "t", window_ms="1")),
+        ("DeliveryHandling.step", "at_ms", lambda: x.DeliveryHandling(rx, claims, BODY, SIG, "t").step(-1)),
+        ("DeliveryHandling.loaded", "entry", lambda: x.DeliveryHandling(rx, claims, BODY, SIG, "t").loaded(5)),
+        ("DeliveryHandling.swapped", "applied", lambda: x.DeliveryHandling(rx, claims, BODY, SIG, "t").swapped(1)),
+        ("DeliveryHandling.store_failed", "message", lambda: x.DeliveryHandling(rx, claims, BODY, SIG, "t").store_failed(None)),
+        ("DeliveryHandling.persisted", "ok", lambda: x.DeliveryHandling(rx, claims, BODY, SIG, "t").persisted("yes")),
+        ("DeliveryHandling.committed", "ok", lambda: x.DeliveryHandling(rx, claims, BODY, SIG, "t").committed(None)),
+        ("DeliveryHandling", "in_transaction", lambda: x.DeliveryHandling(rx, claims, BODY, SIG, "t", in_transaction=1)),
+        ("DeliveryHandling.with_store_steps", "in_transaction", lambda: x.DeliveryHandling.with_store_steps(rx, BODY, SIG, "t", in_transaction="yes")),
+        ("handle_delivery", "transaction", lambda: x.handle_delivery(rx, claims, BODY, SIG, ok_persist, transaction=object())),
+        ("handle_delivery_async", "transaction", lambda: x.handle_delivery_async(rx, aclaims, BODY, SIG, ok_persist, transaction=True)),
         ("classify_event", "name", lambda: x.classify_event(None)),
         ("check_registration", "events", lambda: x.check_registration("order:created")),
         ("check_registration", "existing_webhooks", lambda: x.check_registration(["order:created"], -1)),
@@ -258,7 +282,8 @@ def wrong_kinds() -> None:
                     fns.append((mname, m.__func__ if isinstance(m, classmethod) else m))
         for fname, fn in fns:
             for p in list(inspect.signature(fn).parameters)[0:]:
-                if p in ("self", "cls") or name in ("ClaimStore", "AsyncClaimStore"):
+                if p in ("self", "cls") or name in ("ClaimStore", "AsyncClaimStore", "Transaction",
+                                                    "AsyncTransaction"):
                     continue
                 if (fname, p) not in covered and (name, p) not in covered:
                     fail("no wrong-kind test for %s.%s(%s)" % (name, fname, p))
@@ -307,7 +332,162 @@ def behaviour() -> None:
     def broken(env: x.Envelope) -> None:
         raise OSError("disk full")
     r = x.handle_delivery(SECRET, claims, body2, x.sign(SECRET, body2), broken)
-    expect("persist failed", (r.status, str(r.outcome), type(r.persist_error)), (500, "released", OSError))
+    expect("persist failed", (r.status, str(r.outcome), type(r.persist_error), r.error_code, r.body, r.persisted),
+           (500, "released", OSError, "PERSIST_FAILED", {"error": "PERSIST_FAILED"}, False))
+    expect("persist's exception kept", str(r.persist_error), "disk full")
+    # The retry takes the released event; the reply says it was persisted.
+    r = x.handle_delivery(SECRET, claims, body2, x.sign(SECRET, body2), lambda e: seen.append(e.id))
+    expect("retry after a failed persist", (r.status, str(r.outcome), r.persisted, r.error_code, r.body),
+           (200, "completed", True, None, {"result": "completed"}))
+    # Any sync store itself (with_store_steps driven here): a dict store, SQLite.
+    own = Store()
+    r = x.handle_delivery(SECRET, own, BODY, SIG, lambda e: seen.append(e.id), clock=lambda: 5)
+    expect("own store handled", (r.status, str(r.outcome), len(own.map)), (200, "completed", 1))
+    r = x.handle_delivery(SECRET, own, BODY, SIG, lambda e: seen.append(e.id), clock=lambda: 6)
+    expect("own store duplicate", (r.status, str(r.outcome)), (200, "duplicate"))
+
+    class Down(Store):
+        def load(self, id: str) -> Optional[str]:
+            raise ConnectionError("down")
+    r = x.handle_delivery(SECRET, Down(), BODY, SIG, lambda e: fail("persisted with the store down"))
+    expect("store down", (r.status, r.headers, r.error_code, r.outcome), (503, {"Retry-After": "1"}, "STORE_UNAVAILABLE", None))
+    import sqlite3
+    import xborder.sqlite as xs
+    conn = xs.connect(":memory:")
+    sq = xs.SqliteClaims(lease_ms=20_000)
+    r = x.handle_delivery(SECRET, sq.store(conn), BODY, SIG, lambda e: None, clock=lambda: 100)
+    expect("sqlite handled", (r.status, str(r.outcome)), (200, "completed"))
+    r = x.handle_delivery(SECRET, sq.store(conn), BODY, SIG, lambda e: None, clock=lambda: 200)
+    expect("sqlite duplicate", (r.status, str(r.outcome)), (200, "duplicate"))
+    expect("sqlite row done at the step's time", conn.execute("SELECT entry FROM xborder_claims").fetchone()[0][:5], "d:100")
+    sq.step(conn, "claim", "evt_9", "other", 1000)
+    body9 = BODY.replace(b"evt_1", b"evt_9")
+    r = x.handle_delivery(SECRET, sq.store(conn), body9, x.sign(SECRET, body9), lambda e: None, clock=lambda: 1001)
+    expect("sqlite in progress: its lease", (r.status, r.headers), (503, {"Retry-After": "20"}))
+    try:
+        x.handle_delivery(SECRET, sq, BODY, SIG, lambda e: None)  # type: ignore[arg-type]
+        fail("SqliteClaims accepted without a connection")
+    except TypeError as e:
+        expect("sql hint", "claims.store(conn)" in str(e), True)
+    conn.close()
+    # The handling act by act (what handle_delivery drives).
+    h = x.DeliveryHandling.with_store_steps(SECRET, body9, x.sign(SECRET, body9), "t1", lease_ms=1000)
+    expect("first act", h.next(), x.HandlingStep("claim", "evt_9"))
+    expect("a load", h.step(1), x.ClaimLoad("evt_9"))
+    act = h.loaded(None)
+    expect("a compare-and-set", type(act), x.ClaimCompareAndSet)
+    act = h.swapped(True)
+    expect("persist", type(act), x.HandlingPersist)
+    try:
+        h.step(2)
+        fail("a step accepted while a persist is awaited")
+    except x.ClaimError as e:
+        expect("out of order", e.code, "INVALID_STEP")
+    expect("release", h.persisted(False), x.HandlingStep("release", "evt_9"))
+    expect("answer before the end", h.answer(), None)
+    h.step(3)
+    end = h.loaded(None)  # no entry (this test's store is none): the release is stale
+    expect("the end", (type(end), h.answer() == end), (x.HandlingAnswer, True))
+    a = h.answer()
+    expect("answer", (a.status, a.code, a.persisted) if a else None, (500, "PERSIST_FAILED", False))
+    expect("decision", str(h.decision.action), "process")
+    # In a transaction, act by act: claim, persist (begin + the write), complete on the
+    # transaction, commit; a failed commit releases.
+    h = x.DeliveryHandling(SECRET, x.Claims(), body9, x.sign(SECRET, body9), "t2", in_transaction=True)
+    expect("tx: no step yet", h.last_step(), None)
+    expect("tx: claim", h.step(1), x.HandlingPersist(h.decision.envelope) if h.decision.envelope else None)
+    expect("tx: last step", h.last_step(), x.HandlingStepResult("claim", x.ClaimOutcome.CLAIMED, None))
+    expect("tx: complete", h.persisted(True), x.HandlingStep("complete", "evt_9"))
+    expect("tx: commit", h.step(2), x.HandlingCommit("evt_9"))
+    expect("tx: release after a failed commit", h.committed(False), x.HandlingStep("release", "evt_9"))
+    end = h.step(3)
+    # (x.Claims is not in any transaction: the completion stays, so the release is stale.)
+    expect("tx: answer", (end.status, end.code, end.outcome, end.persisted) if isinstance(end, x.HandlingAnswer) else end,
+           (500, "PERSIST_FAILED", x.ClaimOutcome.STALE, False))
+    expect("tx: last step", h.last_step(), x.HandlingStepResult("release", x.ClaimOutcome.STALE, None))
+
+    class Tx:
+        """A transaction over a Store's map: rollback restores what begin saw."""
+
+        def __init__(self, store: Store, fail_commit: bool) -> None:
+            self.calls: List[str] = []
+            self.store, self.fail_commit = store, fail_commit
+            self.saved: Dict[str, str] = {}
+
+        def begin(self) -> None:
+            self.calls.append("begin")
+            self.saved = dict(self.store.map)
+
+        def commit(self) -> None:
+            self.calls.append("commit")
+            if self.fail_commit:
+                raise OSError("commit refused")
+
+        def rollback(self) -> None:
+            self.calls.append("rollback")
+            self.store.map = dict(self.saved)
+
+    txc = Store()
+    tx = Tx(txc, fail_commit=True)
+    r = x.handle_delivery(SECRET, txc, body9, x.sign(SECRET, body9), lambda e: tx.calls.append("write"),
+                          clock=lambda: 10, transaction=tx)
+    expect("tx commit fails", (r.status, r.error_code, str(r.outcome), r.persisted, str(r.persist_error), tx.calls),
+           (500, "PERSIST_FAILED", "released", False, "commit refused", ["begin", "write", "commit", "rollback"]))
+    tx = Tx(txc, fail_commit=False)
+    r = x.handle_delivery(SECRET, txc, body9, x.sign(SECRET, body9), lambda e: tx.calls.append("write"),
+                          clock=lambda: 11, transaction=tx)
+    expect("tx retry commits", (r.status, str(r.outcome), r.persisted, tx.calls),
+           (200, "completed", True, ["begin", "write", "commit"]))
+
+    def write_fails(e: x.Envelope) -> None:
+        raise OSError("write refused")
+    body8 = BODY.replace(b"evt_1", b"evt_8")
+    tx = Tx(txc, fail_commit=False)
+    r = x.handle_delivery(SECRET, txc, body8, x.sign(SECRET, body8), write_fails, clock=lambda: 12, transaction=tx)
+    expect("tx write fails", (r.status, r.error_code, str(r.persist_error), tx.calls),
+           (500, "PERSIST_FAILED", "write refused", ["begin", "rollback"]))
+
+    class ATx:
+        def __init__(self, store: Store) -> None:
+            self.calls: List[str] = []
+            self.store = store
+            self.saved: Dict[str, str] = {}
+
+        async def begin(self) -> None:
+            self.calls.append("begin")
+            self.saved = dict(self.store.map)
+
+        async def commit(self) -> None:
+            self.calls.append("commit")
+            raise OSError("commit refused")
+
+        async def rollback(self) -> None:
+            self.calls.append("rollback")
+            self.store.map = dict(self.saved)
+
+    async def run_tx_async() -> None:
+        store = AStore()
+        atx = ATx(store.inner)
+        r = await x.handle_delivery_async(SECRET, store, body9, x.sign(SECRET, body9), lambda e: atx.calls.append("write"),
+                                          clock=lambda: 10, transaction=atx)
+        expect("async tx commit fails", (r.status, r.error_code, str(r.outcome), atx.calls, len(store.inner.map)),
+               (500, "PERSIST_FAILED", "released", ["begin", "write", "commit", "rollback"], 0))
+        try:
+            await x.handle_delivery_async(SECRET, store, body9, x.sign(SECRET, body9), lambda e: None,
+                                          transaction=Tx(store.inner, False))  # type: ignore[arg-type]
+        except TypeError as e:
+            expect("a sync transaction in asyncio", "AsyncTransaction" in str(e), True)
+        else:
+            fail("a sync transaction accepted by handle_delivery_async")
+    try:
+        x.handle_delivery(SECRET, x.Claims(), body9, x.sign(SECRET, body9), lambda e: None,
+                          transaction=ATx(Store()))  # type: ignore[arg-type]
+    except TypeError as e:
+        expect("an async transaction in sync", "handle_delivery_async" in str(e), True)
+    else:
+        fail("an async transaction accepted by handle_delivery")
+    asyncio.run(run_tx_async())
+
     claims.step("claim", "evt_3", "other", 1)
     body3 = BODY.replace(b"evt_1", b"evt_3")
     r = x.handle_delivery(SECRET, claims, body3, x.sign(SECRET, body3), broken, clock=lambda: 2)
@@ -326,6 +506,16 @@ def behaviour() -> None:
         await ac.step("claim", "evt_3", "other", 1)
         r = await x.handle_delivery_async(SECRET, ac, body3, x.sign(SECRET, body3), save, clock=lambda: 2)
         expect("async in progress: this lease", (r.status, r.headers), (503, {"Retry-After": "10"}))
+        # An asyncio store itself, awaited; the persist's exception kept.
+        raw = AStore()
+        r = await x.handle_delivery_async(SECRET, raw, body2, x.sign(SECRET, body2), save, clock=lambda: 3)
+        expect("async own store", (r.status, str(r.outcome), len(raw.inner.map)), (200, "completed", 1))
+
+        async def broken_async(env: x.Envelope) -> None:
+            raise OSError("db down")
+        body4 = BODY.replace(b"evt_1", b"evt_4")
+        r = await x.handle_delivery_async(SECRET, raw, body4, x.sign(SECRET, body4), broken_async)
+        expect("async persist failed", (r.status, r.error_code, str(r.persist_error)), (500, "PERSIST_FAILED", "db down"))
     asyncio.run(run_async())
     # Layout: the public names are the hand-written ones; nothing generated leaks.
     for name in x.__all__:

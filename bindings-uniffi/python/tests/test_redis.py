@@ -77,9 +77,9 @@ async def atext(coro: Any) -> str:
 
 
 def main() -> int:
-    lua = (ROOT / "services" / "redis" / "compare-and-set.lua").read_text(encoding="utf-8")
+    lua = (ROOT / "core" / "src" / "claims" / "redis_compare_and_set.lua").read_text(encoding="utf-8")
     if COMPARE_AND_SET != lua:
-        fail("the wheel's compare-and-set.lua differs from services/redis/compare-and-set.lua")
+        fail("the wheel's redis_compare_and_set.lua differs from core/src/claims/redis_compare_and_set.lua")
     server, port = redis_server.start()
     try:
         vectors = cases()

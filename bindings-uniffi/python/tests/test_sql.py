@@ -5,7 +5,8 @@ present, XBORDER_VECTORS_DIR); the statements and migrations are the Rust crate'
 (stores/sql); one winner among concurrent claims from several connections (also over an
 expired row); complete inside the host's transaction (rolled back: neither the event's row nor
 the completion, the id claimable again once the lease ends; committed: a duplicate); expiry and
-purge; store failures are STORE_UNAVAILABLE; every public parameter with a wrong kind (TypeError
+purge; store failures are STORE_UNAVAILABLE; handle_delivery(..., transaction=store) (a
+failed commit: 500 PERSIST_FAILED, the claim released; stale inside: rolled back, 503); every public parameter with a wrong kind (TypeError
 or ValueError naming it); ``import xborder`` and ``xborder.postgres`` without psycopg."""
 
 import asyncio
@@ -637,6 +638,269 @@ def without_psycopg() -> None:
     expect("without psycopg: %s" % r.stderr.strip()[-300:], r.returncode, 0)
 
 
+def one_call_postgres(url: str) -> None:
+    """handle_delivery over PostgresClaims.store(conn) (autocommit, and a connection the store
+    commits itself) and handle_delivery_async over AsyncPostgresClaims.store(conn): processed,
+    duplicate, held by another request (503, this lease), a failed persist released."""
+    secret = "whsec_sql"
+
+    def delivery(id: str) -> Tuple[bytes, str]:
+        body = json.dumps({"id": id, "event": "order:created",
+                           "entity": {"id": "o", "type": "order"}}).encode()
+        return body, xborder.sign(secret, body)
+
+    claims = xp.PostgresClaims(lease_ms=20_000)
+    for autocommit in (True, False):
+        with psycopg.connect(url, autocommit=autocommit) as conn:
+            store = claims.store(conn)
+            b, s = delivery("one_call_sync_%s" % autocommit)
+            r = xborder.handle_delivery(secret, store, b, s, lambda e: None, clock=lambda: 1000)
+            expect("one call sync %s" % autocommit, (r.status, str(r.outcome)), (200, "completed"))
+            r = xborder.handle_delivery(secret, store, b, s, lambda e: None, clock=lambda: 2000)
+            expect("one call sync %s: duplicate" % autocommit, (r.status, str(r.outcome)),
+                   (200, "duplicate"))
+            expect("one call sync %s: no transaction left open" % autocommit,
+                   str(conn.info.transaction_status.name), "IDLE")
+            b, s = delivery("one_call_held_%s" % autocommit)
+            claims.step(conn, "claim", "one_call_held_%s" % autocommit, "other", 1000)
+            r = xborder.handle_delivery(secret, store, b, s, lambda e: None, clock=lambda: 1001)
+            expect("one call sync %s: held" % autocommit, (r.status, r.headers),
+                   (503, {"Retry-After": "20"}))
+
+    async def run() -> None:
+        aclaims = xp.AsyncPostgresClaims(lease_ms=10_000)
+        conn = await psycopg.AsyncConnection.connect(url, autocommit=True)
+        try:
+            store = aclaims.store(conn)
+            b, s = delivery("one_call_async")
+            saved: List[str] = []
+
+            async def save(env: xborder.Envelope) -> None:
+                saved.append(env.id)
+            r = await xborder.handle_delivery_async(secret, store, b, s, save, clock=lambda: 5000)
+            expect("one call async", (r.status, str(r.outcome), saved),
+                   (200, "completed", ["one_call_async"]))
+            r = await xborder.handle_delivery_async(secret, store, b, s, save, clock=lambda: 6000)
+            expect("one call async: duplicate", (r.status, str(r.outcome)), (200, "duplicate"))
+
+            async def broken(env: xborder.Envelope) -> None:
+                raise OSError("disk full")
+            b, s = delivery("one_call_async_fail")
+            r = await xborder.handle_delivery_async(secret, store, b, s, broken, clock=lambda: 5000)
+            expect("one call async: persist failed", (r.status, r.error_code, str(r.persist_error)),
+                   (500, "PERSIST_FAILED", "disk full"))
+            row = await (await conn.execute("SELECT count(*) FROM xborder_claims WHERE id = "
+                                            "'one_call_async_fail'")).fetchone()
+            expect("one call async: released", row and row[0], 0)
+            b, s = delivery("one_call_async_held")
+            await aclaims.step(conn, "claim", "one_call_async_held", "other", 5000)
+            r = await xborder.handle_delivery_async(secret, store, b, s, save, clock=lambda: 5001)
+            expect("one call async: held", (r.status, r.headers), (503, {"Retry-After": "10"}))
+        finally:
+            await conn.close()
+    asyncio.run(run())
+
+
+def _tx_delivery(secret: str, id: str) -> Tuple[bytes, str]:
+    body = json.dumps({"id": id, "event": "order:created",
+                       "entity": {"id": "o", "type": "order"}}).encode()
+    return body, xborder.sign(secret, body)
+
+
+def _clock(*times: int) -> Callable[[], int]:
+    """A clock giving ``times`` one by one (the last for ever after)."""
+    left = list(times)
+
+    def now() -> int:
+        return left.pop(0) if len(left) > 1 else left[0]
+    return now
+
+
+def in_transaction_postgres(url: str) -> None:
+    """handle_delivery(..., transaction=store) over PostgresClaims.store(conn) (autocommit and
+    not) and handle_delivery_async over AsyncPostgresClaims.store(conn): the event's row and
+    the completion commit together; a commit that fails (a deferred unique constraint) is 500
+    PERSIST_FAILED, neither the row nor the completion, the claim released, a retry takes it;
+    a write that fails likewise; a complete that is stale inside the transaction (another
+    request took the event over) commits nothing: rolled back, 503 with the lease."""
+    secret = "whsec_tx"
+    claims = xp.PostgresClaims(lease_ms=20_000)
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute("CREATE TABLE IF NOT EXISTS tx_events (id text PRIMARY KEY, n int, "
+                      "CONSTRAINT tx_events_n UNIQUE (n) DEFERRABLE INITIALLY DEFERRED)")
+
+        def rows(id: str) -> int:
+            return int(admin.execute("SELECT count(*) FROM tx_events WHERE id = %s",
+                                     (id,)).fetchone()[0])
+
+        def claim_rows(id: str) -> int:
+            return int(admin.execute("SELECT count(*) FROM xborder_claims WHERE id = %s",
+                                     (id,)).fetchone()[0])
+
+        for autocommit in (True, False):
+            tag = "pg tx %s" % ("autocommit" if autocommit else "implicit")
+            base = 1000 if autocommit else 2000
+            with psycopg.connect(url, autocommit=autocommit) as conn:
+                store = claims.store(conn)
+
+                def insert(n: int) -> Callable[[xborder.Envelope], None]:
+                    def persist(env: xborder.Envelope) -> None:
+                        expect("%s: persist inside the transaction" % tag,
+                               conn.info.transaction_status.name in ("INTRANS", "IDLE"), True)
+                        conn.execute("INSERT INTO tx_events (id, n) VALUES (%s, %s)", (env.id, n))
+                    return persist
+
+                id = "tx_ok_%s" % autocommit
+                b, s = _tx_delivery(secret, id)
+                r = xborder.handle_delivery(secret, store, b, s, insert(base + 1),
+                                            clock=lambda: 1000, transaction=store)
+                expect("%s: ok" % tag, (r.status, str(r.outcome), r.persisted, rows(id)),
+                       (200, "completed", True, 1))
+                expect("%s: idle after" % tag, conn.info.transaction_status.name, "IDLE")
+                r = xborder.handle_delivery(secret, store, b, s, insert(base + 99),
+                                            clock=lambda: 2000, transaction=store)
+                expect("%s: redelivery" % tag, (r.status, str(r.outcome), r.persisted),
+                       (200, "duplicate", False))
+
+                id = "tx_commit_fails_%s" % autocommit
+                b, s = _tx_delivery(secret, id)
+                r = xborder.handle_delivery(secret, store, b, s, insert(base + 1),
+                                            clock=lambda: 1000, transaction=store)
+                expect("%s: commit fails" % tag,
+                       (r.status, r.error_code, str(r.outcome), r.persisted,
+                        type(r.persist_error).__name__),
+                       (500, "PERSIST_FAILED", "released", False, "UniqueViolation"))
+                expect("%s: commit fails: no row, claim released, idle" % tag,
+                       (rows(id), claim_rows(id), conn.info.transaction_status.name),
+                       (0, 0, "IDLE"))
+                r = xborder.handle_delivery(secret, store, b, s, insert(base + 2),
+                                            clock=lambda: 1500, transaction=store)
+                expect("%s: the retry takes it" % tag, (r.status, str(r.outcome), rows(id)),
+                       (200, "completed", 1))
+
+                id = "tx_write_fails_%s" % autocommit
+                b, s = _tx_delivery(secret, id)
+
+                def broken(env: xborder.Envelope) -> None:
+                    conn.execute("INSERT INTO tx_events (id, n) VALUES (%s, 'not a number')",
+                                 (env.id,))
+                r = xborder.handle_delivery(secret, store, b, s, broken, clock=lambda: 1000,
+                                            transaction=store)
+                expect("%s: write fails" % tag,
+                       (r.status, r.error_code, str(r.outcome), rows(id), claim_rows(id),
+                        conn.info.transaction_status.name),
+                       (500, "PERSIST_FAILED", "released", 0, 0, "IDLE"))
+
+                id = "tx_stale_%s" % autocommit
+                b, s = _tx_delivery(secret, id)
+                with psycopg.connect(url, autocommit=True) as other:
+                    def slow(env: xborder.Envelope) -> None:
+                        # The lease ran out: another request takes the event over meanwhile.
+                        expect("%s: takeover" % tag,
+                               claims.step(other, "claim", env.id, "other", 1000 + 20_001),
+                               ClaimOutcome.CLAIMED)
+                        insert(base + 3)(env)
+                    r = xborder.handle_delivery(secret, store, b, s, slow,
+                                                clock=_clock(1000, 1000 + 20_002),
+                                                transaction=store, token="first")
+                expect("%s: stale inside the transaction" % tag,
+                       (r.status, r.headers, str(r.outcome), r.persisted, rows(id),
+                        conn.info.transaction_status.name),
+                       (503, {"Retry-After": "20"}, "stale", False, 0, "IDLE"))
+                counts["pg in transaction"] = counts.get("pg in transaction", 0) + 1
+
+    async def run() -> None:
+        aclaims = xp.AsyncPostgresClaims(lease_ms=10_000)
+        conn = await psycopg.AsyncConnection.connect(url, autocommit=True)
+        try:
+            store = aclaims.store(conn)
+
+            def insert(n: int) -> Callable[[xborder.Envelope], Any]:
+                async def persist(env: xborder.Envelope) -> None:
+                    await conn.execute("INSERT INTO tx_events (id, n) VALUES (%s, %s)",
+                                       (env.id, n))
+                return persist
+
+            async def count(table: str, id: str) -> int:
+                row = await (await conn.execute("SELECT count(*) FROM %s WHERE id = %%s" % table,
+                                                (id,))).fetchone()
+                return int(row[0]) if row else -1
+
+            b, s = _tx_delivery(secret, "tx_async_ok")
+            r = await xborder.handle_delivery_async(secret, store, b, s, insert(3001),
+                                                    clock=lambda: 5000, transaction=store)
+            expect("pg tx async: ok", (r.status, str(r.outcome), await count("tx_events", "tx_async_ok")),
+                   (200, "completed", 1))
+            b, s = _tx_delivery(secret, "tx_async_commit_fails")
+            r = await xborder.handle_delivery_async(secret, store, b, s, insert(3001),
+                                                    clock=lambda: 5000, transaction=store)
+            expect("pg tx async: commit fails",
+                   (r.status, r.error_code, str(r.outcome), type(r.persist_error).__name__,
+                    await count("tx_events", "tx_async_commit_fails"),
+                    await count("xborder_claims", "tx_async_commit_fails"),
+                    conn.info.transaction_status.name),
+                   (500, "PERSIST_FAILED", "released", "UniqueViolation", 0, 0, "IDLE"))
+            r = await xborder.handle_delivery_async(secret, store, b, s, insert(3002),
+                                                    clock=lambda: 5001, transaction=store)
+            expect("pg tx async: the retry takes it", (r.status, str(r.outcome)),
+                   (200, "completed"))
+            counts["pg in transaction"] = counts.get("pg in transaction", 0) + 1
+        finally:
+            await conn.close()
+    asyncio.run(run())
+
+
+def in_transaction_sqlite(folder: str) -> None:
+    """handle_delivery(..., transaction=store) over SqliteClaims.store(conn): the event's row
+    and the completion commit together; a commit that fails (a deferred foreign key) is 500
+    PERSIST_FAILED, rolled back, the claim released, a retry takes it."""
+    secret = "whsec_tx"
+    path = os.path.join(folder, "in_tx.db")
+    conn, other = xs.connect(path), xs.connect(path)
+    try:
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("CREATE TABLE parents (id TEXT PRIMARY KEY)")
+        conn.execute("CREATE TABLE tx_events (id TEXT PRIMARY KEY, parent TEXT REFERENCES "
+                     "parents (id) DEFERRABLE INITIALLY DEFERRED)")
+        conn.execute("INSERT INTO parents (id) VALUES ('p')")
+        conn.commit()
+        store = xs.SqliteClaims(lease_ms=20_000).store(conn)
+
+        def insert(parent: str) -> Callable[[xborder.Envelope], None]:
+            def persist(env: xborder.Envelope) -> None:
+                expect("sqlite tx: persist inside the transaction", conn.in_transaction, True)
+                conn.execute("INSERT INTO tx_events (id, parent) VALUES (?, ?)", (env.id, parent))
+            return persist
+
+        def rows(table: str, id: str) -> int:
+            return int(other.execute("SELECT count(*) FROM %s WHERE id = ?" % table,
+                                     (id,)).fetchone()[0])
+
+        b, s = _tx_delivery(secret, "sq_ok")
+        r = xborder.handle_delivery(secret, store, b, s, insert("p"), clock=lambda: 1000,
+                                    transaction=store)
+        expect("sqlite tx: ok", (r.status, str(r.outcome), rows("tx_events", "sq_ok"),
+                                 conn.in_transaction), (200, "completed", 1, False))
+        r = xborder.handle_delivery(secret, store, b, s, insert("p"), clock=lambda: 2000,
+                                    transaction=store)
+        expect("sqlite tx: redelivery", (r.status, str(r.outcome)), (200, "duplicate"))
+        b, s = _tx_delivery(secret, "sq_commit_fails")
+        r = xborder.handle_delivery(secret, store, b, s, insert("missing"), clock=lambda: 1000,
+                                    transaction=store)
+        expect("sqlite tx: commit fails",
+               (r.status, r.error_code, str(r.outcome), type(r.persist_error).__name__,
+                rows("tx_events", "sq_commit_fails"), rows("xborder_claims", "sq_commit_fails"),
+                conn.in_transaction),
+               (500, "PERSIST_FAILED", "released", "IntegrityError", 0, 0, False))
+        r = xborder.handle_delivery(secret, store, b, s, insert("p"), clock=lambda: 1001,
+                                    transaction=store)
+        expect("sqlite tx: the retry takes it", (r.status, str(r.outcome)), (200, "completed"))
+        counts["sqlite in transaction"] = counts.get("sqlite in transaction", 0) + 1
+    finally:
+        conn.close()
+        other.close()
+
+
 def main() -> int:
     vectors = cases()
     if not vectors:
@@ -649,6 +913,7 @@ def main() -> int:
         concurrency_sqlite(folder)
         transactions_sqlite(folder)
         failures_sqlite(folder)
+        in_transaction_sqlite(folder)
     finally:
         import shutil
         shutil.rmtree(folder, ignore_errors=True)
@@ -663,6 +928,8 @@ def main() -> int:
         concurrent_migrations(server.url)
         transactions_postgres(server.url)
         failures_postgres(server.url)
+        one_call_postgres(server.url)
+        in_transaction_postgres(server.url)
         wrong_kinds(server.url, folder)
     finally:
         server.stop()

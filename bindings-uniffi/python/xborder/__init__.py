@@ -27,15 +27,19 @@ from .events import (Catalog, EventClassification, EventKind, RegistrationCheck,
 from .forms import AccountLength, FormField, FormInput, FormOption, FormSource, beneficiary_form
 from .pagination import (Drift, PageInfo, PageRequest, PageWalker, WalkStep, list_query,
                          page_info)
-from .webhooks import (SIGNATURE_HEADER, Action, Decision, DecodeLimits, DeliveryReply, Envelope,
-                       Receiver, decode_envelope, default_decode_limits, handle_delivery,
-                       handle_delivery_async, sign, verify, verify_with_secrets)
+from .webhooks import (SIGNATURE_HEADER, Action, Decision, DecodeLimits, DeliveryHandling,
+                       DeliveryReply, Envelope, HandlingAct, HandlingAnswer, HandlingCommit,
+                       HandlingPersist, HandlingStep, HandlingStepResult, Receiver,
+                       AsyncTransaction, Transaction, decode_envelope, default_decode_limits,
+                       handle_delivery, handle_delivery_async, sign, verify, verify_with_secrets)
 
 __all__ = [
     # webhooks
     "sign", "verify", "verify_with_secrets", "decode_envelope", "default_decode_limits",
     "DecodeLimits", "Envelope", "Action", "Decision", "Receiver", "handle_delivery",
-    "handle_delivery_async", "DeliveryReply", "SIGNATURE_HEADER",
+    "handle_delivery_async", "DeliveryReply", "SIGNATURE_HEADER", "DeliveryHandling",
+    "HandlingAct", "HandlingStep", "HandlingPersist", "HandlingCommit", "HandlingAnswer",
+    "HandlingStepResult", "Transaction", "AsyncTransaction",
     # claims
     "Claims", "AsyncClaims", "ClaimStore", "AsyncClaimStore", "ClaimOutcome", "ClaimReply",
     "claim_error_reply", "ClaimTask", "ClaimNeed", "ClaimLoad", "ClaimCompareAndSet", "ClaimDone",

@@ -4,6 +4,7 @@ per compare-and-set. The statements and the table are the Rust crate's (stores/s
 Node and Python instances can share one table. Every decision is core's; the statements keep
 texts and apply a change only when the row is still the one loaded."""
 
+import time
 from typing import Any, Awaitable, Callable, List, NamedTuple, Optional, Tuple
 
 from . import _kinds
@@ -131,6 +132,40 @@ async def drive_async(task: ClaimTask, sql: Statements, now: int, int8: Callable
         raise
     except Exception as e:
         _store_failed(task, method, e)
+
+
+def store_load(sql: Statements, id: str, now: int, int8: Callable[[int], Any],
+               query: Callable[[str, List[Any]], Optional[str]]) -> Optional[str]:
+    """A store's load: the entry text of ``id`` unless it expired at ``now``."""
+    return _text(query(sql.load, [id, int8(now)]))
+
+
+def store_call(sql: Statements, id: str, expected: Optional[str], new: Optional[str],
+               ttl_ms: Optional[int], now: int, int8: Callable[[int], Any]) -> Optional[Call]:
+    """A store's compare-and-set as one statement (None: ``(None, None)``, nothing to write:
+    applied when there is no live row, a load tells)."""
+    return _call(sql, ClaimCompareAndSet(id, expected, new, ttl_ms), now, int8)
+
+
+class StepTime:
+    """The time of the claim step a store's calls belong to: the statements' ``now``
+    (``step_at``, which ``handle_delivery`` calls before each step). Without it, the host's
+    clock."""
+
+    __slots__ = ("lease_ms", "window_ms", "_now")
+
+    def __init__(self, claims: "SqlClaims") -> None:
+        self.lease_ms = claims.lease_ms
+        self.window_ms = claims.window_ms
+        self._now: Optional[int] = None
+
+    def step_at(self, at_ms: int) -> None:
+        """The time (ms) of the claim step the next calls belong to: a row expired at it is no
+        row, a row written expires at it plus the TTL core gives."""
+        self._now = now_param(_kinds.integer(at_ms, "at_ms"))
+
+    def _time(self) -> int:
+        return self._now if self._now is not None else now_param(time.time_ns() // 1_000_000)
 
 
 def _text(value: object) -> Optional[str]:

@@ -9,31 +9,11 @@ from dataclasses import dataclass
 from typing import Any, Optional, Union
 
 from . import _kinds
+from ._account_kind import _BY_NAME, _KIND
+from ._account_kind import AccountKind as AccountKind
 from ._ffi import CoreEnum, GeneratedError, g, same_members, texts
 from .beneficiaries import _ISSUE, _REASON, AccountParams, IssueCode, Reason, _params
 from .errors import _raise
-
-
-class AccountKind(CoreEnum):
-    """The kind of an account detail; ``str()`` is FORMAT.md's name (``iban``, ``sort_code``,
-    ``ca_branch``, ...), which ``check_account`` also takes."""
-
-    IBAN = g.AccountKind.IBAN
-    BIC = g.AccountKind.BIC
-    CLABE = g.AccountKind.CLABE
-    CBU = g.AccountKind.CBU
-    CUIT = g.AccountKind.CUIT
-    IFSC = g.AccountKind.IFSC
-    SORT_CODE = g.AccountKind.SORT_CODE
-    BSB = g.AccountKind.BSB
-    CA_BRANCH = g.AccountKind.CA_BRANCH
-    ABA = g.AccountKind.ABA
-
-
-same_members(AccountKind, g.AccountKind)
-_KIND_TEXT = texts(AccountKind)
-_KIND = {m.value: m for m in AccountKind}
-_BY_NAME = {text: m.value for m, text in _KIND_TEXT.items()}
 
 
 class AccountState(CoreEnum):

@@ -3,10 +3,9 @@
 for people, never to be parsed). Converted from the generated module's errors in one place
 (``_convert``)."""
 
-from typing import TYPE_CHECKING, Any, Dict, List, NoReturn, Optional, Type
+from typing import Any, Dict, List, NoReturn, Optional, Type
 
-if TYPE_CHECKING:
-    from .events import RejectedEvent
+from ._event_kind import RejectedEvent, _rejected
 
 
 class XborderError(Exception):
@@ -101,7 +100,6 @@ def _convert(e: Any) -> XborderError:
     code: str = e.error_code()
     detail: str = getattr(e, "detail", "") or str(e)
     if cls is RegistrationError:
-        from .events import _rejected
         return RegistrationError(code, detail, [_rejected(r) for r in e.rejected])
     return cls(code, detail, e.error_field())
 

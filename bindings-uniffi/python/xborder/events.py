@@ -6,27 +6,13 @@ from typing import Any, List, Optional
 
 from . import _kinds
 from ._kinds import Strings
-from ._ffi import CoreEnum, GeneratedError, g, same_members, texts
+from ._event_kind import _KIND, _rejected
+from ._event_kind import EventKind as EventKind, RejectedEvent as RejectedEvent
+from ._ffi import GeneratedError, g
 from .errors import _raise
 
 _LIST_HINT = 'pass a list of event names: ["order:created"]'
 _SUBS_HINT = 'pass a list of event names or wildcards: ["order:*"]'
-
-
-class EventKind(CoreEnum):
-    """What an event name is; ``str()`` is FORMAT.md's text (``live``, ``planned``, ...)."""
-
-    LIVE = g.EventKind.LIVE
-    PLANNED = g.EventKind.PLANNED
-    WILDCARD = g.EventKind.WILDCARD
-    UNKNOWN = g.EventKind.UNKNOWN
-    INVALID = g.EventKind.INVALID
-
-
-
-same_members(EventKind, g.EventKind)
-_KIND_TEXT = texts(EventKind)
-_KIND = {m.value: m for m in EventKind}
 
 
 @dataclass
@@ -37,14 +23,6 @@ class EventClassification:
     kind: EventKind
     entity: Optional[str]
     action: Optional[str]
-
-
-@dataclass
-class RejectedEvent:
-    """A name a registration refuses, and why (its kind)."""
-
-    event: str
-    reason: EventKind
 
 
 @dataclass
@@ -60,10 +38,6 @@ class RegistrationCheck:
 
 def _classification(c: Any) -> EventClassification:
     return EventClassification(_KIND[c.kind], c.entity, c.action)
-
-
-def _rejected(r: Any) -> RejectedEvent:
-    return RejectedEvent(r.event, _KIND[r.reason])
 
 
 def _registration(r: Any) -> RegistrationCheck:

@@ -10,7 +10,7 @@ from typing import Any, List, Optional, Tuple
 from . import _kinds
 from ._ffi import CoreEnum, GeneratedError, g, same_members, texts
 from ._kinds import Document
-from .accounts import _KIND, AccountKind
+from ._account_kind import _KIND, AccountKind
 from .errors import _raise
 
 

@@ -22,8 +22,8 @@ much less than the lease (NTP does). ``purge`` deletes the expired rows (run it 
 
 from typing import TYPE_CHECKING, Any, List, Optional
 
-from ._sql import (TABLE, SqlClaims, Statements, drive, drive_async, migration, now_ms_param,
-                   now_param)
+from ._sql import (TABLE, SqlClaims, Statements, StepTime, drive, drive_async, migration,
+                   now_ms_param, now_param, store_call, store_load, _text)
 from .claims import ClaimOutcome
 from .errors import StoreError
 
@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     import psycopg
 
 __all__ = ["MIGRATION", "MIGRATION_LOCK", "TABLE", "LOAD", "INSERT", "UPDATE", "DELETE", "PURGE", "migrate",
-           "migrate_async", "purge", "purge_async", "PostgresClaims", "AsyncPostgresClaims"]
+           "migrate_async", "purge", "purge_async", "PostgresClaims", "AsyncPostgresClaims",
+           "PostgresClaimStore", "AsyncPostgresClaimStore"]
 
 MIGRATION: str = migration("postgres.sql")
 """The table's DDL (stores/sql/migrations/postgres.sql, shipped in the package): idempotent;
@@ -120,6 +121,19 @@ def _in_transaction(pg: Any, conn: Any) -> None:
                      % getattr(status, "name", status))
 
 
+def _begin_check(pg: Any, conn: Any) -> None:
+    if conn.info.transaction_status != pg.pq.TransactionStatus.IDLE:
+        raise ValueError("the store's transaction begins on a connection in no transaction, got "
+                         "one in %s" % getattr(conn.info.transaction_status, "name", "?"))
+
+
+def _commit_check(pg: Any, conn: Any) -> None:
+    # PostgreSQL answers COMMIT in a failed transaction with a ROLLBACK, and no error.
+    if conn.info.transaction_status == pg.pq.TransactionStatus.INERROR:
+        raise pg.errors.InFailedSqlTransaction("the transaction failed (a statement in it "
+                                               "raised): not committed")
+
+
 def _int8(pg: Any) -> Any:
     return pg.types.numeric.Int8
 
@@ -143,6 +157,11 @@ class PostgresClaims(SqlClaims):
         pg = _sync(conn)
         task = self._task(step, id, token, at_ms)
         return _run(pg, conn, task, now_param(at_ms), _own_transaction(pg, conn))
+
+    def store(self, conn: "psycopg.Connection[Any]") -> "PostgresClaimStore":
+        """These claims on ``conn`` as a store for ``xborder.handle_delivery`` (this lease and
+        window): ``handle_delivery(receiver, claims.store(conn), body, headers, persist)``."""
+        return PostgresClaimStore(self, conn)
 
     def complete_in(self, conn: "psycopg.Connection[Any]", id: str, token: str,
                     at_ms: int) -> ClaimOutcome:
@@ -172,6 +191,11 @@ class AsyncPostgresClaims(SqlClaims):
         task = self._task(step, id, token, at_ms)
         return await _run_async(pg, conn, task, now_param(at_ms), _own_transaction(pg, conn))
 
+    def store(self, conn: "psycopg.AsyncConnection[Any]") -> "AsyncPostgresClaimStore":
+        """These claims on ``conn`` as a store for ``xborder.handle_delivery_async`` (this lease
+        and window)."""
+        return AsyncPostgresClaimStore(self, conn)
+
     async def complete_in(self, conn: "psycopg.AsyncConnection[Any]", id: str, token: str,
                           at_ms: int) -> ClaimOutcome:
         """``PostgresClaims.complete_in`` on an ``AsyncConnection`` (``async with
@@ -180,6 +204,169 @@ class AsyncPostgresClaims(SqlClaims):
         _in_transaction(pg, conn)
         task = self._task("complete", id, token, at_ms)
         return await _run_async(pg, conn, task, now_param(at_ms), False)
+
+
+class PostgresClaimStore(StepTime):
+    """``PostgresClaims`` on one sync ``Connection``, as the store ``handle_delivery`` drives
+    (``PostgresClaims.store(conn)``): each load and compare-and-set is one statement at the
+    step's time, committed at once unless ``conn`` is inside your open transaction. Its errors
+    are psycopg's (the handling answers them as ``STORE_UNAVAILABLE``). It is also a
+    ``Transaction`` on its connection (``handle_delivery(..., transaction=store)``): the
+    event's write and the claim's completion on this connection commit together."""
+
+    __slots__ = ("_conn", "_pg", "_tx")
+
+    def __init__(self, claims: PostgresClaims, conn: "psycopg.Connection[Any]") -> None:
+        self._pg = _sync(conn)
+        super().__init__(claims)
+        self._conn = conn
+        self._tx = False
+
+    def begin(self) -> None:
+        """Opens the transaction of ``handle_delivery(..., transaction=store)`` on the
+        connection (in autocommit, ``BEGIN``; otherwise psycopg's own, at the next statement):
+        the store's statements are not committed until ``commit``."""
+        pg, conn = self._pg, self._conn
+        _begin_check(pg, conn)
+        if conn.autocommit:
+            conn.execute("BEGIN")
+        self._tx = True
+
+    def commit(self) -> None:
+        """Commits the transaction ``begin`` opened (raises when it did not commit)."""
+        pg, conn = self._pg, self._conn
+        self._tx = False
+        _commit_check(pg, conn)
+        if conn.autocommit:
+            conn.execute("COMMIT")
+        else:
+            conn.commit()
+
+    def rollback(self) -> None:
+        """Rolls the transaction ``begin`` opened back."""
+        pg, conn = self._pg, self._conn
+        self._tx = False
+        if not conn.autocommit:
+            conn.rollback()
+        elif conn.info.transaction_status != pg.pq.TransactionStatus.IDLE:
+            conn.execute("ROLLBACK")
+
+    def _statement(self, sql: str, params: List[Any], rows: bool) -> Any:
+        pg, conn = self._pg, self._conn
+        own = not self._tx and _own_transaction(pg, conn)
+        try:
+            with pg.RawCursor(conn, row_factory=pg.rows.tuple_row) as cur:
+                cur.execute(sql, params)
+                out = cur.fetchone() if rows else int(cur.rowcount)
+            if own:
+                conn.commit()
+            return out
+        except BaseException:
+            if own:
+                _quietly(conn.rollback)
+            raise
+
+    def _query(self, sql: str, params: List[Any]) -> Optional[str]:
+        row = self._statement(sql, params, True)
+        return None if row is None else row[0]
+
+    def load(self, id: str) -> Optional[str]:
+        """The entry text of ``id`` (None: none, or expired at the step's time)."""
+        return store_load(_SQL, id, self._time(), _int8(self._pg), self._query)
+
+    def compare_and_set(self, id: str, expected: Optional[str], new: Optional[str],
+                        ttl_ms: Optional[int]) -> bool:
+        """``ClaimStore.compare_and_set`` as one statement (``INSERT``, ``UPDATE``,
+        ``DELETE``)."""
+        now, int8 = self._time(), _int8(self._pg)
+        call = store_call(_SQL, id, expected, new, ttl_ms, now, int8)
+        if call is None:
+            return store_load(_SQL, id, now, int8, self._query) is None
+        return bool(self._statement(call[0], call[1], False) == 1)
+
+    def __repr__(self) -> str:
+        return "PostgresClaimStore(lease_ms=%d, window_ms=%r)" % (self.lease_ms, self.window_ms)
+
+
+class AsyncPostgresClaimStore(StepTime):
+    """``PostgresClaimStore`` on an ``AsyncConnection``, for ``handle_delivery_async``
+    (``AsyncPostgresClaims.store(conn)``)."""
+
+    __slots__ = ("_conn", "_pg", "_tx")
+
+    def __init__(self, claims: AsyncPostgresClaims,
+                 conn: "psycopg.AsyncConnection[Any]") -> None:
+        self._pg = _async(conn)
+        super().__init__(claims)
+        self._conn = conn
+        self._tx = False
+
+    async def begin(self) -> None:
+        """``PostgresClaimStore.begin``, awaited (``handle_delivery_async(...,
+        transaction=store)``)."""
+        pg, conn = self._pg, self._conn
+        _begin_check(pg, conn)
+        if conn.autocommit:
+            await conn.execute("BEGIN")
+        self._tx = True
+
+    async def commit(self) -> None:
+        """``PostgresClaimStore.commit``, awaited."""
+        pg, conn = self._pg, self._conn
+        self._tx = False
+        _commit_check(pg, conn)
+        if conn.autocommit:
+            await conn.execute("COMMIT")
+        else:
+            await conn.commit()
+
+    async def rollback(self) -> None:
+        """``PostgresClaimStore.rollback``, awaited."""
+        pg, conn = self._pg, self._conn
+        self._tx = False
+        if not conn.autocommit:
+            await conn.rollback()
+        elif conn.info.transaction_status != pg.pq.TransactionStatus.IDLE:
+            await conn.execute("ROLLBACK")
+
+    async def _statement(self, sql: str, params: List[Any], rows: bool) -> Any:
+        pg, conn = self._pg, self._conn
+        own = not self._tx and _own_transaction(pg, conn)
+        try:
+            async with pg.AsyncRawCursor(conn, row_factory=pg.rows.tuple_row) as cur:
+                await cur.execute(sql, params)
+                out = await cur.fetchone() if rows else int(cur.rowcount)
+            if own:
+                await conn.commit()
+            return out
+        except BaseException:
+            if own:
+                try:
+                    await conn.rollback()
+                except Exception:
+                    pass
+            raise
+
+    async def _query(self, sql: str, params: List[Any]) -> Optional[str]:
+        row = await self._statement(sql, params, True)
+        return None if row is None else row[0]
+
+    async def load(self, id: str) -> Optional[str]:
+        """``PostgresClaimStore.load``, awaited."""
+        return _text(await self._query(_SQL.load, [id, _int8(self._pg)(self._time())]))
+
+    async def compare_and_set(self, id: str, expected: Optional[str], new: Optional[str],
+                              ttl_ms: Optional[int]) -> bool:
+        """``PostgresClaimStore.compare_and_set``, awaited."""
+        now, int8 = self._time(), _int8(self._pg)
+        call = store_call(_SQL, id, expected, new, ttl_ms, now, int8)
+        if call is None:
+            return await self._query(_SQL.load, [id, int8(now)]) is None
+        return bool(await self._statement(call[0], call[1], False) == 1)
+
+    def __repr__(self) -> str:
+        return "AsyncPostgresClaimStore(lease_ms=%d, window_ms=%r)" % (self.lease_ms,
+                                                                       self.window_ms)
 
 
 def _run(pg: Any, conn: Any, task: Any, now: int, own: bool) -> ClaimOutcome:

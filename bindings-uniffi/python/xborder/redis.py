@@ -1,7 +1,7 @@
 """Claims kept in Redis, over redis-py (``pip install 'xborder[redis]'``): ``RedisClaimStore``
 for a ``redis.Redis`` client (``Claims.with_store``), ``AsyncRedisClaimStore`` for a
 ``redis.asyncio.Redis`` one (``AsyncClaims``). Entry texts only: a load is a GET, a
-compare-and-set is the project's one script (``compare-and-set.lua``, shipped in this package;
+compare-and-set is the project's one script (``redis_compare_and_set.lua``, shipped in this package;
 the Rust and Node adapters run the same). Both take redis-py's own answers (``bytes`` or ``str``
 values, whatever ``decode_responses`` is; integer replies 1 and 0).
 
@@ -28,8 +28,8 @@ def _script_text() -> str:
         from importlib.resources import files
     except ImportError:  # Python 3.8
         from importlib.resources import read_text
-        return read_text(__package__ or "xborder", "compare-and-set.lua", encoding="utf-8")
-    return files(__package__ or "xborder").joinpath("compare-and-set.lua").read_text(encoding="utf-8")
+        return read_text(__package__ or "xborder", "redis_compare_and_set.lua", encoding="utf-8")
+    return files(__package__ or "xborder").joinpath("redis_compare_and_set.lua").read_text(encoding="utf-8")
 
 
 COMPARE_AND_SET: str = _script_text()

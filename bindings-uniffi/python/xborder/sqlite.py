@@ -25,12 +25,13 @@ import os
 import sqlite3
 from typing import Any, Callable, List, Optional, Union
 
-from ._sql import (TABLE, SqlClaims, Statements, drive, migration, now_ms_param, now_param)
+from ._sql import (TABLE, SqlClaims, Statements, StepTime, drive, migration, now_ms_param,
+                   now_param, store_call, store_load)
 from .claims import ClaimOutcome
 from .errors import StoreError
 
 __all__ = ["MIGRATION", "TABLE", "LOAD", "INSERT", "UPDATE", "DELETE", "PURGE", "BUSY_TIMEOUT_S",
-           "connect", "migrate", "purge", "SqliteClaims"]
+           "connect", "migrate", "purge", "SqliteClaims", "SqliteClaimStore"]
 
 MIGRATION: str = migration("sqlite.sql")
 """The table's DDL (stores/sql/migrations/sqlite.sql, shipped in the package): idempotent;
@@ -194,6 +195,11 @@ class SqliteClaims(SqlClaims):
         task = self._task(step, id, token, at_ms)
         return _run(conn, task, now_param(at_ms))
 
+    def store(self, conn: sqlite3.Connection) -> "SqliteClaimStore":
+        """These claims on ``conn`` as a store for ``xborder.handle_delivery`` (this lease and
+        window): ``handle_delivery(receiver, claims.store(conn), body, headers, persist)``."""
+        return SqliteClaimStore(self, conn)
+
     def complete_in(self, conn: sqlite3.Connection, id: str, token: str,
                     at_ms: int) -> ClaimOutcome:
         """Completes ``id`` for ``token`` inside the host's open transaction on ``conn`` (after
@@ -210,6 +216,86 @@ class SqliteClaims(SqlClaims):
                              "none")
         task = self._task("complete", id, token, at_ms)
         return _run(conn, task, now_param(at_ms))
+
+
+class SqliteClaimStore(StepTime):
+    """``SqliteClaims`` on one connection, as the store ``handle_delivery`` drives
+    (``SqliteClaims.store(conn)``): each load and compare-and-set is one statement at the
+    step's time, committed at once unless ``conn`` is inside your open transaction. Its errors
+    are ``sqlite3``'s (the handling answers them as ``STORE_UNAVAILABLE``). It is also a
+    ``Transaction`` on its connection (``handle_delivery(..., transaction=store)``): the
+    event's write and the claim's completion on this connection commit together."""
+
+    __slots__ = ("_conn", "_tx", "_failed")
+
+    def __init__(self, claims: SqliteClaims, conn: sqlite3.Connection) -> None:
+        self._conn = _conn(conn)
+        super().__init__(claims)
+        self._tx = False
+        self._failed: Optional[BaseException] = None
+
+    def begin(self) -> None:
+        """Opens the transaction of ``handle_delivery(..., transaction=store)`` on the
+        connection (``BEGIN``, of the connection's ``isolation_level``: ``IMMEDIATE`` from
+        ``connect``; it must be in none): the store's statements are not committed until
+        ``commit``."""
+        if self._conn.in_transaction:
+            raise ValueError("the store's transaction begins on a connection in no "
+                             "transaction, got one inside a transaction")
+        self._conn.execute(("BEGIN " + (self._conn.isolation_level or "")).strip())
+        self._tx, self._failed = True, None
+
+    def commit(self) -> None:
+        """Commits the transaction ``begin`` opened (``sqlite3``'s error when it did not). A
+        transaction in which a statement of this store failed is not committed (an
+        ``sqlite3.OperationalError``, the statement's error as its cause), as PostgreSQL does
+        with a failed transaction: SQLite would commit the rest."""
+        failed, self._tx, self._failed = self._failed, False, None
+        if failed is not None:
+            raise sqlite3.OperationalError("a statement of the transaction failed: not "
+                                           "committed (%s: %s)" % (type(failed).__name__,
+                                                                    failed)) from failed
+        self._conn.commit()
+
+    def rollback(self) -> None:
+        """Rolls the transaction ``begin`` opened back."""
+        self._tx, self._failed = False, None
+        self._conn.rollback()
+
+    def _statement(self, sql: str, params: List[Any], rows: bool) -> Any:
+        conn = self._conn
+        was = None if self._tx else _state(conn)
+        try:
+            cur = conn.execute(sql, params)
+            out = cur.fetchone() if rows else int(cur.rowcount)
+            _finish(conn, was)()
+            return out
+        except BaseException as e:
+            if self._tx:
+                self._failed = e
+            _undo(conn, was)
+            raise
+
+    def _query(self, sql: str, params: List[Any]) -> Optional[str]:
+        row = self._statement(sql, params, True)
+        return None if row is None else row[0]
+
+    def load(self, id: str) -> Optional[str]:
+        """The entry text of ``id`` (None: none, or expired at the step's time)."""
+        return store_load(_SQL, id, self._time(), _same, self._query)
+
+    def compare_and_set(self, id: str, expected: Optional[str], new: Optional[str],
+                        ttl_ms: Optional[int]) -> bool:
+        """``ClaimStore.compare_and_set`` as one statement (``INSERT``, ``UPDATE``,
+        ``DELETE``)."""
+        now = self._time()
+        call = store_call(_SQL, id, expected, new, ttl_ms, now, _same)
+        if call is None:
+            return store_load(_SQL, id, now, _same, self._query) is None
+        return bool(self._statement(call[0], call[1], False) == 1)
+
+    def __repr__(self) -> str:
+        return "SqliteClaimStore(lease_ms=%d, window_ms=%r)" % (self.lease_ms, self.window_ms)
 
 
 def _run(conn: sqlite3.Connection, task: Any, now: int) -> ClaimOutcome:

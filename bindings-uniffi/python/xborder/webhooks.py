@@ -1,21 +1,24 @@
 """Webhooks: signatures (``sign``, ``verify``), the envelope (``decode_envelope``), receiving
 (``Receiver``), and one call for a web handler (``handle_delivery``, ``handle_delivery_async``):
-verify, decode, claim, persist, complete or release, and the status and ``Retry-After`` to
-answer. Every rule is core's."""
+a thin driver of core's handling (verify, decode, claim, persist, complete or release, and the
+status and ``Retry-After`` to answer). Every rule, the order and every reply are core's."""
 
 import inspect
 import json
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Dict, Mapping, Optional, Protocol, Union
+from typing import Any, Awaitable, Callable, Dict, Mapping, NoReturn, Optional, Protocol, Union
 
 from . import _kinds
 from ._ffi import CoreEnum, GeneratedError, g, same_members, texts
 from ._kinds import Body, Strings
-from .claims import AsyncClaims, ClaimOutcome, ClaimReply, Claims, claim_error_reply
-from .errors import XborderError, _raise
-from .events import Catalog, EventKind, _KIND
+from .claims import (DEFAULT_LEASE_MS, AsyncClaims, AsyncClaimStore, ClaimCompareAndSet,
+                     ClaimLoad, ClaimOutcome, ClaimReply, Claims, ClaimStore, _failures, _loaded, _OUTCOME,
+                     _require_store, _rules, _swapped)
+from .errors import _raise
+from ._event_kind import _KIND, EventKind
+from .events import Catalog
 
 _SECRETS_HINT = ('pass one secret as verify(secret, ...) / Receiver(secret); several (a key '
                  'rotation) as a list: verify_with_secrets(["whsec_old", "whsec_new"], ...) / '
@@ -231,11 +234,14 @@ class Receiver:
 
 @dataclass
 class DeliveryReply:
-    """What ``handle_delivery`` did and what to answer: ``status`` and ``retry_after_s`` (send
-    ``headers``), the receiver's ``decision``, the claim's last ``outcome`` (None when nothing was
-    claimed), the ``error_code`` of a rejected delivery or a failed claim step, and the exception
-    your ``persist`` raised (``persist_error``: the event was released for the provider's
-    retry)."""
+    """What ``handle_delivery`` did and what to answer (core's handling decided all of it):
+    ``status`` and ``retry_after_s`` (send ``headers``), the receiver's ``decision``, the claim's
+    last ``outcome`` (None when nothing was claimed), the ``error_code`` (a rejected delivery's,
+    a failed claim step's, or ``PERSIST_FAILED``; with a 200 when ``complete`` failed after the
+    persist), whether the event was ``persisted``, and the exception your ``persist`` (or, with
+    ``transaction=``, its ``begin`` or ``commit``) raised (``persist_error``: the event was
+    released for the provider's retry). It is kept here, never
+    swallowed: log it or raise it after answering."""
 
     status: int
     retry_after_s: Optional[int]
@@ -243,6 +249,7 @@ class DeliveryReply:
     outcome: Optional[ClaimOutcome] = None
     error_code: Optional[str] = None
     persist_error: Optional[BaseException] = field(default=None, compare=False)
+    persisted: bool = False
 
     @property
     def headers(self) -> Dict[str, str]:
@@ -251,15 +258,15 @@ class DeliveryReply:
 
     @property
     def body(self) -> Dict[str, Any]:
-        """A JSON-able answer: ``{"result": ...}`` or ``{"error": CODE, "field": ...}``."""
-        if self.error_code is not None:
-            out: Dict[str, Any] = {"error": self.error_code}
-            if self.decision.error_field is not None and self.outcome is None:
-                out["field"] = self.decision.error_field
-            return out
-        if self.persist_error is not None:
-            return {"result": "released"}
-        return {"result": str(self.outcome if self.outcome is not None else self.decision.action)}
+        """A JSON-able answer: ``{"result": ...}`` for a 2xx (the outcome, or the decision's
+        action), else ``{"error": CODE}`` (with ``"field"`` for a rejected delivery's)."""
+        if 200 <= self.status < 300 or self.error_code is None:
+            return {"result": str(self.outcome if self.outcome is not None
+                                  else self.decision.action)}
+        out: Dict[str, Any] = {"error": self.error_code}
+        if self.decision.error_field is not None and self.outcome is None:
+            out["field"] = self.decision.error_field
+        return out
 
 
 class HeaderLookup(Protocol):
@@ -313,45 +320,365 @@ def _common(receiver: object, body: object, headers: object, persist: object, to
     tok = _kinds.opt_string(token, "token")
     if clock is not None:
         _kinds.function(clock, "clock", "a function returning the time in milliseconds (an int)")
-    return rx, raw, sig, tok
+    return rx, raw, sig, tok or uuid.uuid4().hex
 
 
 def _at(clock: Optional[Callable[[], int]]) -> int:
     return _kinds.integer(clock(), "clock()") if clock is not None else _now_ms()
 
 
-def _unclaimed(decision: Decision) -> DeliveryReply:
-    # Not a live, new, verified event: nothing is claimed. The answer is core's
-    # (decision.reply): a reject non-2xx (the provider retries it), anything else 200.
-    return DeliveryReply(decision.reply.status, decision.reply.retry_after_s, decision,
-                         error_code=decision.error_code)
+def _store_rules(store: object) -> Any:
+    """A store's own lease and window when it has them (``PostgresClaims.store(conn)``), else
+    core's defaults."""
+    lease = getattr(store, "lease_ms", DEFAULT_LEASE_MS)
+    window = getattr(store, "window_ms", None)
+    _rules(lease, window)
+    return lease, window
 
 
-def handle_delivery(receiver: Union[Receiver, str], claims: Claims, body: Body, headers: Headers,
-                    persist: Callable[[Envelope], object], *, token: Optional[str] = None,
-                    clock: Optional[Callable[[], int]] = None) -> DeliveryReply:
-    """One delivery, start to end, for a sync web handler: the receiver verifies and decodes it;
-    a live event is claimed in ``claims`` (this request's ``token``: a new UUID by default;
-    ``clock``: the time in ms, ``time.time_ns() // 1_000_000`` by default), given to
-    ``persist(envelope)``, then completed, or released when ``persist`` raised. Answer
-    ``reply.status`` with ``reply.headers``: every status and ``Retry-After`` of a claim is
-    core's (``Claims.reply``, ``claim_error_reply``); 503 with ``Retry-After`` while another
-    request holds the event."""
-    rx, raw, sig, tok = _common(receiver, body, headers, persist, token, clock)
-    _kinds.instance(claims, Claims, "claims", "a Claims (for an asyncio store: "
-                    "handle_delivery_async with AsyncClaims)")
-    decision = rx.receive(raw, sig)
-    if decision.action is not Action.PROCESS or decision.envelope is None:
-        return _unclaimed(decision)
-    env = decision.envelope
-    tok = tok or uuid.uuid4().hex
+# Core ends a handling in at most ~40 acts (3 claim steps of at most 16 conflicts, a persist,
+# the answer): a driver that has not seen the answer after this many is facing a bug.
+_MAX_ACTS = 256
+
+
+class _Driver:
+    """One handling's acts, the host's side: the store calls and the persist, done by the
+    caller; every decision is the generated ``DeliveryHandling``'s (core's)."""
+
+    __slots__ = ("h", "store", "who", "persist_error", "acts", "tx", "open")
+
+    def __init__(self, h: Any, store: object, tx: object = None) -> None:
+        self.h = h
+        self.store = store
+        self.who = type(store).__name__
+        self.persist_error: Optional[BaseException] = None
+        self.acts = 0
+        self.tx: Any = tx
+        self.open = False  # the transaction began and is not ended yet
+
+    def count(self) -> None:
+        self.acts += 1
+        if self.acts > _MAX_ACTS:
+            raise RuntimeError("xborder: the delivery handling did not end within %d acts (a bug "
+                               "in xborder: please report it)" % _MAX_ACTS)
+
+    def begin(self, at: int) -> Any:
+        begin = getattr(self.store, "step_at", None)
+        if begin is not None:
+            begin(at)  # a store whose statements take the step's time (SQL)
+        return self.h.step(at)
+
+    def failed(self, method: str, e: BaseException) -> Any:
+        return self.h.store_failed("store: %s.%s: %s: %s" % (self.who, method,
+                                                             type(e).__name__, e))
+
+    def persisted(self, e: Optional[BaseException]) -> Any:
+        if e is not None:
+            self.persist_error = e
+            self.rollback()
+        return self.h.persisted(e is None)
+
+    def begun(self) -> Optional[Exception]:
+        """``transaction.begin()`` before the persist (its exception: the write failed)."""
+        failure = _sync_call(self.tx.begin, "transaction.begin")
+        self.open = failure is None
+        return failure
+
+    def rollback(self) -> None:
+        """Ends the open transaction without its write (an error of the rollback is the
+        driver's to drop: the write is not committed either way, and the reply keeps the
+        write's or the commit's exception)."""
+        if self.open:
+            self.open = False
+            _sync_call(self.tx.rollback, "transaction.rollback")
+
+    def committed(self, e: Optional[BaseException]) -> Any:
+        """The ``Commit`` act's result: ``transaction.commit()`` raised ``e`` (the reply's
+        ``persist_error``; rolled back) or not."""
+        if e is not None:
+            self.persist_error = e
+            self.rollback()
+        self.open = False
+        return self.h.committed(e is None)
+
+    def reply(self, answer: Any) -> DeliveryReply:
+        return DeliveryReply(answer.reply.status, answer.reply.retry_after_s,
+                             _decision(self.h.decision()),
+                             None if answer.outcome is None else _OUTCOME[answer.outcome],
+                             answer.code, self.persist_error, answer.persisted)
+
+
+_STEPS = (g.HandlingAct.CLAIM, g.HandlingAct.COMPLETE, g.HandlingAct.RELEASE)
+
+
+# --- the handling, act by act (sans-IO) ----------------------------------------------------------
+
+@dataclass
+class HandlingStep:
+    """Run the claim step the handling waits for (``step``: ``claim``, ``complete`` or
+    ``release``) on event ``id``: ``handling.step(at_ms)``."""
+
+    step: str
+    id: str
+
+
+@dataclass
+class HandlingPersist:
+    """Persist ``envelope`` (your write), then ``handling.persisted(ok)``."""
+
+    envelope: Envelope
+
+
+@dataclass
+class HandlingCommit:
+    """(A handling in a transaction.) Commit the transaction that holds the event's write and
+    the claim's completion of event ``id``, then ``handling.committed(ok)``."""
+
+    id: str
+
+
+@dataclass
+class HandlingStepResult:
+    """The last claim step a handling ran (``DeliveryHandling.last_step()``): ``step``
+    (``claim``, ``complete``, ``release``) and its ``outcome``, or the ``code`` of its error
+    (e.g. ``STORE_UNAVAILABLE``)."""
+
+    step: str
+    outcome: Optional[ClaimOutcome]
+    code: Optional[str]
+
+
+@dataclass
+class HandlingAnswer:
+    """The end: answer the provider with ``status`` and ``retry_after_s`` (``headers``); the
+    last claim step's ``outcome`` (None: nothing was claimed), the ``code`` (a rejected
+    delivery's, a failed claim step's, or ``PERSIST_FAILED``) and whether the event was
+    ``persisted``."""
+
+    status: int
+    retry_after_s: Optional[int]
+    outcome: Optional[ClaimOutcome]
+    code: Optional[str]
+    persisted: bool
+
+    @property
+    def headers(self) -> Dict[str, str]:
+        """``{"Retry-After": "30"}``, or ``{}``."""
+        return {} if self.retry_after_s is None else {"Retry-After": str(self.retry_after_s)}
+
+
+HandlingAct = Union[HandlingStep, HandlingPersist, HandlingCommit, ClaimLoad, ClaimCompareAndSet,
+                    HandlingAnswer]
+"""What a ``DeliveryHandling`` needs next."""
+
+_STEP_NAMES = {g.HandlingAct.CLAIM: "claim", g.HandlingAct.COMPLETE: "complete",
+               g.HandlingAct.RELEASE: "release"}
+
+
+def _handling_answer(a: Any) -> HandlingAnswer:
+    return HandlingAnswer(a.reply.status, a.reply.retry_after_s,
+                          None if a.outcome is None else _OUTCOME[a.outcome], a.code, a.persisted)
+
+
+def _act(a: Any) -> HandlingAct:
+    step = _STEP_NAMES.get(type(a))
+    if step is not None:
+        return HandlingStep(step, a.id)
+    if isinstance(a, g.HandlingAct.PERSIST):
+        return HandlingPersist(_envelope(a.envelope))
+    if isinstance(a, g.HandlingAct.LOAD):
+        return ClaimLoad(a.id)
+    if isinstance(a, g.HandlingAct.COMPARE_AND_SET):
+        return ClaimCompareAndSet(a.id, a.expected, a.new, a.ttl_ms)
+    if isinstance(a, g.HandlingAct.COMMIT):
+        return HandlingCommit(a.id)
+    if isinstance(a, g.HandlingAct.ANSWER):
+        return _handling_answer(a.answer)
+    raise RuntimeError("xborder: an act this package does not know: %r" % (a,))
+
+
+def _raise_act(e: Any) -> NoReturn:
+    _raise(e)
+
+
+class DeliveryHandling:
+    """One delivery, act by act, for a host that drives it itself (``handle_delivery`` and
+    ``handle_delivery_async`` do it for a web handler): ``next()`` says what to do
+    (``HandlingStep``, ``HandlingPersist``, ``ClaimLoad``, ``ClaimCompareAndSet``,
+    ``HandlingCommit``, ``HandlingAnswer``); core decides the order and every reply. Over a ``Claims``
+    (``DeliveryHandling(...)``), ``step(at_ms)`` runs a whole claim step; over your own store
+    (``DeliveryHandling.with_store_steps(...)``), it starts it and the store calls come back as
+    ``ClaimLoad`` / ``ClaimCompareAndSet``, answered with ``loaded``, ``swapped`` or
+    ``store_failed``. ``in_transaction=True``: the event's write and the claim's completion
+    are one transaction of yours (begin it at ``HandlingPersist``, the complete step's store
+    calls on it, then ``HandlingCommit``: commit, ``committed(ok)``). A call out of order
+    raises ``ClaimError`` (``INVALID_STEP``)."""
+
+    __slots__ = ("_inner",)
+
+    def __init__(self, receiver: Union[Receiver, str], claims: Claims, body: Body,
+                 headers: Headers, token: str, *, in_transaction: bool = False) -> None:
+        rx = _receiver(receiver)
+        raw = _kinds.body(body)
+        sig = _signature(headers)
+        _kinds.instance(claims, Claims, "claims", "a Claims (for your own store: "
+                        "DeliveryHandling.with_store_steps)")
+        token = _kinds.string(token, "token")
+        _kinds.boolean(in_transaction, "in_transaction")
+        self._inner: Any = g.DeliveryHandling(rx._inner, claims._inner, raw, sig, token,
+                                              in_transaction)
+
+    @classmethod
+    def with_store_steps(cls, receiver: Union[Receiver, str], body: Body, headers: Headers,
+                         token: str, lease_ms: int = DEFAULT_LEASE_MS,
+                         window_ms: Optional[int] = None, *,
+                         in_transaction: bool = False) -> "DeliveryHandling":
+        """The handling of one delivery whose claims live in a store you call yourself (an
+        asyncio client, a database): ``lease_ms`` and ``window_ms`` as for ``Claims``,
+        ``in_transaction`` as for the constructor."""
+        rx = _receiver(receiver)
+        raw = _kinds.body(body)
+        sig = _signature(headers)
+        token = _kinds.string(token, "token")
+        _rules(lease_ms, window_ms)
+        _kinds.boolean(in_transaction, "in_transaction")
+        self = cls.__new__(cls)
+        self._inner = g.DeliveryHandling.with_store_steps(rx._inner, raw, sig, token, lease_ms,
+                                                          window_ms, in_transaction)
+        return self
+
+    @property
+    def decision(self) -> Decision:
+        """The receiver's decision the handling started from."""
+        return _decision(self._inner.decision())
+
+    def next(self) -> HandlingAct:
+        """What to do next."""
+        return _act(self._inner.next())
+
+    def step(self, at_ms: int) -> HandlingAct:
+        """Runs (over ``Claims``) or starts (over your store: a ``ClaimLoad``) the claim step
+        the handling waits for, at ``at_ms`` (your clock, ms): the next act."""
+        at_ms = _kinds.integer(at_ms, "at_ms")
+        try:
+            return _act(self._inner.step(at_ms))
+        except GeneratedError as e:
+            _raise_act(e)
+
+    def loaded(self, entry: Optional[str]) -> HandlingAct:
+        """The entry text your store holds for the ``ClaimLoad``'s id (None: none)."""
+        entry = _kinds.opt_string(entry, "entry")
+        try:
+            return _act(self._inner.loaded(entry))
+        except GeneratedError as e:
+            _raise_act(e)
+
+    def swapped(self, applied: bool) -> HandlingAct:
+        """Whether your store applied the ``ClaimCompareAndSet``."""
+        _kinds.boolean(applied, "applied")
+        try:
+            return _act(self._inner.swapped(applied))
+        except GeneratedError as e:
+            _raise_act(e)
+
+    def store_failed(self, message: str) -> HandlingAct:
+        """Your store's call failed: the step ends with ``STORE_UNAVAILABLE`` and the handling
+        goes on as core says."""
+        message = _kinds.string(message, "message")
+        try:
+            return _act(self._inner.store_failed(message))
+        except GeneratedError as e:
+            _raise_act(e)
+
+    def persisted(self, ok: bool) -> HandlingAct:
+        """Whether you persisted the event (False: your write failed)."""
+        _kinds.boolean(ok, "ok")
+        try:
+            return _act(self._inner.persisted(ok))
+        except GeneratedError as e:
+            _raise_act(e)
+
+    def committed(self, ok: bool) -> HandlingAct:
+        """(In a transaction.) Whether your commit succeeded: the answer, or the release when
+        it did not."""
+        _kinds.boolean(ok, "ok")
+        try:
+            return _act(self._inner.committed(ok))
+        except GeneratedError as e:
+            _raise_act(e)
+
+    def last_step(self) -> Optional[HandlingStepResult]:
+        """The last claim step run (None before the first)."""
+        r = self._inner.last_step()
+        return None if r is None else HandlingStepResult(
+            r.step, None if r.outcome is None else _OUTCOME[r.outcome], r.code)
+
+    def answer(self) -> Optional[HandlingAnswer]:
+        """The answer, once the handling is over (None before)."""
+        a = self._inner.answer()
+        return None if a is None else _handling_answer(a)
+
+    def __repr__(self) -> str:
+        return "DeliveryHandling()"
+
+
+class Transaction(Protocol):
+    """The host's transaction that holds the event's write and the claim's completion
+    (``handle_delivery(..., transaction=)``): ``begin`` opens it (before ``persist``),
+    ``commit`` commits it (raises when it did not), ``rollback`` drops it. The SQL stores
+    (``PostgresClaims(...).store(conn)``, ``SqliteClaims(...).store(conn)``) are one, on their
+    connection."""
+
+    def begin(self) -> object: ...
+
+    def commit(self) -> object: ...
+
+    def rollback(self) -> object: ...
+
+
+class AsyncTransaction(Protocol):
+    """``Transaction`` for ``handle_delivery_async``: coroutine functions
+    (``AsyncPostgresClaims(...).store(conn)`` is one)."""
+
+    def begin(self) -> Awaitable[object]: ...
+
+    def commit(self) -> Awaitable[object]: ...
+
+    def rollback(self) -> Awaitable[object]: ...
+
+
+def _transaction(tx: object, sync: bool) -> None:
+    if tx is None:
+        return
+    for method in ("begin", "commit", "rollback"):
+        fn = getattr(tx, method, None)
+        if not callable(fn):
+            raise TypeError("transaction must be %s (begin, commit, rollback), got %s"
+                            % ("a Transaction" if sync else "an AsyncTransaction",
+                               type(tx).__name__))
+        if inspect.iscoroutinefunction(fn) == sync:
+            raise TypeError("transaction must be %s: %s.%s is %s (%s)"
+                            % ("a Transaction" if sync else "an AsyncTransaction",
+                               type(tx).__name__, method, "async" if sync else "not async",
+                               "an async one goes to handle_delivery_async" if sync
+                               else "a sync one goes to handle_delivery"))
+
+
+def _sync_call(fn: Callable[[], object], what: str) -> Optional[Exception]:
+    """``fn()`` for a sync driver (an awaitable returned is a ``TypeError``): its exception."""
     try:
-        outcome = claims.step("claim", env.id, tok, _at(clock))
-    except XborderError as e:
-        r = claim_error_reply(e.code)
-        return DeliveryReply(r.status, r.retry_after_s, decision, error_code=e.code)
-    if outcome is not ClaimOutcome.CLAIMED:
-        return _answer(claims.reply("claim", outcome), decision, outcome)
+        result = fn()
+        if inspect.isawaitable(result):
+            if inspect.iscoroutine(result):
+                result.close()
+            raise TypeError("%s must be sync here (it returned %s): an async one goes to "
+                            "handle_delivery_async" % (what, type(result).__name__))
+    except Exception as failure:
+        return failure
+    return None
+
+
+def _sync_persist(persist: Callable[[Envelope], object], env: Envelope) -> Optional[Exception]:
     try:
         result = persist(env)
         if inspect.isawaitable(result):
@@ -360,69 +687,211 @@ def handle_delivery(receiver: Union[Receiver, str], claims: Claims, body: Body, 
             raise TypeError("persist must be a sync function here (it returned %s): an async "
                             "one goes to handle_delivery_async" % type(result).__name__)
     except Exception as failure:
-        try:
-            released = claims.step("release", env.id, tok, _at(clock))
-        except XborderError:
-            released = ClaimOutcome.RELEASED
-        reply = _answer(claims.reply("release", released), decision, released)
-        reply.persist_error = failure
-        return reply
-    # Persisted: answered as completed whatever complete gives (the record makes a retry
-    # harmless), stale included (core's reply for it).
-    completed = ClaimOutcome.COMPLETED
+        return failure
+    return None
+
+
+def _sql_hint(claims: object) -> str:
+    if callable(getattr(claims, "store", None)) and callable(getattr(claims, "complete_in", None)):
+        return " (SQL claims take the connection: claims.store(conn))"
+    return ""
+
+
+def _sync_store(claims: object) -> None:
+    if isinstance(claims, AsyncClaims):
+        raise TypeError("claims must be a Claims or a sync ClaimStore, got an AsyncClaims: "
+                        "for an asyncio store, handle_delivery_async")
+    if not isinstance(claims, Claims):
+        if not callable(getattr(claims, "load", None)):
+            raise TypeError("claims must be a Claims (in memory, or Claims.with_store(store)) "
+                            "or a sync ClaimStore (load, compare_and_set), got %s%s"
+                            % (type(claims).__name__, _sql_hint(claims)))
+        _require_store(claims, "claims", sync=True)
+
+
+def handle_delivery(receiver: Union[Receiver, str], claims: Union[Claims, ClaimStore],
+                    body: Body, headers: Headers, persist: Callable[[Envelope], object], *,
+                    token: Optional[str] = None,
+                    clock: Optional[Callable[[], int]] = None,
+                    transaction: Optional[Transaction] = None) -> DeliveryReply:
+    """One delivery, start to end, for a sync web handler, as core's handling says: the
+    receiver verifies and decodes it; a live event is claimed in ``claims`` (a ``Claims``: in
+    memory or ``Claims.with_store``; or a sync store itself: ``xborder.redis.RedisClaimStore``,
+    ``PostgresClaims(...).store(conn)``, ``SqliteClaims(...).store(conn)``, any object with
+    ``load`` and ``compare_and_set``; with a ``step_at(at_ms)`` method, it is given each claim
+    step's time first), with this request's ``token`` (a new UUID by default) at
+    ``clock()`` (ms; ``time.time_ns() // 1_000_000`` by default), given to
+    ``persist(envelope)``, then completed, or released when ``persist`` raised (its exception
+    is the reply's ``persist_error``, never swallowed). Answer ``reply.status`` with
+    ``reply.headers``: every status and ``Retry-After`` is core's; 503 with ``Retry-After``
+    while another request holds the event; 200 once persisted, whatever ``complete`` gives.
+
+    With a ``transaction`` (a ``Transaction``: ``begin()``, ``commit()``, ``rollback()``; the
+    SQL stores are one, on their connection: ``transaction=store``), the event's write and the
+    claim's completion commit together, in core's order: claim (committed at once), then
+    ``transaction.begin()`` and ``persist(envelope)`` (your write on the same connection, not
+    committed), the complete step's store calls inside that transaction, ``commit()``, the
+    answer. A write or a commit that raised is rolled back and the claim released: 500
+    ``PERSIST_FAILED``, the exception as ``persist_error``. A complete that is not
+    ``completed`` there commits nothing: rolled back, answered as core says (``stale``: 503
+    with the lease as ``Retry-After``; a store error: its reply), ``persisted`` False."""
+    rx, raw, sig, tok = _common(receiver, body, headers, persist, token, clock)
+    _sync_store(claims)
+    _transaction(transaction, sync=True)
+    in_tx = transaction is not None
+    store: Any = None
+    if isinstance(claims, Claims):
+        h = g.DeliveryHandling(rx._inner, claims._inner, raw, sig, tok, in_tx)
+    else:
+        store = claims
+        lease, window = _store_rules(store)
+        h = g.DeliveryHandling.with_store_steps(rx._inner, raw, sig, tok, lease, window, in_tx)
+    d = _Driver(h, store, transaction)
     try:
-        if claims.step("complete", env.id, tok, _at(clock)) is ClaimOutcome.STALE:
-            completed = ClaimOutcome.STALE
-    except XborderError:
-        pass
-    return _answer(claims.reply("complete", completed), decision, completed)
+        act = h.next()
+        while not isinstance(act, g.HandlingAct.ANSWER):
+            d.count()
+            if isinstance(act, _STEPS):
+                act = d.begin(_at(clock))
+            elif isinstance(act, g.HandlingAct.PERSIST):
+                env = _envelope(act.envelope)
+                failure = d.begun() if in_tx else None
+                if failure is None:
+                    failure = _sync_persist(persist, env)
+                act = d.persisted(failure)
+            elif isinstance(act, g.HandlingAct.COMMIT):
+                act = d.committed(_sync_call(d.tx.commit, "transaction.commit"))
+            elif isinstance(act, g.HandlingAct.LOAD):
+                try:
+                    text = _loaded(store.load(act.id), d.who)
+                except Exception as e:
+                    act = d.failed("load", e)
+                else:
+                    act = h.loaded(text)
+            elif isinstance(act, g.HandlingAct.COMPARE_AND_SET):
+                try:
+                    applied = _swapped(store.compare_and_set(act.id, act.expected, act.new,
+                                                             act.ttl_ms), d.who)
+                except Exception as e:
+                    act = d.failed("compare_and_set", e)
+                else:
+                    act = h.swapped(applied)
+            else:
+                raise RuntimeError("xborder: an act this package does not know: %r" % (act,))
+    except GeneratedError as e:  # INVALID_STEP: a bug of this driver
+        _raise(e)
+    finally:
+        d.rollback()  # a transaction still open at the answer (or after an exception)
+        # A store of Claims.with_store that raised left its exception for a StoreError's
+        # cause: the handling answered it, so it is dropped (with its frames).
+        _failures.last = None
+    return d.reply(act.answer)
 
 
-def _answer(reply: Any, decision: Decision, outcome: ClaimOutcome) -> DeliveryReply:
-    if reply is None:  # core answers every outcome but claimed, which never comes here
-        raise AssertionError("no reply for %s" % outcome)
-    return DeliveryReply(reply.status, reply.retry_after_s, decision, outcome)
+def _async_store(claims: object) -> Any:
+    if isinstance(claims, AsyncClaims):
+        return claims.store, claims.lease_ms, claims.window_ms
+    if isinstance(claims, Claims):
+        raise TypeError("claims must be an AsyncClaims or an asyncio store, got a Claims: for "
+                        "a sync store, handle_delivery")
+    if not callable(getattr(claims, "load", None)):
+        raise TypeError("claims must be an AsyncClaims or an asyncio store (async load, "
+                        "compare_and_set), got %s%s" % (type(claims).__name__, _sql_hint(claims)))
+    _require_store(claims, "claims", sync=False)
+    lease, window = _store_rules(claims)
+    return claims, lease, window
 
 
-async def handle_delivery_async(receiver: Union[Receiver, str], claims: AsyncClaims, body: Body,
+async def _awaited(value: Any, who: str, method: str) -> Any:
+    if not inspect.isawaitable(value):
+        raise TypeError("%s.%s must be async (return an awaitable), got %s: for a sync store, "
+                        "handle_delivery" % (who, method, type(value).__name__))
+    return await value
+
+
+async def handle_delivery_async(receiver: Union[Receiver, str],
+                                claims: Union[AsyncClaims, AsyncClaimStore], body: Body,
                                 headers: Headers,
                                 persist: Callable[[Envelope], Union[Awaitable[object], object]], *,
                                 token: Optional[str] = None,
-                                clock: Optional[Callable[[], int]] = None) -> DeliveryReply:
+                                clock: Optional[Callable[[], int]] = None,
+                                transaction: Optional[AsyncTransaction] = None) -> DeliveryReply:
     """``handle_delivery`` for asyncio: the claims in an ``AsyncClaims`` (e.g. over
-    ``xborder.redis.AsyncRedisClaimStore``), ``persist`` a coroutine function (or a sync one);
-    nothing blocks the event loop but the receiver's own work (verify and decode, in core)."""
+    ``xborder.redis.AsyncRedisClaimStore``) or an asyncio store itself
+    (``AsyncPostgresClaims(...).store(conn)``, any object with ``async load`` and ``async
+    compare_and_set``: awaited as core's handling asks), ``persist`` a coroutine function (or
+    a sync one); nothing blocks the event loop but core's own work (verify, decode, decide).
+    A ``transaction`` is an ``AsyncTransaction`` (``async begin()``, ``commit()``,
+    ``rollback()``; ``AsyncPostgresClaims(...).store(conn)`` is one), driven as in
+    ``handle_delivery``."""
     rx, raw, sig, tok = _common(receiver, body, headers, persist, token, clock)
-    _kinds.instance(claims, AsyncClaims, "claims", "an AsyncClaims (for a sync store: "
-                    "handle_delivery with Claims)")
-    decision = rx.receive(raw, sig)
-    if decision.action is not Action.PROCESS or decision.envelope is None:
-        return _unclaimed(decision)
-    env = decision.envelope
-    tok = tok or uuid.uuid4().hex
+    store, lease, window = _async_store(claims)
+    _transaction(transaction, sync=False)
+    in_tx = transaction is not None
+    h = g.DeliveryHandling.with_store_steps(rx._inner, raw, sig, tok, lease, window, in_tx)
+    d = _Driver(h, store)
+    tx: Any = transaction
     try:
-        outcome = await claims.step("claim", env.id, tok, _at(clock))
-    except XborderError as e:
-        r = claim_error_reply(e.code)
-        return DeliveryReply(r.status, r.retry_after_s, decision, error_code=e.code)
-    if outcome is not ClaimOutcome.CLAIMED:
-        return _answer(claims.reply("claim", outcome), decision, outcome)
-    try:
-        result = persist(env)
-        if inspect.isawaitable(result):
-            await result
-    except Exception as failure:
+        act = h.next()
+        while not isinstance(act, g.HandlingAct.ANSWER):
+            d.count()
+            if isinstance(act, _STEPS):
+                act = d.begin(_at(clock))
+            elif isinstance(act, g.HandlingAct.PERSIST):
+                failure: Optional[Exception] = None
+                try:
+                    if in_tx:
+                        await _awaited(tx.begin(), "transaction", "begin")
+                        d.open = True
+                    result = persist(_envelope(act.envelope))
+                    if inspect.isawaitable(result):
+                        await result
+                except Exception as e:
+                    failure = e
+                if failure is not None:
+                    d.persist_error = failure
+                    await _rollback_async(d, tx)
+                act = h.persisted(failure is None)
+            elif isinstance(act, g.HandlingAct.COMMIT):
+                failure = None
+                try:
+                    await _awaited(tx.commit(), "transaction", "commit")
+                except Exception as e:
+                    failure = e
+                    d.persist_error = e
+                    await _rollback_async(d, tx)
+                d.open = False
+                act = h.committed(failure is None)
+            elif isinstance(act, g.HandlingAct.LOAD):
+                try:
+                    text = _loaded(await _awaited(store.load(act.id), d.who, "load"), d.who)
+                except Exception as e:
+                    act = d.failed("load", e)
+                else:
+                    act = h.loaded(text)
+            elif isinstance(act, g.HandlingAct.COMPARE_AND_SET):
+                try:
+                    applied = _swapped(await _awaited(
+                        store.compare_and_set(act.id, act.expected, act.new, act.ttl_ms), d.who,
+                        "compare_and_set"), d.who)
+                except Exception as e:
+                    act = d.failed("compare_and_set", e)
+                else:
+                    act = h.swapped(applied)
+            else:
+                raise RuntimeError("xborder: an act this package does not know: %r" % (act,))
+    except GeneratedError as e:  # INVALID_STEP: a bug of this driver
+        _raise(e)
+    finally:
+        await _rollback_async(d, tx)  # still open at the answer (or after an exception)
+    return d.reply(act.answer)
+
+
+async def _rollback_async(d: _Driver, tx: Any) -> None:
+    """``_Driver.rollback`` awaited."""
+    if d.open:
+        d.open = False
         try:
-            released = await claims.step("release", env.id, tok, _at(clock))
-        except XborderError:
-            released = ClaimOutcome.RELEASED
-        reply = _answer(claims.reply("release", released), decision, released)
-        reply.persist_error = failure
-        return reply
-    completed = ClaimOutcome.COMPLETED
-    try:
-        if await claims.step("complete", env.id, tok, _at(clock)) is ClaimOutcome.STALE:
-            completed = ClaimOutcome.STALE
-    except XborderError:
-        pass
-    return _answer(claims.reply("complete", completed), decision, completed)
+            await _awaited(tx.rollback(), "transaction", "rollback")
+        except Exception:
+            pass

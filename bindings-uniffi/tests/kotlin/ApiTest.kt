@@ -93,6 +93,7 @@ fun main() {
     walkerTests()
     beneficiaryTests()
     claimsTests()
+    handlingTests()
     speedTests()
     accountTests()
     formTests()
@@ -685,6 +686,154 @@ fun claimsTests() {
     } finally {
         pool.shutdown()
         racers.shutdown()
+    }
+}
+
+/** [SuspendStore] as the API's SuspendClaimStore (each call suspends, resumed on a pool thread). */
+class SuspendStoreAdapter(val store: SuspendStore) : SuspendClaimStore {
+    override suspend fun load(id: String): String? = store.load(id)
+    override suspend fun compareAndSet(id: String, expected: String?, new: String?, ttlMs: Long?): Boolean =
+        store.compareAndSet(id, expected, new, ttlMs)
+}
+
+/** handleDelivery, the one call (issue 33): blocking over Claims, suspending over a store. */
+fun handlingTests() {
+    val pool = Executors.newFixedThreadPool(2)
+    try {
+        val receiver = Receiver(SECRET)
+        val (body, sig) = signed("order:created", "evt_h1")
+        // Blocking, over the built-in Claims and a Kotlin store: 200, persisted once; the
+        // redelivery is a duplicate and persists nothing.
+        for ((name, claims) in listOf("built-in" to Claims(), "Kotlin store" to Claims.withStore(MapStore()))) {
+            val persisted = mutableListOf<String>()
+            val a = handleDelivery(receiver, claims, body, sig) { persisted += it.id }
+            check("handle ($name): 200, completed, persisted once",
+                a == DeliveryAnswer(200, null, ClaimOutcome.COMPLETED, null, true) && persisted == listOf("evt_h1")) { "$a $persisted" }
+            val again = handleDelivery(receiver, claims, body, sig) { persisted += it.id }
+            check("handle ($name): the redelivery is a duplicate, not persisted",
+                again == DeliveryAnswer(200, null, ClaimOutcome.DUPLICATE, null, false) && persisted.size == 1) { "$again $persisted" }
+            // A failing persist: 500 PERSIST_FAILED, the claim released, the exception given back.
+            val (body2, sig2) = signed("order:created", "evt_h2")
+            val boom = IllegalStateException("db down")
+            val failed = handleDelivery(receiver, claims, body2, sig2, "t1", { 1000L }) { throw boom }
+            check("handle ($name): a failing persist is 500 PERSIST_FAILED, released",
+                failed.status == 500 && failed.code == "PERSIST_FAILED" && failed.outcome == ClaimOutcome.RELEASED && !failed.persisted) { "$failed" }
+            check("handle ($name): the persist's exception is given back", failed.persistError === boom) { "${failed.persistError}" }
+            val retried = handleDelivery(receiver, claims, body2, sig2, "t2", { 2000L }) { persisted += it.id }
+            check("handle ($name): the retry persists", retried.status == 200 && retried.persisted && persisted.last() == "evt_h2") { "$retried" }
+        }
+        // Held by another request: 503 with the lease as Retry-After, nothing persisted.
+        val held = Claims(30_000L)
+        held.step("claim", "evt_h3", "other", 0L)
+        val (body3, sig3) = signed("order:created", "evt_h3")
+        val busy = handleDelivery(receiver, held, body3, sig3, clock = { 10L }) { error("not called") }
+        check("handle: held elsewhere is 503, Retry-After 30", busy.status == 503 && busy.retryAfterS == 30L &&
+            busy.headers == mapOf("Retry-After" to "30") && busy.outcome == ClaimOutcome.IN_PROGRESS) { "$busy" }
+        // Refused before any claim: 400 with the signature's code.
+        val bad = handleDelivery(receiver, Claims(), body3, "00".repeat(32)) { error("not called") }
+        check("handle: a bad signature is 400 SIGNATURE_MISMATCH", bad == DeliveryAnswer(400, null, null, "SIGNATURE_MISMATCH", false)) { "$bad" }
+        check("handle: a negative clock is refused", refusal { handleDelivery(receiver, Claims(), body, sig, clock = { -1L }) {} } == "atMs must be a number >= 0, got -1")
+
+        // Suspending, over a store whose every call suspends (resumed on a pool thread).
+        val store = SuspendStore(pool)
+        val mine = SuspendStoreAdapter(store)
+        var count = 0
+        val (body4, sig4) = signed("order:created", "evt_h4")
+        val s = launch { handleDelivery(receiver, mine, body4, sig4) { count++ } }.get(10, TimeUnit.SECONDS)
+        check("handle (suspend): 200, completed, persisted once",
+            s == DeliveryAnswer(200, null, ClaimOutcome.COMPLETED, null, true) && count == 1) { "$s $count" }
+        check("handle (suspend): the store holds the done entry", store.entry("evt_h4")?.startsWith("d:") == true) { "${store.entry("evt_h4")}" }
+        val dup = launch { handleDelivery(receiver, mine, body4, sig4) { count++ } }.get(10, TimeUnit.SECONDS)
+        check("handle (suspend): the redelivery is a duplicate", dup.outcome == ClaimOutcome.DUPLICATE && dup.status == 200 && count == 1) { "$dup" }
+        val (body5, sig5) = signed("order:created", "evt_h5")
+        val boom = java.io.IOException("queue full")
+        val f = launch {
+            handleDelivery(receiver, mine, body5, sig5, leaseMs = 1000L) { suspendCoroutine<Unit> { c -> pool.execute { c.resumeWith(Result.failure(boom)) } } }
+        }.get(10, TimeUnit.SECONDS)
+        check("handle (suspend): a failing persist is 500 PERSIST_FAILED with the exception",
+            f.status == 500 && f.code == "PERSIST_FAILED" && f.outcome == ClaimOutcome.RELEASED && f.persistError === boom) { "$f" }
+        check("handle (suspend): the release freed the entry", store.entry("evt_h5") == null) { "${store.entry("evt_h5")}" }
+        // A store that throws: 503 STORE_UNAVAILABLE, nothing persisted.
+        val down = object : SuspendClaimStore {
+            override suspend fun load(id: String): String? = throw java.io.IOException("connection refused")
+            override suspend fun compareAndSet(id: String, expected: String?, new: String?, ttlMs: Long?): Boolean = throw IllegalStateException()
+        }
+        val u = launch { handleDelivery(receiver, down, body5, sig5) { count++ } }.get(10, TimeUnit.SECONDS)
+        check("handle (suspend): a store that throws is 503 STORE_UNAVAILABLE",
+            u.status == 503 && u.code == "STORE_UNAVAILABLE" && u.retryAfterS != null && !u.persisted && count == 1) { "$u" }
+        // A cancelled persist cancels the handling: the CancellationException comes out.
+        val cancelled = try {
+            launch { handleDelivery(receiver, mine, signed("order:created", "evt_h6").first, signed("order:created", "evt_h6").second) {
+                throw java.util.concurrent.CancellationException("cancelled") } }.get(10, TimeUnit.SECONDS)
+            null
+        } catch (e: java.util.concurrent.CancellationException) { e } // the future gives it as is
+        catch (e: java.util.concurrent.ExecutionException) { e.cause }
+        check("handle (suspend): a cancellation is rethrown", cancelled is java.util.concurrent.CancellationException && cancelled.message == "cancelled") { "$cancelled" }
+
+        // Act by act: the order is core's; out of order is INVALID_STEP.
+        DeliveryHandling(receiver, Claims(), body, sig, "t").use { h ->
+            check("handling: starts with the claim", h.next() == HandlingAct.Claim("evt_h1"))
+            check("handling: persisted before the claim is INVALID_STEP", codeOf { h.persisted(true) } == "INVALID_STEP")
+            val p = h.step(5L)
+            check("handling: the claim goes on to the persist", p is HandlingAct.Persist && p.envelope.id == "evt_h1") { "$p" }
+            check("handling: no answer yet", h.answer() == null)
+            check("handling: then the complete", h.persisted(true) == HandlingAct.Complete("evt_h1"))
+            val end = h.step(6L)
+            check("handling: answered", end is HandlingAct.Answer && end.answer == h.answer() && end.answer.status == 200) { "$end" }
+        }
+        // In a transaction: claim, persist (not committed), complete, Commit, then the answer; a
+        // failed commit releases the claim (500 PERSIST_FAILED). lastStep: each step's result.
+        DeliveryHandling(receiver, Claims(), body, sig, "t", inTransaction = true).use { h ->
+            check("transaction: inTransaction", h.inTransaction)
+            check("transaction: no step yet", h.lastStep() == null)
+            check("transaction: committed before the commit is INVALID_STEP", codeOf { h.committed(true) } == "INVALID_STEP")
+            check("transaction: the claim goes on to the persist", h.step(1L) is HandlingAct.Persist)
+            check("transaction: lastStep claim:claimed", h.lastStep() == HandlingStep("claim", ClaimOutcome.CLAIMED, null)) { "${h.lastStep()}" }
+            check("transaction: then the complete", h.persisted(true) == HandlingAct.Complete("evt_h1"))
+            check("transaction: the complete goes on to the commit", h.step(2L) == HandlingAct.Commit("evt_h1"))
+            check("transaction: lastStep complete:completed", h.lastStep() == HandlingStep("complete", ClaimOutcome.COMPLETED, null)) { "${h.lastStep()}" }
+            check("transaction: no answer before the commit", h.answer() == null)
+            val end = h.committed(true)
+            check("transaction: committed, 200 completed", end is HandlingAct.Answer && end.answer.status == 200 &&
+                end.answer.outcome == ClaimOutcome.COMPLETED && end.answer.persisted) { "$end" }
+        }
+        DeliveryHandling(receiver, Claims(), body, sig, "t").use { h ->
+            check("transaction: not by default", !h.inTransaction)
+        }
+        DeliveryHandling.withStoreSteps(receiver, body, sig, "t", 1000L, inTransaction = true).use { h ->
+            check("transaction (own store): a load", h.step(0L) == HandlingAct.Load("evt_h1"))
+            val held = h.loaded(null)
+            check("transaction (own store): a compare-and-set", held is HandlingAct.CompareAndSet) { "$held" }
+            val heldEntry = (held as HandlingAct.CompareAndSet).new
+            check("transaction (own store): the persist", h.swapped(true) is HandlingAct.Persist)
+            check("transaction (own store): the complete", h.persisted(true) == HandlingAct.Complete("evt_h1"))
+            val load = h.step(1L)
+            check("transaction (own store): the complete loads (on the transaction)", load == HandlingAct.Load("evt_h1")) { "$load" }
+            val cas = h.loaded(heldEntry)
+            check("transaction (own store): and compare-and-sets", cas is HandlingAct.CompareAndSet) { "$cas" }
+            check("transaction (own store): then the commit", h.swapped(true) == HandlingAct.Commit("evt_h1"))
+            val release = h.committed(false)
+            check("transaction (own store): a failed commit releases", release == HandlingAct.Release("evt_h1")) { "$release" }
+            var act = h.step(2L)
+            var rounds = 0
+            var entry: String? = heldEntry  // the commit failed: the store still holds the claim
+            while (act !is HandlingAct.Answer && rounds++ < 8) {
+                act = when (act) {
+                    is HandlingAct.Load -> h.loaded(entry)
+                    is HandlingAct.CompareAndSet -> h.swapped(true).also { entry = act.new }
+                    else -> break
+                }
+            }
+            check("transaction (own store): 500 PERSIST_FAILED after the release", act is HandlingAct.Answer &&
+                act.answer.status == 500 && act.answer.code == "PERSIST_FAILED" && !act.answer.persisted) { "$act" }
+        }
+        DeliveryHandling.withStoreSteps(receiver, body, sig, "t", 1000L).use { h ->
+            check("handling (own store): the claim asks a load", h.step(0L) == HandlingAct.Load("evt_h1"))
+            check("handling (own store): then a compare-and-set", h.loaded(null) == HandlingAct.CompareAndSet("evt_h1", null, "h:0:t", 2000L))
+            check("handling (own store): applied, the persist", h.swapped(true) is HandlingAct.Persist)
+        }
+    } finally {
+        pool.shutdown()
     }
 }
 

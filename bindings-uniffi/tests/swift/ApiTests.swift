@@ -631,6 +631,132 @@ func readmeTests() throws {
     }
 }
 
+/// AsyncStore as the API's AsyncClaimStore.
+extension AsyncStore: AsyncClaimStore {}
+
+/// A store whose every call throws `thrown`.
+struct DownStore: AsyncClaimStore {
+    struct Down: Error {}
+    func load(id: String) async throws -> String? { throw Down() }
+    func compareAndSet(id: String, expected: String?, new: String?, ttlMs: UInt64?) async throws -> Bool { throw Down() }
+}
+
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var ids: [String] = []
+    func add(_ id: String) { lock.lock(); ids.append(id); lock.unlock() }
+}
+
+struct PersistDown: Error {}
+
+/// handleDelivery, the one call (issue 33): over Claims (in memory, a Swift store) and over an
+/// async store; the answer is core's, the persist's error comes back.
+func handlingTests() throws {
+    let receiver = try Receiver(secret: SECRET)
+    let (body, sig) = signed("order:created", id: "evt_h1")
+    for (name, claims) in [("built-in", Claims()), ("Swift store", Claims.withStore(store: DictStore()))] {
+        let saved = Counter()
+        let a = try blocking { try await handleDelivery(receiver: receiver, claims: claims, body: body, signature: sig) { saved.add($0.id) } }
+        check("handle (\(name)): 200, completed, persisted once",
+              a.status == 200 && a.retryAfterS == nil && a.outcome == .completed && a.code == nil && a.persisted
+                && a.persistError == nil && saved.ids == ["evt_h1"], "\(a) \(saved.ids)")
+        let again = try blocking { try await handleDelivery(receiver: receiver, claims: claims, body: body, signature: sig) { saved.add($0.id) } }
+        check("handle (\(name)): the redelivery is a duplicate, not persisted",
+              again.status == 200 && again.outcome == .duplicate && !again.persisted && saved.ids.count == 1, "\(again)")
+        let (body2, sig2) = signed("order:created", id: "evt_h2")
+        let failed = try blocking {
+            try await handleDelivery(receiver: receiver, claims: claims, body: body2, signature: sig2, token: "t1", clock: { 1000 }) { _ in throw PersistDown() }
+        }
+        check("handle (\(name)): a failing persist is 500 PERSIST_FAILED, released, with the error",
+              failed.status == 500 && failed.code == "PERSIST_FAILED" && failed.outcome == .released && !failed.persisted
+                && failed.persistError is PersistDown, "\(failed)")
+        let retried = try blocking {
+            try await handleDelivery(receiver: receiver, claims: claims, body: body2, signature: sig2, token: "t2", clock: { 2000 }) { saved.add($0.id) }
+        }
+        check("handle (\(name)): the retry persists", retried.status == 200 && retried.persisted && saved.ids.last == "evt_h2", "\(retried)")
+    }
+    let held = Claims(leaseMs: 30000)
+    _ = try held.step(step: "claim", id: "evt_h3", token: "other", atMs: 0)
+    let (body3, sig3) = signed("order:created", id: "evt_h3")
+    let busy = try blocking { try await handleDelivery(receiver: receiver, claims: held, body: body3, signature: sig3, clock: { 10 }) { _ in } }
+    check("handle: held elsewhere is 503, Retry-After 30",
+          busy.status == 503 && busy.retryAfterS == 30 && busy.headers == ["Retry-After": "30"] && busy.outcome == .inProgress, "\(busy)")
+    let bad = try blocking { try await handleDelivery(receiver: receiver, claims: Claims(), body: body3, signature: String(repeating: "0", count: 64)) { _ in } }
+    check("handle: a bad signature is 400 SIGNATURE_MISMATCH", bad.status == 400 && bad.code == "SIGNATURE_MISMATCH" && bad.outcome == nil, "\(bad)")
+
+    // Async: the claims in an actor store whose every call suspends.
+    let store = AsyncStore()
+    let saved = Counter()
+    let (body4, sig4) = signed("order:created", id: "evt_h4")
+    let s = try blocking { try await handleDelivery(receiver: receiver, store: store, body: body4, signature: sig4) { saved.add($0.id) } }
+    check("handle (async): 200, completed, persisted once", s.status == 200 && s.outcome == .completed && s.persisted && saved.ids == ["evt_h4"], "\(s)")
+    let done = try blocking { await store.map["evt_h4"] } ?? ""
+    check("handle (async): the store holds the done entry", done.hasPrefix("d:"), done)
+    let (body5, sig5) = signed("order:created", id: "evt_h5")
+    let f = try blocking {
+        try await handleDelivery(receiver: receiver, store: store, body: body5, signature: sig5, leaseMs: 1000) { _ in
+            await Task.yield()
+            throw PersistDown()
+        }
+    }
+    check("handle (async): a failing persist is 500 PERSIST_FAILED with the error",
+          f.status == 500 && f.code == "PERSIST_FAILED" && f.outcome == .released && f.persistError is PersistDown, "\(f)")
+    check("handle (async): the release freed the entry", try blocking { await store.map["evt_h5"] } == nil)
+    let u = try blocking { try await handleDelivery(receiver: receiver, store: DownStore(), body: body5, signature: sig5) { saved.add($0.id) } }
+    check("handle (async): a store that throws is 503 STORE_UNAVAILABLE",
+          u.status == 503 && u.code == "STORE_UNAVAILABLE" && !u.persisted && saved.ids.count == 1, "\(u)")
+    var cancelled = false
+    do {
+        _ = try blocking { try await handleDelivery(receiver: receiver, store: store, body: body, signature: sig) { _ in throw CancellationError() } }
+    } catch is CancellationError { cancelled = true }
+    check("handle (async): a cancellation is rethrown", cancelled)
+
+    // Act by act: the order is core's; out of order is INVALID_STEP.
+    let h = DeliveryHandling(receiver: receiver, claims: Claims(), body: body, signature: sig, token: "t")
+    check("handling: starts with the claim", h.next() == .claim(id: "evt_h1"))
+    check("handling: persisted before the claim is INVALID_STEP", codeOf { _ = try h.persisted(ok: true) } == "INVALID_STEP")
+    if case let .persist(envelope) = try h.step(atMs: 5) { check("handling: the claim goes on to the persist", envelope.id == "evt_h1") }
+    else { check("handling: the claim goes on to the persist", false) }
+    check("handling: then the complete", try h.persisted(ok: true) == .complete(id: "evt_h1"))
+    if case let .answer(answer) = try h.step(atMs: 6) { check("handling: answered 200", answer.reply.status == 200 && h.answer() == answer) }
+    else { check("handling: answered 200", false) }
+    let own = DeliveryHandling.withStoreSteps(receiver: receiver, body: body, signature: sig, token: "t", leaseMs: 1000)
+    check("handling (own store): the claim asks a load", try own.step(atMs: 0) == .load(id: "evt_h1"))
+    check("handling (own store): then a compare-and-set",
+          try own.loaded(entry: nil) == .compareAndSet(id: "evt_h1", expected: nil, new: "h:0:t", ttlMs: 2000))
+
+    // In a transaction: claim, persist (not committed), complete, commit, then the answer; a
+    // failed commit releases the claim (500 PERSIST_FAILED). lastStep(): each step's result.
+    let tx = DeliveryHandling(receiver: receiver, claims: Claims(), body: body, signature: sig, token: "t", inTransaction: true)
+    check("transaction: no step yet", tx.lastStep() == nil)
+    check("transaction: committed before the commit is INVALID_STEP", codeOf { _ = try tx.committed(ok: true) } == "INVALID_STEP")
+    if case .persist = try tx.step(atMs: 1) { check("transaction: the claim goes on to the persist", true) }
+    else { check("transaction: the claim goes on to the persist", false) }
+    let claimStep = tx.lastStep()
+    check("transaction: lastStep claim:claimed", claimStep?.step == "claim" && claimStep?.outcome == .claimed && claimStep?.code == nil,
+          "\(String(describing: claimStep))")
+    check("transaction: then the complete", try tx.persisted(ok: true) == .complete(id: "evt_h1"))
+    check("transaction: the complete goes on to the commit", try tx.step(atMs: 2) == .commit(id: "evt_h1"))
+    check("transaction: lastStep complete:completed", tx.lastStep()?.step == "complete" && tx.lastStep()?.outcome == .completed)
+    check("transaction: no answer before the commit", tx.answer() == nil)
+    if case let .answer(a) = try tx.committed(ok: true) {
+        check("transaction: committed, 200 completed", a.reply.status == 200 && a.outcome == .completed && a.persisted, "\(a)")
+    } else { check("transaction: committed, 200 completed", false) }
+    let txFail = DeliveryHandling(receiver: receiver, claims: Claims(), body: body, signature: sig, token: "t", inTransaction: true)
+    _ = try txFail.step(atMs: 1)
+    _ = try txFail.persisted(ok: true)
+    _ = try txFail.step(atMs: 2)
+    check("transaction: a failed commit releases", try txFail.committed(ok: false) == .release(id: "evt_h1"))
+    if case let .answer(a) = try txFail.step(atMs: 3) {
+        check("transaction: 500 PERSIST_FAILED after the release", a.reply.status == 500 && a.code == "PERSIST_FAILED" && !a.persisted, "\(a)")
+    } else { check("transaction: 500 PERSIST_FAILED after the release", false) }
+    // In-memory Claims are no transaction's: the completion stays after the failed commit, so the
+    // release finds it completed (stale). A SQL store rolls back, and the release then releases
+    // (the Kotlin API test shows that over the host's own store).
+    check("transaction: lastStep release:stale over in-memory Claims",
+          txFail.lastStep()?.step == "release" && txFail.lastStep()?.outcome == .stale, "\(String(describing: txFail.lastStep()))")
+}
+
 func main() throws {
     check("own HMAC matches the signer", hmacHex(Array(SECRET.utf8), BODY) == (try sign(secret: SECRET, body: BODY)))
     var keys = Set((1..<SECRET.count).map { String(SECRET.prefix($0)) })
@@ -682,6 +808,7 @@ func main() throws {
     try formTests()
     try normalizeTests()
     try claimsTests()
+    try handlingTests()
     try readmeTests()
     print("swift api: \(passed) passed, \(failed) failed")
 }

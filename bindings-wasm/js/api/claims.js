@@ -5,7 +5,7 @@ import { refuse, str, count, millis, maybeMillis, fn, options, isThenable, conve
 
 const STEP = [str('step'), str('id'), str('token'), millis('atMs', 'Date.now()')];
 const LEASE = maybeMillis('options.leaseMs', 'how long a claim holds (30000)');
-const WINDOW_MS = maybeMillis('options.windowMs', 'how long a done id is a duplicate (86400000)');
+const WINDOW_MS = maybeMillis('options.windowMs', 'how long a done id is a duplicate (604800000: 7 days)');
 const STORE = Symbol('store');
 const REPLY = [(v) => v, str('step'), str('outcome')];
 /** A reply pair from the module as `{ status, retryAfter }`; null for an empty one (`claimed`). */
@@ -147,4 +147,4 @@ function claimsClass(rt) {
 }
 
 
-export { claimsClass };
+export { claimsClass, STORE, RULES, answer as answerOf };

@@ -9,6 +9,7 @@ import { runtime } from './runtime.js';
 import { events } from './events.js';
 import { signatures } from './signatures.js';
 import { claimsClass } from './claims.js';
+import { handling } from './handling.js';
 import { beneficiaries } from './beneficiary.js';
 import { pagination } from './pagination.js';
 
@@ -16,10 +17,13 @@ import { pagination } from './pagination.js';
 function wrapApi(raw, { XborderError }, host = {}) {
   const rt = runtime(raw, XborderError, host);
   const ev = events(rt);
+  const { receiving, ...webhooks } = signatures(rt, ev, host);
+  const Claims = claimsClass(rt);
   const api = {
     ...ev.api,
-    ...signatures(rt, ev, host),
-    Claims: claimsClass(rt),
+    ...webhooks,
+    Claims,
+    ...handling(rt, receiving, Claims),
     ...beneficiaries(rt),
     ...pagination(rt),
   };

@@ -172,8 +172,16 @@ function signatures(rt, ev, host = {}) {
     }
   }
   freeable(Receiver);
+  /**
+   * What a `DeliveryHandling` hands the module for `receiver`'s decision, checked as `receive`
+   * checks them: `[bytes, tags, value, values]` (`tags`: the host's HMACs, or undefined).
+   */
+  const inputs = (receiver, ...args) => {
+    const [bytes, [value, values]] = convert(RECEIVE, args);
+    return [bytes, receiver[KEYS] ? tagsOf(receiver[KEYS], bytes) : undefined, value, values];
+  };
 
-  return { sign: rt.fn('sign', [str('secret'), body]), verify, decodeEnvelope: rt.fn('decodeEnvelope', [body]), Receiver };
+  return { receiving: { Receiver, inputs }, sign: rt.fn('sign', [str('secret'), body]), verify, decodeEnvelope: rt.fn('decodeEnvelope', [body]), Receiver };
 }
 
 export { signatures };

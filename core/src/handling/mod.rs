@@ -109,12 +109,19 @@ pub enum Act<'h> {
         /// This request's token.
         token: &'h str,
     },
+    /// (A handling [`in_transaction`](Handling::in_transaction).) Commit the transaction that
+    /// holds the event's write and the claim's completion, then [`Handling::committed`] with
+    /// whether the commit succeeded.
+    Commit {
+        /// The event id.
+        id: &'h str,
+    },
     /// Answer the provider with this; the handling is over.
     Answer(&'h Answer),
 }
 
 impl Act<'_> {
-    /// The act's name: `claim`, `persist`, `complete`, `release` or `answer`.
+    /// The act's name: `claim`, `persist`, `complete`, `commit`, `release` or `answer`.
     ///
     /// ```
     /// use xborder_core::{claims::ClaimRules, delivery::{Decision, ReceiveError}};
@@ -128,6 +135,7 @@ impl Act<'_> {
             Act::Persist(_) => "persist",
             Act::Complete { .. } => "complete",
             Act::Release { .. } => "release",
+            Act::Commit { .. } => "commit",
             Act::Answer(_) => "answer",
         }
     }
@@ -223,6 +231,7 @@ enum State {
     Claim,
     Persist,
     Complete,
+    Commit,
     Release,
     Answered,
 }
@@ -246,6 +255,9 @@ pub struct Handling {
     outcome: Option<Outcome>,
     persisted: bool,
     last: Option<(Step, Result<Outcome, &'static str>)>,
+    transaction: bool,
+    /// In a transaction: the complete step's reply and code, answered once committed.
+    completed: Option<(Reply, Option<&'static str>)>,
 }
 
 impl Handling {
@@ -283,7 +295,36 @@ impl Handling {
             outcome: None,
             persisted: false,
             last: None,
+            transaction: false,
+            completed: None,
         }
+    }
+
+    /// This handling with the event's write and the claim's completion in one transaction of the
+    /// host's (a SQL store that completes on the transaction's connection): claim, persist (the
+    /// write, not yet committed), complete (its store calls on the transaction), then
+    /// [`Act::Commit`]; a failed write or commit releases the claim (outside the transaction)
+    /// and answers 500 [`PERSIST_FAILED`]. A complete that is not `completed` inside the
+    /// transaction (`stale`: another request took the event over after the lease; or an error)
+    /// answers without a commit (503): the host rolls back a transaction still open when the
+    /// handling answers, and before it runs a release. So the event's row and its completion
+    /// commit together, once, or not at all.
+    ///
+    /// ```
+    /// use xborder_core::{claims::{ClaimRules, Outcome}, delivery::Receiver, signature::sign};
+    /// use xborder_core::handling::{Act, Handling};
+    /// let body = br#"{"id":"evt_1","event":"order:created","entity":{"id":"o","type":"order"}}"#;
+    /// let rx = Receiver::new(&["k"], 10).unwrap();
+    /// let mut h = Handling::new(rx.receive(body, Some(sign(b"k", body).unwrap().as_str())), ClaimRules::default(), "t")
+    ///     .in_transaction();
+    /// h.claimed(Ok(Outcome::Claimed)).unwrap();
+    /// h.persisted(true).unwrap(); // INSERT, in the transaction
+    /// assert_eq!(h.completed(Ok(Outcome::Completed)).unwrap(), Act::Commit { id: "evt_1" });
+    /// assert_eq!(h.committed(false).unwrap().as_str(), "release"); // the COMMIT failed
+    /// ```
+    pub fn in_transaction(mut self) -> Handling {
+        self.transaction = true;
+        self
     }
 
     /// What the host must do next.
@@ -303,6 +344,7 @@ impl Handling {
             (State::Persist, _, Some(envelope)) => Act::Persist(envelope),
             (State::Complete, _, _) => Act::Complete { id, token },
             (State::Release, _, _) => Act::Release { id, token },
+            (State::Commit, _, _) => Act::Commit { id },
             // The claim, and (never reached: `new` and every step keep the state and the
             // answer together) a state without what it needs.
             _ => Act::Claim { id, token },
@@ -449,6 +491,9 @@ impl Handling {
             Step::Complete,
             result.as_ref().copied().map_err(|e| e.code()),
         ));
+        if self.transaction {
+            return Ok(self.completed_in_transaction(result));
+        }
         let (outcome, code) = match result {
             Ok(Outcome::Stale) => (Outcome::Stale, None),
             Ok(_) => (Outcome::Completed, None),
@@ -460,6 +505,67 @@ impl Handling {
             .reply(Step::Complete, outcome)
             .unwrap_or(Reply::OK);
         Ok(self.finish(reply, code))
+    }
+
+    /// The complete step's result inside the host's transaction: `completed` goes on to the
+    /// commit; otherwise the write must not commit (the host rolls back the transaction it
+    /// still holds when the handling answers): `stale` (another request took the event over
+    /// after the lease and will persist it) is answered as a claim held by another, 503 with the
+    /// lease as `Retry-After`; an error with its reply (`STORE_UNAVAILABLE`: 503, the claim
+    /// left to its lease). Nothing is persisted either way, so each event's write commits once.
+    fn completed_in_transaction(&mut self, result: Result<Outcome, ClaimError>) -> Act<'_> {
+        self.persisted = false;
+        match result {
+            Ok(Outcome::Stale) => {
+                self.outcome = Some(Outcome::Stale);
+                let reply = self
+                    .rules
+                    .reply(Step::Claim, Outcome::InProgress)
+                    .unwrap_or(Reply {
+                        status: 503,
+                        retry_after_s: None,
+                    });
+                self.finish(reply, None)
+            }
+            Ok(_) => {
+                self.outcome = Some(Outcome::Completed);
+                self.persisted = true;
+                self.completed = Some((Reply::OK, None));
+                self.state = State::Commit;
+                self.next()
+            }
+            Err(e) => self.finish(e.reply(), Some(e.code())),
+        }
+    }
+
+    /// (A handling [`in_transaction`](Handling::in_transaction).) Whether the host's commit of
+    /// the event's write and the claim's completion succeeded: the answer the complete step
+    /// gave (200), or, when it failed (nothing was written, the claim is still held), on to
+    /// `release` and 500 [`PERSIST_FAILED`].
+    ///
+    /// ```
+    /// use xborder_core::{claims::{ClaimRules, Outcome}, delivery::Receiver, signature::sign};
+    /// use xborder_core::handling::{Act, Handling};
+    /// let body = br#"{"id":"evt_1","event":"order:created","entity":{"id":"o","type":"order"}}"#;
+    /// let rx = Receiver::new(&["k"], 10).unwrap();
+    /// let mut h = Handling::new(rx.receive(body, Some(sign(b"k", body).unwrap().as_str())), ClaimRules::default(), "t")
+    ///     .in_transaction();
+    /// h.claimed(Ok(Outcome::Claimed)).unwrap();
+    /// h.persisted(true).unwrap();
+    /// h.completed(Ok(Outcome::Completed)).unwrap();
+    /// let Act::Answer(a) = h.committed(true).unwrap() else { panic!() };
+    /// assert_eq!((a.reply.status, a.outcome, a.persisted), (200, Some(Outcome::Completed), true));
+    /// ```
+    pub fn committed(&mut self, ok: bool) -> Result<Act<'_>, OutOfOrder> {
+        self.expect(State::Commit, "commit")?;
+        match (ok, self.completed.take()) {
+            (true, Some((reply, code))) => Ok(self.finish(reply, code)),
+            _ => {
+                self.persisted = false;
+                self.state = State::Release;
+                Ok(self.next())
+            }
+        }
     }
 
     /// The release step's result (after a failed persist): answered 500 with
@@ -527,9 +633,10 @@ impl Handling {
     {
         let mut persist = Some(persist);
         let mut failure = None;
-        // Each act moves the state forward (claim → persist → complete or release → answer), and
-        // none repeats: at most four rounds.
-        for _ in 0..5 {
+        // Each act moves the state forward (claim → persist → complete (→ commit) or release →
+        // answer), and none repeats: at most five rounds. `persist` commits its own write, so a
+        // handling `in_transaction` has nothing left to commit here.
+        for _ in 0..6 {
             if let Some(answer) = self.answer {
                 return (answer, failure);
             }
@@ -539,6 +646,9 @@ impl Handling {
                     _ => Ok(()), // never: a persist is asked once, of the decision's envelope
                 };
                 self.after_persist(result, &mut failure);
+            } else if self.state == State::Commit {
+                // `persist` committed its own write: nothing is left to commit.
+                let _ = self.committed(true);
             } else if let Some(step) = self.pending_step() {
                 let result = self.task(step, clock()).and_then(|task| task.run(store));
                 self.feed(step, result);
@@ -596,7 +706,7 @@ impl Handling {
     {
         let mut persist = Some(persist);
         let mut failure = None;
-        for _ in 0..5 {
+        for _ in 0..6 {
             if let Some(answer) = self.answer {
                 return (answer, failure);
             }
@@ -606,6 +716,8 @@ impl Handling {
                     _ => Ok(()),
                 };
                 self.after_persist(result, &mut failure);
+            } else if self.state == State::Commit {
+                let _ = self.committed(true);
             } else if let Some(step) = self.pending_step() {
                 let result = match self.task(step, clock()) {
                     Ok(task) => task.run_async(store).await,
@@ -623,7 +735,7 @@ impl Handling {
             State::Claim => Some(Step::Claim),
             State::Complete => Some(Step::Complete),
             State::Release => Some(Step::Release),
-            State::Persist | State::Answered => None,
+            State::Persist | State::Commit | State::Answered => None,
         }
     }
 
@@ -684,6 +796,63 @@ mod tests {
             ClaimRules::new(30_000),
             token,
         )
+    }
+
+    #[test]
+    fn in_a_transaction_a_failed_commit_releases_and_answers_500() {
+        let mut h = process("t").in_transaction();
+        h.claimed(Ok(Outcome::Claimed)).unwrap();
+        assert_eq!(h.next().as_str(), "persist");
+        h.persisted(true).unwrap();
+        assert_eq!(h.next().as_str(), "complete");
+        assert_eq!(
+            h.completed(Ok(Outcome::Completed)).unwrap().as_str(),
+            "commit"
+        );
+        assert!(h.persisted(true).is_err());
+        assert_eq!(h.committed(false).unwrap().as_str(), "release");
+        let Act::Answer(a) = h.released(Ok(Outcome::Released)).unwrap() else {
+            panic!("no answer")
+        };
+        assert_eq!(
+            (a.reply.status, a.code, a.persisted),
+            (500, Some(PERSIST_FAILED), false)
+        );
+        // Stale inside the transaction (another request took the event over after the lease):
+        // no commit (the host rolls back), answered as a claim held by another.
+        let mut h = process("t").in_transaction();
+        h.claimed(Ok(Outcome::Claimed)).unwrap();
+        h.persisted(true).unwrap();
+        let Act::Answer(a) = h.completed(Ok(Outcome::Stale)).unwrap() else {
+            panic!("no answer")
+        };
+        assert_eq!(
+            (
+                a.reply.status,
+                a.reply.retry_after_s,
+                a.outcome,
+                a.persisted
+            ),
+            (503, Some(30), Some(Outcome::Stale), false)
+        );
+        // A failed complete inside the transaction: its reply, nothing persisted.
+        let mut h = process("t").in_transaction();
+        h.claimed(Ok(Outcome::Claimed)).unwrap();
+        h.persisted(true).unwrap();
+        let down = ClaimError::Store(StoreError::new("pg: timeout"));
+        let Act::Answer(a) = h.completed(Err(down)).unwrap() else {
+            panic!("no answer")
+        };
+        assert_eq!(
+            (a.reply.status, a.code, a.persisted),
+            (503, Some("STORE_UNAVAILABLE"), false)
+        );
+        // Without a transaction there is no commit to report.
+        let mut h = process("t");
+        h.claimed(Ok(Outcome::Claimed)).unwrap();
+        h.persisted(true).unwrap();
+        h.completed(Ok(Outcome::Completed)).unwrap();
+        assert_eq!(h.committed(true).unwrap_err().expected, "answer");
     }
 
     #[test]

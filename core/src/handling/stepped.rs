@@ -235,6 +235,27 @@ impl StoreSteps {
         Ok(self.next())
     }
 
+    /// (A handling [`in_transaction`](Handling::in_transaction).) Whether the host's commit
+    /// succeeded: the answer, or on to the release step. Refused unless the handling waits for a
+    /// commit.
+    ///
+    /// ```
+    /// use xborder_core::handling::{Handling, StoreSteps};
+    /// use xborder_core::{claims::ClaimRules, delivery::Receiver, signature::sign};
+    /// let body = br#"{"id":"evt_1","event":"order:created","entity":{"id":"o","type":"order"}}"#;
+    /// let rx = Receiver::new(&["k"], 10).unwrap();
+    /// let h = Handling::new(rx.receive(body, Some(sign(b"k", body).unwrap().as_str())), ClaimRules::default(), "t");
+    /// let mut steps = StoreSteps::new(h.in_transaction());
+    /// assert_eq!(steps.committed(true).unwrap_err().expected, "claim");
+    /// ```
+    pub fn committed(&mut self, ok: bool) -> Result<Next<'_>, OutOfOrder> {
+        if self.need.is_some() {
+            return Err(self.out_of_order("commit"));
+        }
+        self.handling.committed(ok)?;
+        Ok(self.next())
+    }
+
     /// A task's answer: the next store call, or (the step over) its result fed to the handling.
     fn went(&mut self, result: Result<Need, ClaimError>) -> Next<'_> {
         let outcome: Result<Outcome, ClaimError> = match result {
@@ -350,6 +371,65 @@ mod tests {
             Next::Act(Act::Answer(a)) => assert_eq!(a.reply.status, 503),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn in_a_transaction_the_complete_runs_before_the_commit_and_a_failed_commit_releases() {
+        let store = MemoryClaims::new(10);
+        let mut s = StoreSteps::new(steps("t").handling().clone().in_transaction());
+        let mut acts = Vec::new();
+        let mut commit = true;
+        for _ in 0..40 {
+            let r = match s.next() {
+                Next::Act(Act::Answer(a)) => {
+                    acts.push(format!("answer:{}:{:?}", a.reply.status, a.code));
+                    if commit {
+                        // Once more, the commit failing: the claim is released, 500.
+                        commit = false;
+                        s = StoreSteps::new(steps("u").handling().clone().in_transaction());
+                        continue;
+                    }
+                    break;
+                }
+                Next::Act(Act::Persist(_)) => s.persisted(true).map(|_| ()),
+                Next::Act(Act::Commit { .. }) => {
+                    acts.push("commit".into());
+                    s.committed(commit).map(|_| ())
+                }
+                Next::Act(a) => {
+                    acts.push(a.as_str().to_owned());
+                    s.begin(3).map(|_| ())
+                }
+                Next::Store(Need::Load { id }) => s.loaded(store.load(&id).unwrap()).map(|_| ()),
+                Next::Store(Need::CompareAndSet {
+                    id,
+                    expected,
+                    new,
+                    ttl_ms,
+                }) => s
+                    .swapped(
+                        store
+                            .compare_and_set(&id, expected.as_ref(), new.as_ref(), ttl_ms)
+                            .unwrap(),
+                    )
+                    .map(|_| ()),
+                other => panic!("{other:?}"),
+            };
+            r.unwrap();
+        }
+        assert_eq!(
+            acts,
+            [
+                "claim",
+                "complete",
+                "commit",
+                "answer:200:None",
+                // The second delivery of evt_1 finds it done (the memory store kept the
+                // first's completion): a duplicate, answered at once.
+                "claim",
+                "answer:200:None",
+            ]
+        );
     }
 
     #[test]

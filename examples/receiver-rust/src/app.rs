@@ -1,4 +1,4 @@
-//! One delivery: raw body → core's decision → claim → persist → complete → answer.
+//! One delivery: raw body → core's decision → core's `Handling` (claim → persist → complete, or release) → answer.
 
 use std::convert::Infallible;
 use std::fs::{File, OpenOptions};
@@ -16,10 +16,10 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use serde::Serialize;
 use xborder_core::claims::{
     self, ClaimError, ClaimRules, Claims, IntoStep, MemoryClaims, Outcome, Reply as ClaimReply,
-    Step,
 };
 use xborder_core::delivery::{Decision, Receiver, StoreError};
 use xborder_core::envelope::{Envelope, Limits};
+use xborder_core::handling::{Act, Answer as HandlingAnswer, Handling};
 use xborder_core::signature::SIGNATURE_HEADER;
 use xborder_redis::RedisClaims;
 
@@ -955,7 +955,7 @@ impl App {
         };
         let decision = self.receiver.receive(&body, signature.as_deref());
         match &decision {
-            Decision::Process(env) => self.process(env).await,
+            Decision::Process(_) => self.process(decision).await,
             Decision::Reject(e) => {
                 // Core's status for the refusal (400 for the request's signature or envelope).
                 inc(&self.stats.rejected);
@@ -977,129 +977,148 @@ impl App {
         }
     }
 
-    async fn process(self: &Arc<Self>, env: &Envelope) -> Reply {
+    /// A `process` decision, through core's [`Handling`]: core says what comes next (claim,
+    /// persist, complete, or release after a failed persist) and answers; this only runs each
+    /// act against the store (`step_at`, bounded by `--store-timeout-ms`), counts and logs it.
+    /// In PostgreSQL and SQLite the persist is the event's row and `complete` in one
+    /// transaction, so the complete act is answered with that transaction's outcome.
+    async fn process(self: &Arc<Self>, decision: Decision) -> Reply {
         let token = format!(
             "{}-{}",
             self.token_prefix,
             self.counter.fetch_add(1, Ordering::Relaxed)
         );
+        let Some(env) = decision.envelope().cloned() else {
+            return error(StatusCode::INTERNAL_SERVER_ERROR, "NOT_PROCESS", None);
+        };
         if let Store::Naive { .. } = self.store {
-            return self.naive(env, &token).await;
+            return self.naive(&env, &token).await;
         }
-        // Every answer's status and Retry-After come from core (`ClaimRules::reply`,
-        // `ClaimError::reply`): the Rust, Node and Python receivers answer alike.
-        let said = |text: &'static str| Answer {
-            result: Some(text),
-            error: None,
-            field: None,
-        };
-        let failed = |code: &'static str| Answer {
-            result: None,
-            error: Some(code),
-            field: None,
-        };
-        let claimed_at = self.clock.now_ms();
-        match self.step_at("claim", env.id(), &token, claimed_at).await {
-            Ok(Outcome::Claimed) => {}
-            Ok(o) => {
-                inc(if o == Outcome::InProgress {
-                    &self.stats.in_progress
-                } else {
-                    &self.stats.duplicate
-                });
-                return match self.rules.reply(Step::Claim, o) {
-                    Some(how) => answered(how, &said(o.as_str())),
-                    None => error(StatusCode::INTERNAL_SERVER_ERROR, "NO_REPLY", None),
-                };
-            }
-            Err(e) => {
-                inc(&self.stats.store_errors);
-                self.log_error(&format!("claim {}: {e}", env.id()));
-                return answered(e.reply(), &failed(e.code()));
-            }
-        }
-        if let Some(done) = self.persist_and_complete(env, &token, claimed_at).await {
-            return match done {
-                Ok(o) => {
-                    if o == Outcome::Stale {
-                        // Rolled back: another request took the id over and persists it.
-                        inc(&self.stats.stale);
-                    } else {
-                        inc(&self.stats.processed);
+        let id = env.id();
+        let mut h = Handling::new(decision, self.rules, token.as_str());
+        let mut claimed_at = 0;
+        // The transaction's `complete` (PostgreSQL, SQLite), once persisted.
+        let mut committed: Option<Outcome> = None;
+        // Acts: claim, persist, complete or release, answer (a few more allowed; never reached).
+        for _ in 0..8 {
+            let fed = match h.next() {
+                Act::Answer(a) => return self.answered_handling(a, committed.is_some()),
+                Act::Claim { .. } => {
+                    claimed_at = self.clock.now_ms();
+                    let r = self.step_at("claim", id, &token, claimed_at).await;
+                    match &r {
+                        Ok(Outcome::Claimed) => {}
+                        Ok(Outcome::InProgress) => inc(&self.stats.in_progress),
+                        Ok(_) => inc(&self.stats.duplicate),
+                        Err(e) => {
+                            inc(&self.stats.store_errors);
+                            self.log_error(&format!("claim {id}: {e}"));
+                        }
                     }
-                    let text = if o == Outcome::Completed {
-                        "processed"
-                    } else {
-                        o.as_str()
+                    h.claimed(r).map(|_| ())
+                }
+                Act::Persist(_) => {
+                    let written = match self.persist_and_complete(&env, &token, claimed_at).await {
+                        Some(Ok(o)) => {
+                            committed = Some(o);
+                            Ok(())
+                        }
+                        // Rolled back (or unknown, when the connection broke during the
+                        // commit): the retry processes it, or finds it done.
+                        Some(Err(e)) => Err(format!("persist and complete: {e}")),
+                        None => self
+                            .persist(&env, &token, claimed_at)
+                            .await
+                            .map_err(|e| format!("persist: {e}")),
                     };
-                    match self.rules.reply(Step::Complete, o) {
-                        Some(how) => answered(how, &said(text)),
-                        None => error(StatusCode::INTERNAL_SERVER_ERROR, "NO_REPLY", None),
+                    if let Err(why) = &written {
+                        inc(&self.stats.persist_failed);
+                        self.log_error(&format!("{id} {why}"));
                     }
+                    h.persisted(written.is_ok()).map(|_| ())
                 }
-                // Rolled back (or unknown, when the connection broke during the commit): the
-                // retry processes it, or finds it done.
-                Err(e) => {
-                    self.release_after(env, &token, &format!("persist and complete: {e}"))
-                        .await
+                Act::Complete { .. } => {
+                    let r = match committed {
+                        Some(o) => Ok(o),
+                        None => self.step("complete", id, &token).await,
+                    };
+                    self.count_completion(id, &token, &r, committed.is_some());
+                    h.completed(r).map(|_| ())
                 }
+                Act::Release { .. } => {
+                    // Gives the id back so the provider's retry processes it; answered as a
+                    // failed persist whatever the release gave.
+                    let r = self.step("release", id, &token).await;
+                    if let Err(e) = &r {
+                        self.log_error(&format!("release {id}: {e}"));
+                    }
+                    h.released(r).map(|_| ())
+                }
+                // `Act` may grow: an act this receiver does not know cannot be carried out.
+                _ => break,
             };
-        }
-        if let Err(e) = self.persist(env, &token, claimed_at).await {
-            return self
-                .release_after(env, &token, &format!("persist: {e}"))
-                .await;
-        }
-        // Persisted, so answered as completed whatever `complete` gives: the record (the unique
-        // key) makes a retry harmless, and a non-2xx would only make the provider deliver an
-        // event this instance already kept.
-        let completed = match self.step("complete", env.id(), &token).await {
-            Ok(o) => {
-                if o == Outcome::Stale {
-                    // The lease ran out and another request took the id over.
-                    inc(&self.stats.stale);
-                    self.log_error(&format!(
-                        "complete {}: {o} (persisting took longer than the lease)",
-                        env.id()
-                    ));
-                }
-                o
+            if fed.is_err() {
+                break;
             }
-            Err(e) => {
-                inc(&self.stats.store_errors);
-                self.log_error(&format!(
-                    "complete {}: {e} (retried in the background)",
-                    env.id()
-                ));
-                if matches!(e, ClaimError::Store(_)) {
-                    // The answer does not wait: the event is persisted.
-                    self.retry_completion(env.id(), &token);
-                }
-                Outcome::Completed
-            }
-        };
-        inc(&self.stats.processed);
-        match self.rules.reply(Step::Complete, completed) {
-            Some(how) => answered(how, &said("processed")),
-            None => error(StatusCode::INTERNAL_SERVER_ERROR, "NO_REPLY", None),
         }
+        error(StatusCode::INTERNAL_SERVER_ERROR, "INVALID_STEP", None)
     }
 
-    /// A failed persist: gives the id back so the provider's retry processes it, answered as
-    /// a release is, whatever the release gave.
-    async fn release_after(&self, env: &Envelope, token: &str, why: &str) -> Reply {
-        inc(&self.stats.persist_failed);
-        self.log_error(&format!("{} {why}", env.id()));
-        let released = match self.step("release", env.id(), token).await {
-            Ok(o) => o,
-            Err(e) => {
-                self.log_error(&format!("release {}: {e}", env.id()));
-                Outcome::Released
+    /// Counts (and logs) the complete step: `stale` (the lease ran out and another request took
+    /// the id over; in SQL the transaction rolled back, and the other request persists it), a
+    /// store error (the event is persisted: retried in the background), `processed`.
+    fn count_completion(
+        self: &Arc<Self>,
+        id: &str,
+        token: &str,
+        r: &Result<Outcome, ClaimError>,
+        in_transaction: bool,
+    ) {
+        match r {
+            Ok(Outcome::Stale) if in_transaction => {
+                inc(&self.stats.stale);
+                return;
             }
-        };
-        match self.rules.reply(Step::Release, released) {
-            Some(how) => answered(how, &failure("PERSIST_FAILED", None)),
-            None => error(StatusCode::INTERNAL_SERVER_ERROR, "PERSIST_FAILED", None),
+            Ok(Outcome::Stale) => {
+                inc(&self.stats.stale);
+                self.log_error(&format!(
+                    "complete {id}: {} (persisting took longer than the lease)",
+                    Outcome::Stale
+                ));
+            }
+            Ok(_) => {}
+            Err(e) => {
+                inc(&self.stats.store_errors);
+                self.log_error(&format!("complete {id}: {e} (retried in the background)"));
+                if matches!(e, ClaimError::Store(_)) {
+                    // The answer does not wait: the event is persisted.
+                    self.retry_completion(id, token);
+                }
+            }
+        }
+        inc(&self.stats.processed);
+    }
+
+    /// Core's answer of a handling (its status and `Retry-After`), with this receiver's body:
+    /// `{"result": ...}` (`processed`, or the claim's outcome) or `{"error": code}`.
+    fn answered_handling(&self, a: &HandlingAnswer, in_transaction: bool) -> Reply {
+        fn said(text: &str) -> Answer<'_> {
+            Answer {
+                result: Some(text),
+                error: None,
+                field: None,
+            }
+        }
+        let outcome = a.outcome.map_or("", Outcome::as_str);
+        match (a.persisted, a.code) {
+            (false, Some(code)) => answered(a.reply, &failure(code, None)),
+            (false, None) => answered(a.reply, &said(outcome)),
+            // Persisted: answered as completed whatever `complete` gave (the record, the unique
+            // key, makes a retry harmless). In SQL, a transaction rolled back as `stale` says so.
+            (true, _) if in_transaction && a.outcome != Some(Outcome::Completed) => {
+                answered(a.reply, &said(outcome))
+            }
+            (true, _) => answered(a.reply, &said("processed")),
         }
     }
 

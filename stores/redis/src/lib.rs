@@ -14,7 +14,7 @@ use redis::aio::ConnectionLike;
 pub use redis::aio::ConnectionManager;
 use redis::{AsyncCommands, Script};
 use xborder_core::claims::{
-    ClaimError, ClaimRules, ClaimTask, Entry, Need, Outcome, REDIS_COMPARE_AND_SET,
+    AsyncClaimStore, ClaimError, ClaimRules, ClaimTask, Entry, Outcome, REDIS_COMPARE_AND_SET,
 };
 pub use xborder_core::claims::{IntoStep, Step};
 use xborder_core::delivery::StoreError;
@@ -47,8 +47,8 @@ impl<C> std::fmt::Debug for RedisClaims<C> {
     }
 }
 
-fn unavailable(e: redis::RedisError) -> ClaimError {
-    ClaimError::Store(StoreError::new(format!("redis: {e}")))
+fn unavailable(e: redis::RedisError) -> StoreError {
+    StoreError::new(format!("redis: {e}"))
 }
 
 impl<C: ConnectionLike + Clone + Send + Sync> RedisClaims<C> {
@@ -137,47 +137,53 @@ impl<C: ConnectionLike + Clone + Send + Sync> RedisClaims<C> {
         token: &str,
         at_ms: u64,
     ) -> Result<Outcome, ClaimError> {
-        let mut task = ClaimTask::new(self.rules, step, id, token, at_ms)?;
+        ClaimTask::new(self.rules, step, id, token, at_ms)?
+            .run_async(self)
+            .await
+    }
+}
+
+/// The store of [`RedisClaims::step`], for a host that drives core's flow itself
+/// ([`Handling::run_async`](xborder_core::handling::Handling::run_async), a
+/// [`ClaimTask`]): a load is a `GET` of `<prefix><id>`, a compare-and-set is core's
+/// [`REDIS_COMPARE_AND_SET`] (with the TTL margin of [`RedisClaims::with_ttl_margin`]). A Redis
+/// error, or a value that is not one of core's entry texts, is a [`StoreError`]
+/// (`STORE_UNAVAILABLE`).
+///
+/// ```
+/// fn assert_store<S: xborder_core::claims::AsyncClaimStore>() {}
+/// assert_store::<xborder_redis::RedisClaims>();
+/// ```
+impl<C: ConnectionLike + Clone + Send + Sync> AsyncClaimStore for RedisClaims<C> {
+    async fn load(&self, id: &str) -> Result<Option<Entry>, StoreError> {
         let mut conn = self.conn.clone();
         let key = format!("{}{id}", self.prefix);
-        let mut need = task.start();
-        loop {
-            need = match need {
-                Need::Done(outcome) => return Ok(outcome),
-                Need::Load { .. } => {
-                    let text: Option<String> = conn.get(&key).await.map_err(unavailable)?;
-                    let entry = text.as_deref().map(Entry::decode).transpose()?;
-                    task.loaded(entry)?
-                }
-                Need::CompareAndSet {
-                    expected,
-                    new,
-                    ttl_ms,
-                    ..
-                } => {
-                    let text = |e: Option<Entry>| e.map(|e| e.encode()).unwrap_or_default();
-                    let applied: i64 = self
-                        .script
-                        .key(&key)
-                        .arg(text(expected))
-                        .arg(text(new))
-                        .arg(
-                            ttl_ms
-                                .map(|t| t.saturating_add(self.ttl_margin_ms).to_string())
-                                .unwrap_or_default(),
-                        )
-                        .invoke_async(&mut conn)
-                        .await
-                        .map_err(unavailable)?;
-                    task.swapped(applied == 1)?
-                }
-                // `Need` may grow: an answer this adapter does not know cannot be carried out.
-                _ => {
-                    return Err(ClaimError::Store(StoreError::new(
-                        "xborder-redis does not know this store request: upgrade it",
-                    )))
-                }
-            };
-        }
+        let text: Option<String> = conn.get(&key).await.map_err(unavailable)?;
+        text.as_deref().map(Entry::decode).transpose()
+    }
+
+    async fn compare_and_set(
+        &self,
+        id: &str,
+        expected: Option<&Entry>,
+        new: Option<&Entry>,
+        ttl_ms: Option<u64>,
+    ) -> Result<bool, StoreError> {
+        let mut conn = self.conn.clone();
+        let key = format!("{}{id}", self.prefix);
+        let text = |e: Option<&Entry>| e.map(Entry::encode).unwrap_or_default();
+        let ttl = ttl_ms
+            .map(|t| t.saturating_add(self.ttl_margin_ms).to_string())
+            .unwrap_or_default();
+        let applied: i64 = self
+            .script
+            .key(&key)
+            .arg(text(expected))
+            .arg(text(new))
+            .arg(ttl)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(unavailable)?;
+        Ok(applied == 1)
     }
 }

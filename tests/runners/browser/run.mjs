@@ -8,8 +8,8 @@ import { launchChromium, startServer } from './harness.mjs';
 import { vectorFiles } from '../node/files.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const [scratch, dirs, singles] = process.argv.slice(2);
-const files = vectorFiles(dirs, singles);
+const [scratch, dirs, singles, own] = process.argv.slice(2);
+const files = vectorFiles(dirs, singles, own);
 
 const page = `<!doctype html>
 <meta charset="utf-8">

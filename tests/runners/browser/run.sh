@@ -13,4 +13,4 @@ SCRATCH=$ROOT/target/wasm-npm/consumer-browser
 bash "$ROOT/bindings-wasm/scripts/consumer.sh" "$SCRATCH" >&2
 # shellcheck source=../node/vectors.sh
 . "$HERE/../node/vectors.sh"
-exec node "$HERE/run.mjs" "$SCRATCH" "$VECTOR_DIRS" "$VECTOR_FILES"
+exec node "$HERE/run.mjs" "$SCRATCH" "$VECTOR_DIRS" "$VECTOR_FILES" "$OWN_VECTORS"

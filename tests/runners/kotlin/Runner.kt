@@ -16,6 +16,11 @@ import java.io.File
 import java.math.BigDecimal
 import java.math.BigInteger
 import java.util.Base64
+import kotlin.coroutines.Continuation
+import kotlin.coroutines.EmptyCoroutineContext
+import kotlin.coroutines.resume
+import kotlin.coroutines.startCoroutine
+import kotlin.coroutines.suspendCoroutine
 import kotlin.system.exitProcess
 
 val gson = GsonBuilder().serializeNulls().disableHtmlEscaping().create()
@@ -263,6 +268,120 @@ fun claimsOp(i: JsonObject): JsonObject {
     return obj("results" to builtin)
 }
 
+/**
+ * The runner's own store on the suspend path (SuspendClaimStore): entry texts in a map; every
+ * call suspends, and is resumed later by [drain] (one thread, in call order).
+ */
+class SuspendMapStore : SuspendClaimStore {
+    private val map = HashMap<String, String>()
+    private val pending = ArrayDeque<() -> Unit>()
+    override suspend fun load(id: String): String? = suspendCoroutine { c -> pending.addLast { c.resume(map[id]) } }
+    override suspend fun compareAndSet(id: String, expected: String?, new: String?, ttlMs: Long?): Boolean =
+        suspendCoroutine { c ->
+            pending.addLast {
+                c.resume(if (map[id] != expected) false else { if (new == null) map.remove(id) else map[id] = new; true })
+            }
+        }
+
+    /** Runs [block] as a coroutine to its end, resuming each suspended store call in turn. */
+    fun <T> drain(block: suspend () -> T): T {
+        var result: Result<T>? = null
+        block.startCoroutine(Continuation(EmptyCoroutineContext) { result = it })
+        while (result == null) (pending.removeFirstOrNull() ?: error("the coroutine waits for nothing")).invoke()
+        return result!!.getOrThrow()
+    }
+}
+
+fun answerJson(a: DeliveryAnswer): JsonObject = obj("status" to a.status, "retryAfter" to a.retryAfterS,
+    "outcome" to a.outcome?.toString(), "code" to a.code, "persisted" to a.persisted)
+
+/**
+ * The vector's deliveries advanced one act per step (tests/vectors/DECISIONS.md, "Delivery
+ * handling"). [open] makes a delivery's handling; [store] answers its store acts (the suspend
+ * path; null: the handling's Claims answers them inside `step`). A claim step is written with
+ * its outcome or error code (DeliveryHandling.lastStep); the input's `transaction` opens each
+ * handling in a transaction, whose `Commit` act is answered with the delivery's `commit`.
+ */
+suspend fun handleSteps(i: JsonObject, store: SuspendClaimStore?, open: (Receiver, ByteArray, String?, String, Boolean) -> DeliveryHandling): JsonObject {
+    val transaction = i.get("transaction")?.takeUnless { it.isJsonNull }?.asBoolean ?: false
+    val secret = i.str("secret")!!
+    val receiver = Receiver(secret)
+    val deliveries = i.getAsJsonObject("deliveries")
+    val handlings = LinkedHashMap<String, DeliveryHandling>()
+    val acts = mutableListOf<String>()
+    val answers = JsonObject()
+    try {
+        for (step in i.getAsJsonArray("steps").map { it.asJsonObject }) {
+            val name = step.str("go")!!
+            val at = step.get("at").asBigInteger.longValueExact()
+            val d = deliveries.getAsJsonObject(name) ?: error("no delivery $name")
+            val h = handlings.getOrPut(name) {
+                val body = json(d.get("body")).toByteArray(Charsets.UTF_8)
+                val signature = when (val s = d.str("signature")) {
+                    null, "valid" -> Webhooks.sign(secret, body)
+                    "missing" -> null
+                    else -> s
+                }
+                open(receiver, body, signature, d.str("token") ?: name, transaction)
+            }
+            suspend fun runStep(): String {
+                var next = h.step(at)
+                var rounds = 0
+                while (next is HandlingAct.Load || next is HandlingAct.CompareAndSet) {
+                    check(++rounds <= 64) { "a step's store calls did not end" }
+                    val s = store ?: error("a store act over Claims")
+                    next = when (next) {
+                        is HandlingAct.Load -> h.loaded(s.load(next.id))
+                        is HandlingAct.CompareAndSet -> h.swapped(s.compareAndSet(next.id, next.expected, next.new, next.ttlMs))
+                        else -> next
+                    }
+                }
+                val last = h.lastStep() ?: error("a step that left no result")
+                return "${last.step}:" + (last.code ?: last.outcome.toString())
+            }
+            val act = when (val a = h.next()) {
+                is HandlingAct.Answer -> {
+                    answers.add(name, answerJson(a.answer))
+                    "answer:${a.answer.status}"
+                }
+                is HandlingAct.Persist -> {
+                    val ok = (d.str("persist") ?: "ok") == "ok"
+                    h.persisted(ok)
+                    "persist:" + if (ok) "ok" else "fail"
+                }
+                is HandlingAct.Commit -> {
+                    val ok = (d.str("commit") ?: "ok") == "ok"
+                    h.committed(ok)
+                    "commit:" + if (ok) "ok" else "fail"
+                }
+                is HandlingAct.Claim, is HandlingAct.Complete, is HandlingAct.Release -> runStep()
+                else -> error("an act between steps: $a")
+            }
+            acts += "$name:$act"
+        }
+    } finally {
+        handlings.values.forEach { it.close() }
+        receiver.close()
+    }
+    return obj("acts" to acts, "answers" to answers)
+}
+
+// Twice: the built-in Claims (in memory), and the suspend path over a store written here
+// (DeliveryHandling.withStoreSteps, each store call suspending); both must agree.
+fun handleOp(i: JsonObject): JsonObject {
+    val lease = i.get("leaseMs").asBigInteger.longValueExact()
+    val window = i.get("windowMs")?.takeUnless { it.isJsonNull }?.asBigInteger?.longValueExact() ?: Long.MAX_VALUE
+    val own = SuspendMapStore()
+    val builtin = Claims(lease, window).use { claims ->
+        own.drain { handleSteps(i, null) { rx, body, sig, token, tx -> DeliveryHandling(rx, claims, body, sig, token, tx) } }
+    }
+    val mine = own.drain {
+        handleSteps(i, own) { rx, body, sig, token, tx -> DeliveryHandling.withStoreSteps(rx, body, sig, token, lease, window, tx) }
+    }
+    if (!equal(builtin, mine)) error("the built-in store gave ${json(builtin)}, the runner's own store ${json(mine)}")
+    return builtin
+}
+
 val ops: Map<String, (JsonObject) -> JsonObject> = mapOf(
     "event.classify" to ::classify,
     "event.check_registration" to ::checkRegistration,
@@ -276,6 +395,7 @@ val ops: Map<String, (JsonObject) -> JsonObject> = mapOf(
     "pagination.info" to ::info,
     "pagination.walk" to ::walk,
     "delivery.claims" to ::claimsOp,
+    "delivery.handle" to ::handleOp,
     "account.check" to ::accountCheck,
     "beneficiary.form" to ::form,
     "beneficiary.normalize" to ::normalize,
@@ -389,7 +509,9 @@ fun runVectors(dirs: List<String>, singles: List<String> = vectorFiles()): Vecto
         File(dir).listFiles { f -> f.isFile && f.name.endsWith(".json") }?.sortedBy { it.name } ?: emptyList()
     }
     // Each file of XBORDER_VECTOR_FILES beside the folders' files (a file named twice runs once).
-    val files = (inDirs.flatten() + singles.map(::File)).distinctBy { it.canonicalPath }
+    val given = (inDirs.flatten() + singles.map(::File)).distinctBy { it.canonicalPath }
+    // The project's vectors of ops not every runtime has yet, read whatever folders are given.
+    val files = given + projectOnlyFiles().filter { f -> given.none { it.name == f.name } }
     for (file in files) {
         val doc = JsonParser.parseString(file.readText(Charsets.UTF_8)).asJsonObject
         for (c in doc.getAsJsonArray("cases").map { it.asJsonObject }) {
@@ -411,6 +533,14 @@ fun runVectors(dirs: List<String>, singles: List<String> = vectorFiles()): Vecto
     val nSkipped = skipped.values.sum()
     println("conformance: $passed passed, $failed failed" + if (nSkipped > 0) ", $nSkipped skipped" else "")
     return VectorRun(passed, failed, nSkipped)
+}
+
+/** The project's vectors of ops not every runtime has yet (issue 33's `delivery.handle`):
+ *  tests/vectors/handling/ under XBORDER_ROOT (else the working folder), as the Rust runner reads
+ *  it (tests/vectors/DECISIONS.md); a file of the same name among the given ones runs once. */
+fun projectOnlyFiles(): List<File> {
+    val dir = File(System.getenv("XBORDER_ROOT") ?: ".", "tests/vectors/handling")
+    return dir.listFiles { f -> f.isFile && f.name.endsWith(".json") }?.sortedBy { it.name } ?: emptyList()
 }
 
 /** The vector folders of XBORDER_VECTOR_DIRS (tests/runners/CONTRACT.md). */

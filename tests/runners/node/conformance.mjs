@@ -6,6 +6,10 @@
 // of a hostile file (path containing "hostile") one ordinary call must still succeed.
 // `delivery.claims` runs each case with the built-in store and with a store written here, in JS
 // (asynchronous when `asyncStore`: the Node runner; synchronous in the browser runner).
+// `delivery.handle` (the project's own op, tests/vectors/handling/) drives one DeliveryHandling per
+// delivery, act by act (in a transaction when the input says `transaction`: its commit reported
+// per the delivery's `commit`), with the built-in Claims and with an asynchronous store written
+// here (stepAsync): the two must agree. Each claim step's text is the package's lastStep().
 // `signature.verify` and `webhook.receive` also pass each signature as a handler has it (a record
 // of headers, a Fetch Headers): the outcome must be the same. `beneficiary.validate` hands a
 // document that is a JSON string over as the JS string (the response text), anything else as the
@@ -29,6 +33,7 @@ const OPS = [
   'pagination.info',
   'pagination.walk',
   'delivery.claims',
+  'delivery.handle',
   'account.check',
   'beneficiary.form',
   'beneficiary.normalize',
@@ -280,7 +285,69 @@ const handlers = {
     }
     return { results };
   },
+  'delivery.handle': async (xb, i) => {
+    // As delivery.claims: no windowMs, a done id is a duplicate for ever (the longest window).
+    const rules = { leaseMs: i.leaseMs, windowMs: i.windowMs ?? Number.MAX_SAFE_INTEGER };
+    const builtin = new xb.Claims(rules);
+    let out;
+    try {
+      out = await handleSteps(xb, i, { claims: builtin }, false);
+    } finally {
+      builtin.free();
+    }
+    const own = await handleSteps(xb, i, { store: mapStore(true), ...rules }, true);
+    if (!deepEqual(out, own)) {
+      throw new Error(`the built-in store gave ${JSON.stringify(out)}, the runner's own (asynchronous) store ${JSON.stringify(own)}`);
+    }
+    return out;
+  },
 };
+
+/** The vector's deliveries handled step by step (DECISIONS.md "Delivery handling") with `claims` options. */
+async function handleSteps(xb, i, claims, async) {
+  const receiver = new xb.Receiver(i.secret);
+  const handlings = new Map();
+  const acts = [];
+  const answers = {};
+  try {
+    for (const { go, at } of i.steps) {
+      const d = i.deliveries[go];
+      if (d === undefined) throw new Error(`no delivery ${go}`);
+      let h = handlings.get(go);
+      if (h === undefined) {
+        const body = JSON.stringify(d.body);
+        const sig = d.signature ?? 'valid';
+        const signature = sig === 'valid' ? xb.sign(i.secret, body) : sig === 'missing' ? undefined : sig;
+        h = new xb.DeliveryHandling({ receiver, ...claims, body, signature, token: d.token ?? go, inTransaction: i.transaction === true });
+        handlings.set(go, h);
+      }
+      const act = h.next();
+      let text;
+      if (act.act === 'answer') {
+        answers[go] = act.answer;
+        text = `answer:${act.answer.status}`;
+      } else if (act.act === 'persist') {
+        const ok = (d.persist ?? 'ok') === 'ok';
+        h.persisted(ok);
+        text = `persist:${ok ? 'ok' : 'fail'}`;
+      } else if (act.act === 'commit') {
+        const ok = (d.commit ?? 'ok') === 'ok';
+        h.committed(ok);
+        text = `commit:${ok ? 'ok' : 'fail'}`;
+      } else {
+        if (async) await h.stepAsync(at);
+        else h.step(at);
+        const last = h.lastStep();
+        text = `${last.step}:${last.outcome ?? last.code}`;
+      }
+      acts.push(`${go}:${text}`);
+    }
+  } finally {
+    for (const h of handlings.values()) h.free();
+    receiver.free();
+  }
+  return { acts, answers };
+}
 
 /** A record's `id` as the JSON value it is; null when it has none (or is not an object). */
 function idOf(record) {

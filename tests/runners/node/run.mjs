@@ -4,7 +4,7 @@ import * as xb from 'xborder-wasm';
 import { runVectors } from './conformance.mjs';
 import { vectorFiles } from './files.mjs';
 
-const files = vectorFiles(process.argv[2], process.argv[3]);
+const files = vectorFiles(process.argv[2], process.argv[3], process.argv[4]);
 await xb.init();
 // The claims vectors also run with an asynchronous store written in JS (a network store's shape).
 const { lines, failed } = await runVectors(xb, files, { asyncStore: true });

@@ -12,4 +12,4 @@ cp "$HERE/run.mjs" "$HERE/conformance.mjs" "$SCRATCH/"
 # shellcheck source=vectors.sh
 . "$HERE/vectors.sh"
 cp "$HERE/files.mjs" "$SCRATCH/"
-exec node "$SCRATCH/run.mjs" "$VECTOR_DIRS" "$VECTOR_FILES"
+exec node "$SCRATCH/run.mjs" "$VECTOR_DIRS" "$VECTOR_FILES" "$OWN_VECTORS"

@@ -6,6 +6,7 @@ Feeds every vector of every folder in XBORDER_VECTOR_DIRS, and of each file in
 XBORDER_VECTOR_FILES (contract v4's accounts.json and forms.json), to the module's public API and
 compares per tests/runners/CONTRACT.md (FORMAT.md's v4 matching rules).
 """
+import asyncio
 import base64
 import json
 import os
@@ -288,6 +289,126 @@ def op_claims(inp):
     return {"results": builtin}
 
 
+class AsyncDictStore:
+    """``DictStore`` as an asyncio store (async load and compare-and-set, awaited by the runner
+    as core's handling asks), for the async path of ``delivery.handle``."""
+
+    def __init__(self):
+        self.inner = DictStore()
+
+    async def load(self, id):
+        return self.inner.load(id)
+
+    async def compare_and_set(self, id, expected, new, ttl_ms):
+        return self.inner.compare_and_set(id, expected, new, ttl_ms)
+
+
+def step_text(h):
+    """The last claim step's outcome (or error code) as the vector writes it:
+    ``DeliveryHandling.last_step()``, core's."""
+    r = h.last_step()
+    if r is None:
+        raise AssertionError("a claim step ran, and the handling has no last step")
+    return str(r.outcome) if r.outcome is not None else r.code
+
+
+def finish_sync(h, act, store):
+    """Answers the store calls of a step with a sync store: the act the step led to."""
+    for _ in range(256):
+        if isinstance(act, x.ClaimLoad):
+            act = h.loaded(store.load(act.id))
+        elif isinstance(act, x.ClaimCompareAndSet):
+            act = h.swapped(store.compare_and_set(act.id, act.expected, act.new, act.ttl_ms))
+        else:
+            return act
+    raise AssertionError("a claim step that never ends")
+
+
+async def finish_async(h, act, store):
+    """``finish_sync`` with an asyncio store, awaited."""
+    for _ in range(256):
+        if isinstance(act, x.ClaimLoad):
+            act = h.loaded(await store.load(act.id))
+        elif isinstance(act, x.ClaimCompareAndSet):
+            act = h.swapped(await store.compare_and_set(act.id, act.expected, act.new, act.ttl_ms))
+        else:
+            return act
+    raise AssertionError("a claim step that never ends")
+
+
+async def handle_steps(inp, mode):
+    """The steps of a `delivery.handle` case, each advancing its delivery's handling by one act
+    (tests/vectors/DECISIONS.md), with claims in: `memory` (x.Claims), `with_store`
+    (x.Claims.with_store over DictStore), `steps` (DeliveryHandling.with_store_steps, DictStore
+    called here) or `async` (with_store_steps, AsyncDictStore awaited)."""
+    secret = inp["secret"]
+    lease, window = inp["leaseMs"], inp.get("windowMs", 2**64 - 1)
+    receiver = x.Receiver(secret)
+    claims = store = None
+    if mode == "memory":
+        claims = x.Claims(lease_ms=lease, window_ms=window)
+    elif mode == "with_store":
+        claims = x.Claims.with_store(DictStore(), lease_ms=lease, window_ms=window)
+    elif mode == "steps":
+        store = DictStore()
+    else:
+        store = AsyncDictStore()
+    tx = bool(inp.get("transaction", False))
+    handlings, acts, answers = {}, [], {}
+    for s in inp["steps"]:
+        name, at = s["go"], s["at"]
+        d = inp["deliveries"][name]
+        if name not in handlings:
+            body = json.dumps(d["body"], separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+            sig = d.get("signature", "valid")
+            sig = x.sign(secret, body) if sig == "valid" else None if sig == "missing" else sig
+            token = d.get("token", name)
+            if claims is not None:
+                handlings[name] = x.DeliveryHandling(receiver, claims, body, sig, token,
+                                                     in_transaction=tx)
+            else:
+                handlings[name] = x.DeliveryHandling.with_store_steps(
+                    receiver, body, sig, token, lease_ms=lease, window_ms=window,
+                    in_transaction=tx)
+        h = handlings[name]
+        act = h.next()
+        if isinstance(act, x.HandlingAnswer):
+            answers[name] = {"status": act.status, "retryAfter": act.retry_after_s,
+                             "outcome": None if act.outcome is None else str(act.outcome),
+                             "code": act.code, "persisted": act.persisted}
+            text = f"answer:{act.status}"
+        elif isinstance(act, x.HandlingPersist):
+            ok = d.get("persist", "ok") == "ok"
+            h.persisted(ok)
+            text = "persist:" + ("ok" if ok else "fail")
+        elif isinstance(act, x.HandlingCommit):
+            ok = d.get("commit", "ok") == "ok"
+            h.committed(ok)
+            text = "commit:" + ("ok" if ok else "fail")
+        elif isinstance(act, x.HandlingStep):
+            after = h.step(at)
+            if mode == "async":
+                after = await finish_async(h, after, store)
+            elif store is not None:
+                after = finish_sync(h, after, store)
+            if isinstance(after, (x.ClaimLoad, x.ClaimCompareAndSet)):
+                raise AssertionError(f"a {act.step} step left a store call: {after!r}")
+            text = f"{act.step}:{step_text(h)}"
+        else:
+            raise AssertionError(f"an act this runner does not know: {act!r}")
+        acts.append(f"{name}:{text}")
+    return {"acts": acts, "answers": answers}
+
+
+def op_handle(inp):
+    # The built-in store, then the runner's own (sync, both ways, and asyncio): all must agree.
+    results = {m: asyncio.run(handle_steps(inp, m)) for m in ("memory", "with_store", "steps", "async")}
+    for mode, got in results.items():
+        if got != results["memory"]:
+            raise AssertionError(f"the built-in store gave {results['memory']}, {mode} {got}")
+    return results["memory"]
+
+
 OPS = {
     "event.classify": op_classify,
     "event.check_registration": op_check_registration,
@@ -301,6 +422,7 @@ OPS = {
     "pagination.info": op_info,
     "pagination.walk": op_walk,
     "delivery.claims": op_claims,
+    "delivery.handle": op_handle,
     "account.check": op_account_check,
     "beneficiary.form": op_form,
     "beneficiary.normalize": op_normalize,
@@ -427,11 +549,20 @@ def mismatch(expect, actual):
     return None
 
 
+# The project's own vectors not yet in FORMAT.md (tests/vectors/DECISIONS.md): read whatever
+# folders are given, as the Rust runner does, until they move into tests/vectors/.
+OWN_DIRS = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "vectors",
+                         "handling")]
+
+
 def vector_files():
-    """Every `*.json` directly inside each folder of XBORDER_VECTOR_DIRS (sorted), then each
-    file of XBORDER_VECTOR_FILES not already among them."""
+    """Every `*.json` directly inside each folder of XBORDER_VECTOR_DIRS (sorted) and of
+    OWN_DIRS, then each file of XBORDER_VECTOR_FILES not already among them."""
     files = []
-    for folder in (d for d in os.environ.get("XBORDER_VECTOR_DIRS", "").split(":") if d):
+    dirs = [d for d in os.environ.get("XBORDER_VECTOR_DIRS", "").split(":") if d]
+    seen_dirs = {os.path.realpath(d) for d in dirs}
+    dirs += [d for d in OWN_DIRS if os.path.isdir(d) and os.path.realpath(d) not in seen_dirs]
+    for folder in dirs:
         files += [os.path.join(folder, n) for n in sorted(os.listdir(folder)) if n.endswith(".json")]
     seen = {os.path.realpath(f) for f in files}
     for f in (f for f in os.environ.get("XBORDER_VECTOR_FILES", "").split(":") if f):

@@ -278,6 +278,146 @@ func claimsOp(_ i: Obj) throws -> Obj {
     return ["results": builtin]
 }
 
+/// The runner's own async store (AsyncClaimStore, the async path): an actor whose every call
+/// suspends before it acts.
+actor AsyncDictStore: AsyncClaimStore {
+    private var map: [String: String] = [:]
+    func load(id: String) async throws -> String? { await Task.yield(); return map[id] }
+    func compareAndSet(id: String, expected: String?, new: String?, ttlMs: UInt64?) async throws -> Bool {
+        await Task.yield()
+        if map[id] != expected { return false }
+        map[id] = new
+        return true
+    }
+}
+
+final class ResultBox<T>: @unchecked Sendable { var value: Result<T, Error>? }
+
+/// A vector's input, read (never changed) by the task that runs it.
+final class InputBox: @unchecked Sendable {
+    let value: Obj
+    init(_ value: Obj) { self.value = value }
+}
+
+/// Runs async code from the synchronous runner and waits for it.
+func waitFor<T>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    let box = ResultBox<T>()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do { box.value = .success(try await body()) } catch { box.value = .failure(error) }
+        done.signal()
+    }
+    done.wait()
+    return try box.value!.get()
+}
+
+func answerObj(_ a: HandlingAnswer) -> Obj {
+    ["status": NSNumber(value: a.reply.status), "retryAfter": a.reply.retryAfterS.map { num($0) as Any } ?? NSNull(),
+     "outcome": a.outcome.map { "\($0)" as Any } ?? NSNull(), "code": a.code as Any? ?? NSNull(),
+     "persisted": a.persisted]
+}
+
+/// The vector's deliveries advanced one act per step (tests/vectors/DECISIONS.md, "Delivery
+/// handling"). `open` makes a delivery's handling; `store` answers its store acts (the async
+/// path; nil: the handling's Claims answers them inside `step`). A claim step is written with its
+/// outcome or error code (`lastStep()`); the input's `transaction` opens each handling in a
+/// transaction, whose `commit` act is answered with the delivery's `commit`.
+func handleSteps(_ i: Obj, store: AsyncClaimStore?,
+                 open: (Receiver, Data, String?, String, Bool) throws -> DeliveryHandling) async throws -> Obj {
+    let secret = str(i, "secret")!
+    let transaction = (i["transaction"] as? Bool) ?? false
+    let receiver = try Receiver(secret: secret)
+    let deliveries = i["deliveries"] as! [String: Obj]
+    var handlings: [String: DeliveryHandling] = [:]
+    var acts: [String] = []
+    var answers: Obj = [:]
+    for step in i["steps"] as! [Obj] {
+        let name = str(step, "go")!
+        let at = (step["at"] as! NSNumber).uint64Value
+        guard let d = deliveries[name] else { throw RunnerError("no delivery \(name)") }
+        let h: DeliveryHandling
+        if let existing = handlings[name] {
+            h = existing
+        } else {
+            let body = Data(jsonText(d["body"]!).utf8)
+            let signature: String?
+            switch str(d, "signature") {
+            case nil, "valid": signature = try sign(secret: secret, body: body)
+            case "missing": signature = nil
+            case let other: signature = other
+            }
+            h = try open(receiver, body, signature, str(d, "token") ?? name, transaction)
+            handlings[name] = h
+        }
+        func runStep() async throws -> String {
+            var next = try h.step(atMs: at)
+            var rounds = 0
+            loop: while true {
+                switch next {
+                case let .load(id):
+                    guard let s = store else { throw RunnerError("a store act over Claims") }
+                    next = try h.loaded(entry: try await s.load(id: id))
+                case let .compareAndSet(id, expected, new, ttlMs):
+                    guard let s = store else { throw RunnerError("a store act over Claims") }
+                    next = try h.swapped(applied: try await s.compareAndSet(id: id, expected: expected, new: new, ttlMs: ttlMs))
+                default:
+                    break loop
+                }
+                rounds += 1
+                if rounds > 64 { throw RunnerError("a step's store calls did not end") }
+            }
+            guard let last = h.lastStep() else { throw RunnerError("a step that left no result") }
+            return "\(last.step):" + (last.code ?? last.outcome.map { "\($0)" } ?? "nil")
+        }
+        let act: String
+        switch h.next() {
+        case let .answer(a):
+            answers[name] = answerObj(a)
+            act = "answer:\(a.reply.status)"
+        case .persist:
+            let ok = (str(d, "persist") ?? "ok") == "ok"
+            _ = try h.persisted(ok: ok)
+            act = "persist:" + (ok ? "ok" : "fail")
+        case .commit:
+            let ok = (str(d, "commit") ?? "ok") == "ok"
+            _ = try h.committed(ok: ok)
+            act = "commit:" + (ok ? "ok" : "fail")
+        case .claim, .complete, .release: act = try await runStep()
+        case let other: throw RunnerError("an act between steps: \(other)")
+        }
+        acts.append("\(name):\(act)")
+    }
+    return ["acts": acts, "answers": answers]
+}
+
+struct RunnerError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+// Twice: the built-in Claims (in memory), and the async path over a store written here
+// (DeliveryHandling.withStoreSteps, each store call suspending); both must agree.
+func handleOp(_ i: Obj) throws -> Obj {
+    let lease = (i["leaseMs"] as! NSNumber).uint64Value
+    let window = (i["windowMs"] as? NSNumber)?.uint64Value ?? UInt64.max
+    let input = InputBox(i)
+    let builtin: Obj = try waitFor {
+        let claims = Claims(leaseMs: lease, windowMs: window)
+        return try await handleSteps(input.value, store: nil) { rx, body, sig, token, tx in
+            DeliveryHandling(receiver: rx, claims: claims, body: body, signature: sig, token: token, inTransaction: tx)
+        }
+    }
+    let own: Obj = try waitFor {
+        try await handleSteps(input.value, store: AsyncDictStore()) { rx, body, sig, token, tx in
+            DeliveryHandling.withStoreSteps(receiver: rx, body: body, signature: sig, token: token, leaseMs: lease, windowMs: window, inTransaction: tx)
+        }
+    }
+    if jsonText(builtin) != jsonText(own) {
+        return ["error": "the built-in store gave \(jsonText(builtin)), the runner's own store \(jsonText(own))"]
+    }
+    return builtin
+}
+
 let ops: [String: (Obj) throws -> Obj] = [
     "event.classify": classifyOp,
     "event.check_registration": checkRegistrationOp,
@@ -294,6 +434,7 @@ let ops: [String: (Obj) throws -> Obj] = [
     "pagination.info": infoOp,
     "pagination.walk": walkOp,
     "delivery.claims": claimsOp,
+    "delivery.handle": handleOp,
 ]
 
 /// How the values of a key compare: (v4) `issues` paired one to one with the actual issues

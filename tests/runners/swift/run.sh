@@ -20,23 +20,33 @@ xb_vector_dirs
 # The work folder is bind-mounted into the root: sources, library and vectors are copied in.
 WORK=${CARGO_TARGET_DIR:-$ROOT/target}/swift-runner
 mkdir -p "$WORK"
+# Handling.swift: the hand-written part of the module (handleDelivery, issue 33), beside the
+# generated file.
 cp "$DIST/swift/Xborder.swift" "$DIST/swift/XborderFFI.h" "$DIST/swift/module.modulemap" \
+   "$DIST/swift/Handling.swift" \
    "$HERE/main.swift" "$DIST/lib/libxborder_ffi.so" "$WORK/"
 # The vectors copied in (xb_stage_vectors), each folder passed as `vectors/<n>=<origin>`.
 args=()
 while IFS= read -r line; do args+=("vectors/$line"); done < <(xb_stage_vectors "$WORK/vectors")
+# The project's vectors of ops not every runtime has yet (issue 33's delivery.handle,
+# tests/vectors/DECISIONS.md), read explicitly as the Rust runner does.
+if [ -d "$ROOT/tests/vectors/handling" ]; then
+  mkdir -p "$WORK/vectors/handling"
+  cp "$ROOT"/tests/vectors/handling/*.json "$WORK/vectors/handling/"
+  args+=("vectors/handling=$ROOT/tests/vectors/handling")
+fi
 
 hash=$(cat "$XBORDER_SWIFT_ROOT/.xborder-ready" "$WORK/Xborder.swift" "$WORK/XborderFFI.h" \
-  "$WORK/module.modulemap" "$WORK/main.swift" | sha256sum | cut -c1-16)
+  "$WORK/module.modulemap" "$WORK/Handling.swift" "$WORK/main.swift" | sha256sum | cut -c1-16)
 bin=runner-$hash
 if [ -x "$WORK/$bin" ]; then
   echo "swift: runner unchanged, reusing $WORK/$bin"
 else
-  echo "swift: swiftc -I . -L . -lxborder_ffi Xborder.swift main.swift (in $XBORDER_SWIFT_ROOT)"
+  echo "swift: swiftc -I . -L . -lxborder_ffi Xborder.swift Handling.swift main.swift (in $XBORDER_SWIFT_ROOT)"
   start=$SECONDS
   find "$WORK" -maxdepth 1 -name 'runner-*' -delete
   bash "$ROOT/tests/tools/swift-run.sh" "$WORK" -- \
-    swiftc -O -I . -L . -lxborder_ffi Xborder.swift main.swift -o "$bin.tmp"
+    swiftc -O -I . -L . -lxborder_ffi Xborder.swift Handling.swift main.swift -o "$bin.tmp"
   mv "$WORK/$bin.tmp" "$WORK/$bin"
   echo "swift: compiled in $((SECONDS - start))s"
 fi

@@ -8,10 +8,11 @@
 //!    never a `Json` extractor), and the `X-Webhook-Signature` header.
 //! 2. [`Receiver::receive`]: verify, decode, classify. A `reject`, an `ignore` or a `duplicate`
 //!    is answered at once with [`Decision::reply`]'s status.
-//! 3. A `process`: **claim** the id with a token of this request ([`Dedupe`]: in memory for one
-//!    instance, [`RedisClaims`] for several), **persist** it (an `.await`: nothing is locked
-//!    across it), **complete** the claim, answer core's status. Persisting failed: **release**,
-//!    answer core's status for that (500), and the provider retries.
+//! 3. A `process`: core's one call, [`Handling::run_async`], over the claims store ([`Dedupe`]:
+//!    in memory for one instance, [`RedisClaims`] for several) and your write: it **claims** the
+//!    id with a token of this request, has your write **persist** it (an `.await`: nothing is
+//!    locked across it), **completes** the claim and gives core's answer. Persisting failed: it
+//!    **releases** the claim and answers 500 (`PERSIST_FAILED`), and the provider retries.
 //!
 //! ## The body: memory held is memory counted
 //!
@@ -34,7 +35,7 @@
 //! open connections or the time to send a request head: put the server behind a proxy that
 //! does, or serve with hyper's connection builder as `examples/receiver-rust` does.
 //!
-//! Every claim step is bounded by [`App::store_timeout`] (2 s): a store that hangs is answered
+//! Every Redis call of a claim step is bounded by [`App::store_timeout`] (2 s): a store that hangs is answered
 //! as one that failed, core's `STORE_UNAVAILABLE` (503, `Retry-After: 1`), not held until the
 //! provider gives up. Every answer is JSON: `{"action": ...}` for a 2xx,
 //! `{"error": {"code", "message", "field"?}}` otherwise, with `Retry-After` where core gives one.
@@ -53,9 +54,12 @@ use axum::routing::post;
 use axum::{Json, Router};
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
-use xborder_core::claims::{reply_to_code, ClaimError, ClaimRules, Claims, Outcome, Reply, Step};
+use xborder_core::claims::{
+    reply_to_code, AsyncClaimStore, ClaimRules, ClaimStore, Claims, Entry, Reply,
+};
 use xborder_core::delivery::{Decision, Receiver, StoreError};
 use xborder_core::envelope::{Envelope, Limits};
+use xborder_core::handling::{Handling, PERSIST_FAILED};
 use xborder_core::transport::BodyBuffer;
 use xborder_redis::RedisClaims;
 
@@ -71,24 +75,61 @@ pub enum Dedupe {
     Redis(RedisClaims),
 }
 
-impl Dedupe {
-    /// One step; in Redis, bounded by `timeout` (a store that hangs is a store that failed).
-    async fn step(
+/// The claims store of one request, as core's [`Handling::run_async`] calls it: each call (a
+/// load, a compare-and-set) bounded by `timeout` in Redis (a store that hangs is a store that
+/// failed), the last failure kept for the answer's message.
+struct Bounded<'a> {
+    claims: &'a Dedupe,
+    timeout: Duration,
+    failed: std::sync::Mutex<Option<StoreError>>,
+}
+
+impl Bounded<'_> {
+    /// `result`, its error kept.
+    fn kept<T>(&self, result: Result<T, StoreError>) -> Result<T, StoreError> {
+        if let Err(e) = &result {
+            if let Ok(mut failed) = self.failed.lock() {
+                *failed = Some(e.clone());
+            }
+        }
+        result
+    }
+
+    /// Redis's `call`, bounded.
+    async fn bounded<T>(
         &self,
-        step: Step,
+        call: impl std::future::Future<Output = Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
+        let result = tokio::time::timeout(self.timeout, call)
+            .await
+            .unwrap_or_else(|_| Err(StoreError::new("redis: timeout")));
+        self.kept(result)
+    }
+}
+
+impl AsyncClaimStore for Bounded<'_> {
+    async fn load(&self, id: &str) -> Result<Option<Entry>, StoreError> {
+        match self.claims {
+            // In memory: O(1) under a lock held for the call only, no IO: no await needed.
+            Dedupe::Memory(c) => self.kept(c.store().load(id)),
+            Dedupe::Redis(c) => self.bounded(c.load(id)).await,
+        }
+    }
+
+    async fn compare_and_set(
+        &self,
         id: &str,
-        token: &str,
-        timeout: Duration,
-    ) -> Result<Outcome, ClaimError> {
-        let at = now_ms();
-        match self {
-            // In memory: O(1) under a lock held for the step only, no IO: no await needed.
-            Dedupe::Memory(c) => c.step(step, id, token, at),
+        expected: Option<&Entry>,
+        new: Option<&Entry>,
+        ttl_ms: Option<u64>,
+    ) -> Result<bool, StoreError> {
+        match self.claims {
+            Dedupe::Memory(c) => self.kept(c.store().compare_and_set(id, expected, new, ttl_ms)),
             Dedupe::Redis(c) => {
-                match tokio::time::timeout(timeout, c.step(step, id, token, at)).await {
-                    Ok(r) => r,
-                    Err(_) => Err(ClaimError::Store(StoreError::new("redis: timeout"))),
-                }
+                self.bounded(AsyncClaimStore::compare_and_set(
+                    c, id, expected, new, ttl_ms,
+                ))
+                .await
             }
         }
     }
@@ -254,7 +295,7 @@ pub struct App {
     pub instance: String,
     /// The time a request's whole body has to arrive (default 10 s): then 408, `BODY_TIMEOUT`.
     pub body_timeout: Duration,
-    /// The time one claim step may take in the store (default 2 s): then 503,
+    /// The time one call to the claims store may take (default 2 s): then 503,
     /// `STORE_UNAVAILABLE`.
     pub store_timeout: Duration,
     requests: AtomicU64,
@@ -316,59 +357,54 @@ pub async fn webhook(State(app): State<Arc<App>>, headers: HeaderMap, body: Body
         .get(SIGNATURE_HEADER)
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
     let decision = app.receiver.receive(&body, signature.as_deref());
-    let env = match &decision {
-        Decision::Process(env) => env,
-        Decision::Reject(e) => return answer(decision.reply(), json!({"error": e})),
-        // `ignore` (a name this release does not know, or a planned one) and `duplicate`.
-        other => return answer(other.reply(), json!({"action": other.action()})),
-    };
-
     let n = app.requests.fetch_add(1, Ordering::Relaxed);
-    let token = format!("{}-{n}", app.instance);
-    let timeout = app.store_timeout;
-    match app
-        .claims
-        .step(Step::Claim, env.id(), &token, timeout)
-        .await
-    {
-        Err(e) => return answer(e.reply(), json!({"error": e})),
-        Ok(outcome) => {
-            // `duplicate` → 200, `in_progress` → 503 with Retry-After; `claimed` → go on.
-            if let Some(reply) = app.rules.reply(Step::Claim, outcome) {
-                return answer(reply, json!({"action": "duplicate", "claim": outcome}));
-            }
-        }
+    let handling = Handling::new(decision, app.rules, format!("{}-{n}", app.instance));
+    if let Some(done) = handling.answer() {
+        // Not a `process`: core's reply for the decision, at once.
+        let body = match handling.decision() {
+            Decision::Reject(e) => json!({"error": e}),
+            // `ignore` (a name this release does not know, or a planned one) and `duplicate`.
+            other => json!({"action": other.action()}),
+        };
+        return answer(done.reply, body);
     }
-    if let Err(why) = app.events.save(env).await {
-        // Not persisted: give the id back so the provider's retry processes it.
-        let released = app
-            .claims
-            .step(Step::Release, env.id(), &token, timeout)
-            .await;
-        let reply = match &released {
-            Ok(outcome) => app.rules.reply(Step::Release, *outcome),
-            Err(e) => Some(e.reply()),
-        }
-        .unwrap_or(reply_to_code("INTERNAL_ERROR"));
-        return answer(
-            reply,
-            json!({"error": {"code": "PERSIST_FAILED", "message": why}}),
-        );
-    }
-    // Persisted: the answer is 200 whatever `complete` says (a store failure now only means a
-    // redelivery is processed again, and the upsert makes that harmless).
-    let completed = app
-        .claims
-        .step(Step::Complete, env.id(), &token, timeout)
+    // Core's flow: claim, persist (your write, awaited: nothing is locked across it),
+    // complete, or release when the write failed; core's reply at the end.
+    let store = Bounded {
+        claims: &app.claims,
+        timeout: app.store_timeout,
+        failed: std::sync::Mutex::new(None),
+    };
+    let events = &app.events;
+    let (done, failed_write) = handling
+        .run_async(&store, now_ms, |env| async move { events.save(&env).await })
         .await;
-    let reply = app
-        .rules
-        .reply(Step::Complete, Outcome::Completed)
-        .unwrap_or(Reply::OK);
-    answer(
-        reply,
-        json!({"action": "process", "complete": completed.map_or_else(|e| e.code().to_owned(), |o| o.to_string())}),
-    )
+    let body = match (failed_write, done.persisted, done.code) {
+        // Not persisted: the claim was given back, so the provider's retry processes it.
+        (Some(why), _, _) => json!({"error": {"code": PERSIST_FAILED, "message": why}}),
+        // Persisted: 200 whatever `complete` said (a store failure now only means a redelivery
+        // is processed again, and the upsert makes that harmless).
+        (None, true, code) => {
+            let complete = code.map_or_else(
+                || done.outcome.map(|o| o.to_string()),
+                |c| Some(c.to_owned()),
+            );
+            json!({"action": "process", "complete": complete})
+        }
+        // The claim failed (`STORE_UNAVAILABLE`: 503, Retry-After: 1).
+        (None, false, Some(code)) => {
+            let message = store
+                .failed
+                .lock()
+                .ok()
+                .and_then(|f| f.as_ref().map(ToString::to_string));
+            let message = message.unwrap_or_else(|| code.to_owned());
+            json!({"error": {"code": code, "message": message}})
+        }
+        // Claimed elsewhere: `duplicate` (200) or `in_progress` (503 with Retry-After).
+        (None, false, None) => json!({"action": "duplicate", "claim": done.outcome}),
+    };
+    answer(done.reply, body)
 }
 
 /// The README's snippet, compiled as a doctest.

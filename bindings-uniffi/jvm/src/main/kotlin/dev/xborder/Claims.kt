@@ -2,6 +2,7 @@
 // release), kept in memory or in the host's store.
 package dev.xborder
 
+import dev.xborder.internal.Inner
 import dev.xborder.internal.call
 import dev.xborder.internal.ffi
 import dev.xborder.internal.need
@@ -26,13 +27,13 @@ class Claims : AutoCloseable {
     /** Claims kept in this process. */
     @JvmOverloads
     constructor(leaseMs: Long? = null, windowMs: Long? = null, capacity: Long? = null) {
-        inner = openClaims(null, leaseMs, windowMs, capacity)
+        inner = Inner.register(this, openClaims(null, leaseMs, windowMs, capacity))
     }
 
     /** Claims kept in [store], shared by the instances of one consumer (also [Claims.withStore]). */
     @JvmOverloads
     constructor(store: ClaimStore, leaseMs: Long? = null, windowMs: Long? = null) {
-        inner = openClaims(store, leaseMs, windowMs, null)
+        inner = Inner.register(this, openClaims(store, leaseMs, windowMs, null))
     }
 
     /** One step (`claim`, `complete` or `release`) of [id] by the request holding [token], at

@@ -7,6 +7,7 @@ import dev.xborder.internal.envelope
 import dev.xborder.internal.ffi
 import dev.xborder.internal.limits
 import dev.xborder.internal.openReceiver
+import dev.xborder.internal.Inner
 import dev.xborder.internal.Speed
 
 /** Signing, verifying and decoding webhook deliveries (the raw body bytes, the header as sent). */
@@ -55,7 +56,7 @@ class Receiver : AutoCloseable {
      *  IllegalArgumentException. */
     @JvmOverloads
     constructor(secret: String, window: Long? = null, limits: DecodeLimits? = null, catalog: Catalog? = null) {
-        inner = openReceiver(secret, null, window, limits, catalog)
+        inner = Inner.register(this, openReceiver(secret, null, window, limits, catalog))
         lease = Speed.lease(this, inner)
     }
 
@@ -63,7 +64,7 @@ class Receiver : AutoCloseable {
      *  list or a secret in it is empty). Also [Receiver.withSecrets]. */
     @JvmOverloads
     constructor(secrets: List<String>, window: Long? = null, limits: DecodeLimits? = null, catalog: Catalog? = null) {
-        inner = openReceiver(null, secrets, window, limits, catalog)
+        inner = Inner.register(this, openReceiver(null, secrets, window, limits, catalog))
         lease = Speed.lease(this, inner)
     }
 

@@ -75,8 +75,8 @@ class JarSurfaceIT {
             String readme = new String(j.getInputStream(j.getJarEntry("META-INF/README.md")).readAllBytes(), StandardCharsets.UTF_8);
             assertEquals(Files.readString(root.resolve("bindings-uniffi/dist-readme/kotlin.md")), readme,
                 "META-INF/README.md is not dist-readme/kotlin.md (run bindings-uniffi/build.sh)");
-            String lua = new String(j.getInputStream(j.getJarEntry("dev/xborder/redis/compare-and-set.lua")).readAllBytes(), StandardCharsets.UTF_8);
-            assertEquals(Files.readString(root.resolve("services/redis/compare-and-set.lua")), lua);
+            String lua = new String(j.getInputStream(j.getJarEntry("dev/xborder/redis/redis_compare_and_set.lua")).readAllBytes(), StandardCharsets.UTF_8);
+            assertEquals(Files.readString(root.resolve("core/src/claims/redis_compare_and_set.lua")), lua);
             assertTrue(j.getJarEntry("linux-x86-64/libxborder_ffi.so") != null);
         }
         String base = jar.getFileName().toString().replace(".jar", "");

@@ -341,6 +341,48 @@ class JavaApiTest {
 
     /** Every number parameter, given a negative value: IllegalArgumentException naming it. */
     @Test
+    void handleDeliveryFromJava() {
+        // The one call (issue 33): Deliveries.handleDelivery with a Java lambda as the persist.
+        Receiver receiver = new Receiver(SECRET);
+        Claims claims = new Claims();
+        String signature = Webhooks.sign(SECRET, BODY);
+        List<String> saved = new ArrayList<>();
+        DeliveryAnswer ok = Deliveries.handleDelivery(receiver, claims, BODY, signature, event -> saved.add(event.getId()));
+        assertEquals(new DeliveryAnswer(200, null, ClaimOutcome.COMPLETED, null, true, null), ok);
+        assertEquals(List.of("evt_1"), saved);
+        assertEquals(Map.of(), ok.getHeaders());
+        // A persist that throws: 500 PERSIST_FAILED, the claim released, the exception given back.
+        byte[] other = "{\"id\":\"evt_2\",\"event\":\"order:created\",\"entity\":{\"id\":\"o\",\"type\":\"order\"}}"
+            .getBytes(StandardCharsets.UTF_8);
+        IllegalStateException boom = new IllegalStateException("db down");
+        DeliveryAnswer failed = Deliveries.handleDelivery(receiver, claims, other, Webhooks.sign(SECRET, other), "t1", () -> 5L,
+            event -> { throw boom; });
+        assertEquals(500, failed.getStatus());
+        assertEquals("PERSIST_FAILED", failed.getCode());
+        assertEquals(ClaimOutcome.RELEASED, failed.getOutcome());
+        assertFalse(failed.getPersisted());
+        assertTrue(failed.getPersistError() == boom);
+        // Act by act, over a store of the host's: the claim asks a load.
+        try (DeliveryHandling h = DeliveryHandling.withStoreSteps(receiver, other, Webhooks.sign(SECRET, other), "t2")) {
+            assertEquals(new HandlingAct.Claim("evt_2"), h.next());
+            assertEquals(new HandlingAct.Load("evt_2"), h.step(10L));
+        }
+        // In a transaction (the Java overload with inTransaction): the complete step goes on to
+        // the Commit act; committed(true) answers 200; lastStep is the complete's outcome.
+        byte[] third = "{\"id\":\"evt_3\",\"event\":\"order:created\",\"entity\":{\"id\":\"o\",\"type\":\"order\"}}"
+            .getBytes(StandardCharsets.UTF_8);
+        try (DeliveryHandling h = new DeliveryHandling(receiver, claims, third, Webhooks.sign(SECRET, third), "t3", true)) {
+            assertTrue(h.getInTransaction());
+            assertInstanceOf(HandlingAct.Persist.class, h.step(20L));
+            assertEquals(new HandlingAct.Complete("evt_3"), h.persisted(true));
+            assertEquals(new HandlingAct.Commit("evt_3"), h.step(21L));
+            assertEquals(new HandlingStep("complete", ClaimOutcome.COMPLETED, null), h.lastStep());
+            HandlingAct end = h.committed(true);
+            assertEquals(200, ((HandlingAct.Answer) end).getAnswer().getStatus());
+        }
+    }
+
+    @Test
     void wrongNumbersAreRefusedByName() {
         Map<String, List<Supplier<Object>>> wrong = new java.util.LinkedHashMap<>();
         wrong.put("window", List.of(() -> new Receiver(SECRET, -1L), () -> new Receiver(List.of(SECRET), -1L, null, null),

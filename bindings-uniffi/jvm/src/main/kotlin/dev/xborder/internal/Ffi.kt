@@ -16,6 +16,7 @@ import dev.xborder.ClaimOutcome
 import dev.xborder.ClaimReply
 import dev.xborder.ClaimStore
 import dev.xborder.DecodeLimits
+import dev.xborder.DeliveryAnswer
 import dev.xborder.Decision
 import dev.xborder.Drift
 import dev.xborder.Envelope
@@ -26,6 +27,8 @@ import dev.xborder.FormField
 import dev.xborder.FormInput
 import dev.xborder.FormOption
 import dev.xborder.FormSource
+import dev.xborder.HandlingAct
+import dev.xborder.HandlingStep
 import dev.xborder.Issue
 import dev.xborder.IssueCode
 import dev.xborder.PageInfo
@@ -181,6 +184,57 @@ internal class StoreAdapter(private val store: ClaimStore) : dev.xborder.ffi.Cla
     override fun load(id: String): String? = store.load(id)
     override fun compareAndSet(id: String, expected: String?, new: String?, ttlMs: ULong?): Boolean =
         store.compareAndSet(id, expected, new, ttl(ttlMs))
+}
+
+internal fun deliveryAnswer(v: dev.xborder.ffi.HandlingAnswer) =
+    DeliveryAnswer(v.reply.status.toInt(), long("retryAfterS", v.reply.retryAfterS), v.outcome?.let(::outcome), v.code, v.persisted)
+
+internal fun act(v: dev.xborder.ffi.HandlingAct): HandlingAct = when (v) {
+    is dev.xborder.ffi.HandlingAct.Claim -> HandlingAct.Claim(v.id)
+    is dev.xborder.ffi.HandlingAct.Persist -> HandlingAct.Persist(envelope(v.envelope))
+    is dev.xborder.ffi.HandlingAct.Complete -> HandlingAct.Complete(v.id)
+    is dev.xborder.ffi.HandlingAct.Release -> HandlingAct.Release(v.id)
+    is dev.xborder.ffi.HandlingAct.Load -> HandlingAct.Load(v.id)
+    is dev.xborder.ffi.HandlingAct.CompareAndSet -> HandlingAct.CompareAndSet(v.id, v.expected, v.new, ttl(v.ttlMs))
+    is dev.xborder.ffi.HandlingAct.Commit -> HandlingAct.Commit(v.id)
+    is dev.xborder.ffi.HandlingAct.Answer -> HandlingAct.Answer(deliveryAnswer(v.answer))
+}
+
+internal fun handlingStep(v: dev.xborder.ffi.HandlingStep) = HandlingStep(v.step, v.outcome?.let(::outcome), v.code)
+
+// Receiver, Claims -> DeliveryHandling. ------------------------------------------------------------
+
+/**
+ * The generated object behind each hand-written Receiver and Claims, for DeliveryHandling (the
+ * same reason as Catalogs: no package-private member in Kotlin). Weak keys: an entry goes with
+ * its hand-written object.
+ */
+internal object Inner {
+    private val map = java.util.Collections.synchronizedMap(java.util.WeakHashMap<Any, Any>())
+
+    fun <T : Any> register(outer: Any, inner: T): T {
+        map[outer] = inner
+        return inner
+    }
+
+    fun receiver(outer: dev.xborder.Receiver): dev.xborder.ffi.Receiver = map[outer] as dev.xborder.ffi.Receiver
+    fun claims(outer: dev.xborder.Claims): dev.xborder.ffi.Claims = map[outer] as dev.xborder.ffi.Claims
+}
+
+internal fun openHandling(
+    receiver: dev.xborder.Receiver, claims: dev.xborder.Claims?, body: ByteArray, signature: String?, token: String,
+    leaseMs: Long?, windowMs: Long?, inTransaction: Boolean,
+): dev.xborder.ffi.DeliveryHandling {
+    val lease = u64("leaseMs", leaseMs)
+    val window = u64("windowMs", windowMs)
+    val rx = Inner.receiver(receiver)
+    return call {
+        when {
+            claims != null -> dev.xborder.ffi.DeliveryHandling(rx, Inner.claims(claims), body, signature, token, inTransaction)
+            lease != null -> dev.xborder.ffi.DeliveryHandling.withStoreSteps(rx, body, signature, token, lease, window, inTransaction)
+            else -> dev.xborder.ffi.DeliveryHandling.withStoreSteps(rx, body, signature, token, windowMs = window, inTransaction = inTransaction)
+        }
+    }
 }
 
 // Catalog -> Receiver. ------------------------------------------------------------------------------

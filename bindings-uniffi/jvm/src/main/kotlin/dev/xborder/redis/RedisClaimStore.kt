@@ -10,7 +10,7 @@ import redis.clients.jedis.exceptions.JedisNoScriptException
 /**
  * xborder's claims kept in Redis, shared by every instance of a consumer: keys [prefix] + id.
  * A load is a `GET`; a compare-and-set is the project's one Redis script
- * (`services/redis/compare-and-set.lua`, shipped in this jar), the same the Rust, Node and Python
+ * (`core/src/claims/redis_compare_and_set.lua`, shipped in this jar), the same the Rust, Node and Python
  * adapters run. It only moves entry texts: every decision is core's. A Redis error thrown here
  * reaches the caller of [dev.xborder.Claims.step] as `STORE_UNAVAILABLE`.
  *
@@ -44,8 +44,8 @@ class RedisClaimStore @JvmOverloads constructor(private val redis: UnifiedJedis,
 
         /** The compare-and-set script, as the project's services run it. */
         @JvmField
-        val SCRIPT: String = (RedisClaimStore::class.java.getResourceAsStream("compare-and-set.lua")
-            ?: error("compare-and-set.lua is missing from the jar (dev/xborder/redis/)")).use { String(it.readAllBytes(), Charsets.UTF_8) }
+        val SCRIPT: String = (RedisClaimStore::class.java.getResourceAsStream("redis_compare_and_set.lua")
+            ?: error("redis_compare_and_set.lua is missing from the jar (dev/xborder/redis/)")).use { String(it.readAllBytes(), Charsets.UTF_8) }
 
         /** Its SHA-1, as `EVALSHA` takes it. */
         @JvmField
