@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The size budget of the module browsers download (web/, after wasm-opt -Oz): at most 188 KiB raw
+# The size budget of the module browsers download (web/, after wasm-opt -Oz): at most 190 KiB raw
 # and 82 KiB gzipped (gzip -9). It was 120 / 50 until the extensible catalog, the all-pages walker
 # and claims joined the module (issues 13 and 14: +9.2 KB gzipped measured, 2.7 KB of it won back
 # by the talc allocator), then 140 / 60 until contract v2 (issue 22: account-detail checks with
@@ -25,7 +25,10 @@
 # StoreSteps: the state machine, its 12 exports' shims, the acts as JS objects; forms unchanged):
 # measured 191,034 / 82,838 B (browsers, from 178,502 / 78,048 B on the commit before: +12.5 KB /
 # +4.8 KB gzipped) and 225,351 / 92,376 B (Node, from 210,394 / 87,077 B); each budget the measured
-# size rounded up to the next KiB + 1 KiB, as above: 188 / 82 and 222 / 92 KiB.
+# size rounded up to the next KiB + 1 KiB, as above: 188 / 82 and 222 / 92 KiB. Transactions
+# (inTransaction, the commit act, lastStep) and core's rule for a complete not completed inside
+# one: measured 192,731 / 83,591 B (browsers) and 227,438 / 93,143 B (Node): 190 / 82 and
+# 224 / 92 KiB.
 # Fails over a budget. What keeps the browser module there (no JSON parser, number conversion or
 # float formatting in the module; see ARCHITECTURE.md) must not come back unnoticed.
 set -euo pipefail
@@ -39,8 +42,8 @@ check() { # FILE BUDGET_RAW BUDGET_GZ
     echo "size: OVER BUDGET: ${f#"$PKG"/}"; fail=1
   fi
 }
-check "$PKG/web/xborder_wasm_bg.wasm" $((188 * 1024)) $((82 * 1024))
-check "$PKG/node/xborder_wasm_bg.wasm" $((222 * 1024)) $((92 * 1024))
+check "$PKG/web/xborder_wasm_bg.wasm" $((190 * 1024)) $((82 * 1024))
+check "$PKG/node/xborder_wasm_bg.wasm" $((224 * 1024)) $((92 * 1024))
 check "$PKG/forms/xborder_wasm_bg.wasm" $((84 * 1024)) $((40 * 1024))
-[ $fail = 0 ] && echo "size: browsers' module within 188 KiB / 82 KiB gzipped; Node's within 222 KiB / 92 KiB; forms within 84 KiB / 40 KiB"
+[ $fail = 0 ] && echo "size: browsers' module within 190 KiB / 82 KiB gzipped; Node's within 224 KiB / 92 KiB; forms within 84 KiB / 40 KiB"
 exit $fail

@@ -375,10 +375,12 @@ async function main() {
         assert.deepEqual([r.status, r.code, r.outcome, r.persisted], [500, 'PERSIST_FAILED', 'released', false]);
         assert.match(String(r.error?.message), /duplicate key/);
         assert.deepEqual([await n('tx_events', 't2'), await n('xborder_claims', 't2')], [0, 0], 'nothing kept, the claim released');
-        // A statement that failed in the transaction (its error swallowed): PostgreSQL rolls the
-        // COMMIT back, a failed commit (not a 200 with nothing written).
+        // A statement that failed in the transaction (its error swallowed): the transaction is
+        // aborted, so the complete step's store calls on it fail: core answers the complete's
+        // error (503 STORE_UNAVAILABLE), nothing committed (never a 200 with nothing written),
+        // the claim left to its lease (core's rule for a complete that fails in a transaction).
         r = await pgRun('t3', 'c', (client) => client.query('SELECT 1/0').catch(() => {}));
-        assert.deepEqual([r.status, r.code, await n('tx_events', 't3'), await n('xborder_claims', 't3')], [500, 'PERSIST_FAILED', 0, 0]);
+        assert.deepEqual([r.status, r.code, await n('tx_events', 't3'), await n('xborder_claims', 't3')], [503, 'STORE_UNAVAILABLE', 0, 1]);
         r = await pgRun('t2', 'b'); // the retry
         assert.deepEqual([r.status, r.outcome, await n('tx_events', 't2')], [200, 'completed', 1]);
         assert.equal(pool.totalCount <= pool.options.max && pool.waitingCount, 0, 'every connection given back');
