@@ -22,7 +22,8 @@
 //    Each refusal closes the connection (the client is given a second to read the answer).
 // Steps 1 to 4 are one call, `handleDelivery` (core's handling decides their order and every
 // answer; this service gives it the body, the headers, the claims or its Redis store, and its
-// persist), except with --postgres / --sqlite, whose persist and complete are one transaction:
+// persist; with --postgres / --sqlite also its transaction, so that persist and complete commit
+// together: no SQL flow of its own):
 // 1. the RAW body (never a parsed one) and `X-Webhook-Signature` go to `Receiver.receive`
 //    (window 0: the claims dedupe): reject → core's status (`decision.reply`: 400 for the
 //    request's signature or envelope, 413 for a body over 1 MiB) with {error, field};
@@ -42,19 +43,23 @@
 //    a duplicate, not processed again (core's contract v3: a complete that finds no entry, or
 //    one past its lease, records the id done). At most 10,000 pending, past that logged and
 //    dropped; /stats completions_retried counts them.
-// With --postgres URL or --sqlite PATH (pg-store.mjs, sqlite-store.mjs: claims in the table
-// xborder_claims, migrated at start) steps 3 and 4 are one transaction of that database: the
-// event's row goes into the table xborder_events (stores/sql/receiver-events.sql, shared with
-// the Rust and Python receivers) and the claim's complete commits with it. Completed → COMMIT,
-// then the line in FILE (and the record in DIR, if given), 200; stale (another request took the
-// claim over after the lease, and persists the event) → ROLLBACK, nothing of this request kept,
-// core's answer for a stale completion (200); a store timeout → ROLLBACK (the connection
-// discarded), 503 STORE_UNAVAILABLE; any other failure (the insert, the claim's store, the
-// commit) → ROLLBACK, release → core's answer for the release (500 PERSIST_FAILED).
+// With --postgres URL or --sqlite PATH (stores/node/pg-store.mjs, sqlite-store.mjs: claims in
+// the table xborder_claims, migrated at start) steps 3 and 4 are one transaction of that database,
+// carried by the same call (handleDelivery's `transaction`: pgTransaction(pool) beside
+// pgClaimStore(pool); sqliteHandling(db)), in core's order: BEGIN, the event's row into the table
+// xborder_events (stores/sql/receiver-events.sql, shared with the Rust and Python receivers), the
+// claim's complete on the transaction's connection, COMMIT, then the line in FILE (and the record
+// in DIR, if given) and core's answer (200). Core's answers otherwise: a failed insert or commit
+// (a timeout included) → ROLLBACK (the PostgreSQL connection discarded), release → 500
+// PERSIST_FAILED; the complete stale (another request took the claim over after the lease, and
+// persists the event) → ROLLBACK, nothing of this request kept, 503 with the lease as
+// Retry-After; the complete failing (the store, or a statement that aborted the transaction) →
+// ROLLBACK, the claim left to its lease, its error's answer (503 STORE_UNAVAILABLE).
 // Store calls: each one bounded by --store-timeout-ms (ioredis commandTimeout and connectTimeout,
 // no offline queue; pg connectionTimeoutMillis for a connection or a pooled one, statement_timeout
 // and query_timeout, a connection whose query failed destroyed, not reused; SQLite busy_timeout),
-// and each step (or transaction) as a whole too. PostgreSQL: --pool connections at most, one idle
+// and each call of the claim store outside a transaction as a whole too (inside one, the
+// client's own timeouts bound each statement: a connection taken is always given back). PostgreSQL: --pool connections at most, one idle
 // --pool-idle-ms closed (size it so that instances × pool ≤ max_connections −
 // superuser_reserved_connections − what operators need).
 // Clock: every time given to core (claim, complete, release, purge) and written (claimed_at_ms,
@@ -77,7 +82,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { appendFileSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Claims, Receiver, XborderError, handleDelivery } from 'xborder-wasm';
+import { Claims, Receiver, handleDelivery } from 'xborder-wasm';
 
 const USAGE = 'usage: server.mjs --listen HOST:PORT --secret KEY [--redis URL | --postgres URL | --sqlite PATH] ' +
   '[--persist FILE] [--records DIR] [--instance NAME] [--lease-ms N] [--window-ms N] [--capacity N] [--prefix TEXT] ' +
@@ -190,9 +195,6 @@ function bounded(promise, what) {
   const late = new Promise((_, no) => { timer = setTimeout(() => no(new StoreTimeout(what)), opts.storeTimeoutMs); });
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
-/** Whether a store error is a timeout (ours, the pg client's, or the server's statement or idle timeout). */
-const timedOut = (e) => e instanceof StoreTimeout || /timeout|timed out/i.test(String(e?.message)) ||
-  ['57014', '55P03', '25P03'].includes(e?.code);
 
 // The events table the Rust, Node and Python receivers share (stores/sql/receiver-events.sql):
 // one row per processing and no unique key on purpose, so the fault test sees a second one.
@@ -219,7 +221,7 @@ const INSERT_EVENT = (p) => 'INSERT INTO xborder_events (id, event, instance, to
 
 async function openPostgres(url) {
   const { default: pg } = await import('pg');
-  const { PgClaims, pgTimeMs } = await import('../../stores/node/pg-store.mjs');
+  const { PgClaims, pgClaimStore, pgTimeMs, pgTransaction } = await import('../../stores/node/pg-store.mjs');
   // The migrations run once at start, on a connection of their own with a generous timeout (an
   // instance may wait for another's advisory lock); the requests' pool is bounded by
   // --store-timeout-ms everywhere.
@@ -254,33 +256,15 @@ async function openPostgres(url) {
   const insert = INSERT_EVENT(['$1', '$2', '$3', '$4', '$5', '$6', '$7']);
   return {
     name: `postgres ${url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')} (pool ${opts.pool}, idle ${opts.poolIdleMs} ms)`,
-    claims: pgClaims,
-    step: (what, id, token, at) => pgClaims.step(what, id, token, at),
-    async transaction(envelope, token, claimedAt, deadline) {
-      const client = await pool.connect();
-      let failed;
-      try {
-        await client.query('BEGIN');
-        await client.query(insert, eventRow(envelope, token, claimedAt));
-        const outcome = await pgClaims.completeIn(client, envelope.id, token, now());
-        // Past the deadline the request has been answered 503: roll back rather than commit.
-        if (outcome === 'completed' && Date.now() > deadline) throw new StoreTimeout('the event\'s transaction');
-        await client.query(outcome === 'completed' ? 'COMMIT' : 'ROLLBACK');
-        return { outcome, again: false };
-      } catch (e) {
-        failed = e;
-        // A connection whose statement failed or timed out is destroyed, never reused: the
-        // server rolls its transaction back when it goes.
-        throw e;
-      } finally {
-        client.release(failed);
-      }
-    },
+    store: pgClaimStore(pool),
+    transaction: pgTransaction(pool),
+    // The event's row, on the transaction's connection (committed with the claim's completion).
+    insert: (client, row) => client.query(insert, row),
   };
 }
 
 async function openSqlite(path) {
-  const { SqliteClaims } = await import('../../stores/node/sqlite-store.mjs');
+  const { SqliteClaims, sqliteHandling } = await import('../../stores/node/sqlite-store.mjs');
   const sqClaims = SqliteClaims.open(path, rules);
   const { db } = sqClaims;
   // A statement waits --store-timeout-ms at most for another connection's write.
@@ -288,33 +272,19 @@ async function openSqlite(path) {
   db.exec(EVENTS_TABLE);
   await purgeNowAndThen((at) => sqClaims.purge(at));
   const insert = db.prepare(INSERT_EVENT(['?', '?', '?', '?', '?', '?', '?']));
-  class Stale extends Error {}
-  // better-sqlite3 rolls back when the function throws; IMMEDIATE: the write lock from the start.
-  const tx = db.transaction((row, id, token) => {
-    insert.run(row);
-    const outcome = sqClaims.completeIn(db, id, token, now());
-    if (outcome !== 'completed') throw new Stale(outcome);
-    return { outcome, again: false };
-  });
+  const { store, transaction } = sqliteHandling(db);
   return {
     name: `sqlite ${path}`,
-    claims: sqClaims,
-    step: async (what, id, token, at) => sqClaims.step(what, id, token, at),
-    async transaction(envelope, token, claimedAt) {
-      try {
-        return tx.immediate(eventRow(envelope, token, claimedAt), envelope.id, token);
-      } catch (e) {
-        if (e instanceof Stale) return { outcome: e.message, again: false };
-        throw e;
-      }
-    },
+    store,
+    transaction,
+    insert: (_db, row) => insert.run(row),
   };
 }
 
 let claims;
-let hostStore = null; // --redis: the store handleDelivery is given (each call bounded)
-// With --postgres or --sqlite: the claim steps, and the transaction that writes the event's row
-// and completes its claim ({ outcome, again }; throws when nothing was committed).
+let hostStore = null; // --redis, --postgres, --sqlite: the store handleDelivery is given (each call bounded)
+// With --postgres or --sqlite: { name, store, transaction, insert(tx, row) }: the claim store, the
+// transaction (handleDelivery's option) that writes the event's row and completes its claim.
 let sql = null;
 if (opts.postgres || opts.sqlite) {
   try {
@@ -323,7 +293,8 @@ if (opts.postgres || opts.sqlite) {
     console.error(`receiver-node: ${opts.postgres ? 'postgres' : 'sqlite'}: ${e.message}`);
     process.exit(2);
   }
-  claims = sql.claims;
+  hostStore = sql.store;
+  claims = Claims.withStore(hostStore, rules);
 } else if (opts.redis) {
   const { default: Redis } = await import('ioredis');
   const { redisClaimStore, redisTimeMs } = await import('../../stores/node/redis-store.mjs');
@@ -480,11 +451,20 @@ function persist(envelope, token, claimedAt, rowAgain = false) {
   if (opts.persist) appendFileSync(opts.persist, line(again));
 }
 
+// --postgres, --sqlite: the store's transaction, begun after --persist-delay-ms (tests: a store
+// stopped between the claim and the persist).
+const sqlTransaction = sql && {
+  ...sql.transaction,
+  async begin() {
+    if (opts.persistDelayMs) await new Promise((ok) => { setTimeout(ok, opts.persistDelayMs); });
+    return sql.transaction.begin();
+  },
+};
+
 async function webhook(req, res) {
   const body = await readBody(req, res);
   if (body === null) return;
   const token = `${opts.instance}-${boot}-${(counter += 1)}`;
-  if (sql) return webhookSql(req, res, body, token);
   // One call from the delivery to the answer (handleDelivery, core's handling): the receiver's
   // decision on the RAW body and the request's headers (xborder finds the signature, any case,
   // and decides what a repeated one means), the claim, this service's persist, the complete or
@@ -500,10 +480,15 @@ async function webhook(req, res) {
       claimedAt ??= t;
       return t;
     },
-    persist: async (envelope) => {
+    // --postgres, --sqlite: the event's row on the transaction (BEGIN first), committed with
+    // the claim's completion (core's order: claim, persist, complete on the transaction, commit);
+    // the line (and the record) follow the commit.
+    persist: async (envelope, tx) => {
+      if (sql) return sql.insert(tx, eventRow(envelope, token, claimedAt));
       if (opts.persistDelayMs) await new Promise((ok) => { setTimeout(ok, opts.persistDelayMs); });
-      persist(envelope, token, claimedAt);
+      return persist(envelope, token, claimedAt);
     },
+    ...(sql ? { transaction: sqlTransaction } : {}),
   });
   const { action, outcome, code, error, envelope } = result;
   const send = (said) => answer(res, result.status, said, result.headers);
@@ -526,7 +511,8 @@ async function webhook(req, res) {
     if (code !== null) {
       // The claim failed (the store unreachable, failing or slower than --store-timeout-ms):
       // answered 503 now; should the store claim it after all, the claim is given back, so the
-      // provider's retry need not wait for the lease to end.
+      // provider's retry need not wait for the lease to end. (SQL: also the complete inside the
+      // transaction, rolled back, the claim left to its lease.)
       stats.store_errors += 1;
       if (outcome === null && late.cas) {
         late.cas.then((applied) => (applied ? bounded(claims.stepAsync('release', id, token, now()), "the claim's release") : null))
@@ -534,12 +520,23 @@ async function webhook(req, res) {
       }
       return send({ error: code });
     }
-    if (outcome === 'in_progress') stats.in_progress += 1;
+    // (SQL) stale: another request took the id over inside this one's transaction (rolled
+    // back; core's answer: 503, the lease as Retry-After).
+    if (outcome === 'stale') stats.stale += 1;
+    else if (outcome === 'in_progress') stats.in_progress += 1;
     else stats.duplicate += 1;
     return send({ result: outcome });
   }
   // Persisted, so answered 200 whatever complete gave: the record makes a retry harmless.
   if (outcome === 'stale') stats.stale += 1;
+  if (sql) {
+    // Committed: the row is the record; the line (and the record file) follow it.
+    try {
+      persist(envelope, token, claimedAt, false);
+    } catch (e) {
+      console.error(`receiver-node: ${id} committed, its line not written: ${e.message}`);
+    }
+  }
   if (code !== null) {
     // The complete failed (a store error): completed in the background once the store answers.
     stats.store_errors += 1;
@@ -564,44 +561,6 @@ const boundedStore = (store, late) => ({
   },
 });
 
-// --postgres, --sqlite: the claim, then the event's row and the claim's complete in ONE
-// transaction of that database (persistInTransaction), which core's handling (a persist, then a
-// complete of its own) does not model: this flow stays the service's, each answer core's.
-async function webhookSql(req, res, body, token) {
-  const decision = receiver.receive(body, req.headers);
-  const send = (how, said) => answer(res, how.status, said, retryHeader(how));
-  if (decision.action === 'reject') {
-    stats.rejected += 1;
-    return send(decision.reply, { error: decision.error.code, field: decision.error.field });
-  }
-  if (decision.action !== 'process') {
-    stats.ignored += 1;
-    return send(decision.reply, { result: decision.action });
-  }
-  const { id } = decision.envelope;
-  const step = async (what, at = now()) => bounded(sql.step(what, id, token, at), `the claim's ${what}`);
-  const claimedAt = now();
-  let outcome;
-  const claiming = sql.step('claim', id, token, claimedAt);
-  try {
-    outcome = await bounded(claiming, 'the claim');
-  } catch (e) {
-    stats.store_errors += 1;
-    // Answered 503 now; should the store claim it after all, the claim is given back.
-    if (e instanceof StoreTimeout) {
-      claiming.then((late) => (late === 'claimed' ? step('release') : null)).catch(() => {});
-    }
-    const code = e instanceof XborderError || e instanceof StoreTimeout ? e.code : 'STORE_UNAVAILABLE';
-    return send(replyTo(code), { error: code });
-  }
-  if (outcome !== 'claimed') {
-    if (outcome === 'in_progress') stats.in_progress += 1;
-    else stats.duplicate += 1;
-    return send(claims.reply('claim', outcome), { result: outcome });
-  }
-  if (opts.persistDelayMs) await new Promise((ok) => { setTimeout(ok, opts.persistDelayMs); });
-  return persistInTransaction(decision.envelope, token, claimedAt, step, send);
-}
 // ---- Completions cut by a store error, retried in the background (Redis, memory) ----
 const RETRY_FIRST_MS = 250;
 const RETRY_MOST_MS = 1000;
@@ -649,48 +608,6 @@ function retryCompletion(id, token, why) {
   wait = Math.min(wait * 2, RETRY_MOST_MS);
 }
 
-// The event's row and its claim's completion in one transaction (--postgres, --sqlite).
-async function persistInTransaction(envelope, token, claimedAt, step, send) {
-  let done;
-  const tx = sql.transaction(envelope, token, claimedAt, Date.now() + opts.storeTimeoutMs);
-  try {
-    done = await bounded(tx, 'the event\'s transaction');
-  } catch (e) {
-    if (timedOut(e)) {
-      // The store hangs: a release would hang as well. The claim holds until its lease ends,
-      // then the provider's retry processes the event. A COMMIT already sent when the time ran
-      // out may still land: then the event's line is written when it does.
-      stats.store_errors += 1;
-      console.error(`receiver-node: persist ${envelope.id}: ${e.message}`);
-      tx.then((late) => {
-        if (late.outcome !== 'completed') return;
-        console.error(`receiver-node: ${envelope.id} committed after its 503 (a duplicate to the retry)`);
-        stats.processed += 1;
-        persist(envelope, token, claimedAt, late.again);
-      }).catch(() => {});
-      return send(replyTo('STORE_UNAVAILABLE'), { error: 'STORE_UNAVAILABLE' });
-    }
-    // Nothing committed: give the id back so the provider's retry processes it.
-    stats.persist_failed += 1;
-    console.error(`receiver-node: persist ${envelope.id}: ${e.message}`);
-    const released = await step('release').catch(() => 'released');
-    return send(claims.reply('release', released), { error: 'PERSIST_FAILED' });
-  }
-  if (done.outcome !== 'completed') {
-    // Rolled back: another request took the claim over (this one outlasted its lease) and
-    // persists the event itself; core's answer for a stale completion.
-    stats.stale += 1;
-    return send(claims.reply('complete', done.outcome), { result: done.outcome });
-  }
-  // Committed: the row is the record; the line (and the record file) follow it.
-  try {
-    persist(envelope, token, claimedAt, done.again);
-  } catch (e) {
-    console.error(`receiver-node: ${envelope.id} committed, its line not written: ${e.message}`);
-  }
-  stats.processed += 1;
-  return send(claims.reply('complete', 'completed'), { result: 'processed' });
-}
 
 // ---- The server ----
 let inFlight = 0;

@@ -6,7 +6,9 @@
 // concurrent claims from several connections (worker threads for SQLite), expiry and purge, the
 // host's transaction (rolled back after complete: claimable again after the lease; committed: a
 // duplicate), handleDelivery with pgTransaction and sqliteHandling (a commit that fails: nothing
-// kept, the claim released, 500), the recipe of README.md run as written, wrong kinds, and server.mjs with --postgres
+// kept, the claim released, 500; a statement that aborted the transaction: 503, nothing kept;
+// a complete stale inside the transaction: rolled back, 503 with the lease as Retry-After;
+// concurrent SQLite deliveries taking turns on the one connection), the recipes of stores/node/README.md run as written, wrong kinds, and server.mjs with --postgres
 // and --sqlite (each event's row written in the transaction of its complete). Run by test.sh.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -358,6 +360,26 @@ async function main() {
         const body = JSON.stringify({ id, event: 'order:created', entity: { id: 'o', type: 'order' } });
         return { receiver, body, signature: sign(secret, body), leaseMs: 1000 };
       };
+      // A complete that is stale inside the transaction: delivery A claims at 0 (lease 1 s); as
+      // it begins its transaction, delivery B of the same event (2.5 s: A's lease over) takes the
+      // id over, writes its row and commits; A's complete at 2.51 s on its transaction finds the
+      // claim B's: core answers 503 with the lease as Retry-After and no commit, so A's row is
+      // rolled back and only B's is kept.
+      const takeover = async (id, store, transaction, write) => {
+        const times = [0];
+        let b;
+        const a = await handleDelivery({ ...delivery(id), store, now: () => times.shift() ?? 2510,
+          transaction: { ...transaction,
+            async begin() {
+              b = await handleDelivery({ ...delivery(id), store, transaction, now: () => 2500,
+                persist: (env, tx) => write(env, tx, 'b') });
+              return transaction.begin();
+            } },
+          persist: (env, tx) => write(env, tx, 'a') });
+        assert.deepEqual([a.status, a.retryAfter, a.headers, a.outcome, a.code, a.persisted],
+          [503, 1, { 'Retry-After': '1' }, 'stale', null, false], 'A: stale inside its transaction');
+        assert.deepEqual([b.status, b.outcome, b.persisted], [200, 'completed', true], 'B: committed');
+      };
       try {
         // PostgreSQL: a deferred unique key fails at COMMIT (the insert goes through, the commit not).
         await pool.query('CREATE TABLE tx_events (id text, k text UNIQUE DEFERRABLE INITIALLY DEFERRED)');
@@ -383,7 +405,12 @@ async function main() {
         assert.deepEqual([r.status, r.code, await n('tx_events', 't3'), await n('xborder_claims', 't3')], [503, 'STORE_UNAVAILABLE', 0, 1]);
         r = await pgRun('t2', 'b'); // the retry
         assert.deepEqual([r.status, r.outcome, await n('tx_events', 't2')], [200, 'completed', 1]);
+        await takeover('t4', pgs.pgClaimStore(pool), pgs.pgTransaction(pool),
+          (env, client, who) => client.query('INSERT INTO tx_events VALUES ($1, $2)', [env.id, `${env.id}:${who}`]));
+        assert.deepEqual((await pool.query("SELECT k FROM tx_events WHERE id = 't4'")).rows, [{ k: 't4:b' }], 'only B\'s row');
+        assert.match((await pool.query("SELECT entry FROM xborder_claims WHERE id = 't4'")).rows[0].entry, /^d:/, 'done by B');
         assert.equal(pool.totalCount <= pool.options.max && pool.waitingCount, 0, 'every connection given back');
+        assert.equal(pool.idleCount, pool.totalCount, 'no connection left checked out');
 
         // SQLite: a deferred foreign key fails at COMMIT; concurrent deliveries take turns on the one connection.
         const sc = SqliteClaims.open(join(work, 'tx.db'), { leaseMs: 1000 });
@@ -407,6 +434,14 @@ async function main() {
         assert.deepEqual([r.status, r.code, r.outcome, rows('s4'), db.inTransaction], [500, 'PERSIST_FAILED', 'released', 0, false]);
         assert.match(String(r.error?.message), /FOREIGN KEY/);
         assert.equal(db.prepare("SELECT count(*) FROM xborder_claims WHERE id = 's4'").pluck().get(), 0);
+        const orderOf = db.prepare('INSERT INTO orders VALUES (?) ON CONFLICT DO NOTHING');
+        await takeover('s5', store, transaction, (env, tx, who) => {
+          orderOf.run(who);
+          insert.run(env.id, who);
+        });
+        assert.deepEqual(db.prepare("SELECT o FROM tx_events WHERE id = 's5'").pluck().all(), ['b'], 'only B\'s row');
+        assert.deepEqual([db.prepare("SELECT entry FROM xborder_claims WHERE id = 's5'").pluck().get().slice(0, 2), db.inTransaction],
+          ['d:', false], 'done by B, no transaction left open');
         sc.close();
       } finally {
         receiver.free();
@@ -465,8 +500,10 @@ async function main() {
       }
     });
 
-    await test('the recipes of README.md, run as written (postgres and sqlite)', async () => {
-      const readme = readFileSync(join(here, 'README.md'), 'utf8');
+    await test('the recipes of stores/node/README.md, run as written (postgres and sqlite)', async () => {
+      // stores/node/README.md's recipes, run beside the stores they import ('./pg-store.mjs').
+      const stores = join(root, 'stores/node');
+      const readme = readFileSync(join(stores, 'README.md'), 'utf8');
       const blocks = [...readme.matchAll(/<!-- recipe: (\w+) -->\n```js\n([\s\S]*?)```/g)];
       assert.deepEqual(blocks.map((b) => b[1]), ['postgres', 'sqlite']);
       const secret = 'whsec_recipe';
@@ -474,7 +511,7 @@ async function main() {
       process.env.DATABASE_URL = dbUrl('recipe');
       process.env.SQLITE_PATH = join(work, 'recipe.db');
       for (const [, engine, code] of blocks) {
-        const file = join(here, `.recipe-${engine}-${process.pid}.mjs`);
+        const file = join(stores, `.recipe-${engine}-${process.pid}.mjs`);
         writeFileSync(file, code);
         let mod;
         try {
