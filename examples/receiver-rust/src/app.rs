@@ -772,6 +772,22 @@ impl App {
         }
     }
 
+    /// In SQLite, a handling's turn on the connection ([`sql::Sqlite::turn`]), waited for at
+    /// most `--store-timeout-ms`; other stores: none needed.
+    async fn sqlite_turn(&self) -> Result<Option<sql::Turn<'_>>, ClaimError> {
+        match &self.store {
+            Store::Sqlite(s) => tokio::time::timeout(self.store_timeout, s.turn())
+                .await
+                .map(Some)
+                .map_err(|_| {
+                    ClaimError::Store(StoreError::new(
+                        "sqlite: timeout (waiting for the connection)",
+                    ))
+                }),
+            _ => Ok(None),
+        }
+    }
+
     /// In PostgreSQL or SQLite, the persist act: the test knobs, then BEGIN and the event's
     /// row (`at`: its time), bounded by `--store-timeout-ms`.
     async fn begin(
@@ -1024,6 +1040,10 @@ impl App {
         if in_transaction {
             h = h.in_transaction();
         }
+        // SQLite: this handling's turn on the instance's connection, held from the claim to the
+        // answer (`sql::Sqlite`), its wait bounded as a store call: not had in time, the claim
+        // step fails with the store unreachable (nothing claimed).
+        let turn = self.sqlite_turn().await;
         let mut claimed_at = 0;
         // The open transaction (PostgreSQL, SQLite), from the persist to the commit; when its
         // row was written; what `complete` gave on it (counted once committed).
@@ -1044,7 +1064,10 @@ impl App {
                 }
                 Act::Claim { .. } => {
                     claimed_at = self.clock.now_ms();
-                    let r = self.step_at("claim", id, &token, claimed_at).await;
+                    let r = match &turn {
+                        Ok(_) => self.step_at("claim", id, &token, claimed_at).await,
+                        Err(e) => Err(e.clone()),
+                    };
                     match &r {
                         Ok(Outcome::Claimed) => {}
                         Ok(Outcome::InProgress) => inc(&self.stats.in_progress),

@@ -277,16 +277,29 @@ impl Postgres {
 /// The claims of one instance in an SQLite file (one connection; its statements run off the
 /// async threads).
 ///
-/// The connection is this instance's, shared by its requests: a transaction on it ([`Tx`]) is
-/// the only user of the connection from its BEGIN to its COMMIT or ROLLBACK. `gate` says whose
-/// turn it is: each call takes it, moves it into its blocking work and gives it back when that
-/// work ends (so a call cut by a timeout still holds it until its statement is over), and a
-/// transaction keeps it between its acts. Whoever takes the gate and finds a transaction open
-/// (one whose request was cut) rolls it back first.
+/// The connection is this instance's, shared by its requests, and they take turns on it:
+/// - one handling at a time, from its claim to its answer ([`Sqlite::turn`], taken by the
+///   receiver before the claim act): another request of this instance never meets the claim of
+///   a live handling (`in_progress`), it waits for that handling's answer and then finds the id
+///   done (`duplicate`). Only a claim left by a dead process (or another process on the file)
+///   answers `in_progress`. Without it, two deliveries of one event in flight together (a
+///   provider's concurrent twin) could meet on their last retries, one claiming and the other
+///   answered `in_progress` while the first ran its transaction, and that one be dead-lettered
+///   though its twin persisted the event.
+/// - `gate`, one statement or transaction at a time: a transaction on the connection ([`Tx`])
+///   is its only user from its BEGIN to its COMMIT or ROLLBACK. Each call takes the gate, moves
+///   it into its blocking work and gives it back when that work ends (so a call cut by a
+///   timeout still holds it until its statement is over), and a transaction keeps it between
+///   its acts. Whoever takes the gate and finds a transaction open (one whose request was cut)
+///   rolls it back first.
 pub(crate) struct Sqlite {
     pub(crate) claims: Arc<SqliteClaims>,
     gate: Arc<tokio::sync::Mutex<()>>,
+    handlings: tokio::sync::Mutex<()>,
 }
+
+/// A handling's turn on an SQLite connection ([`Sqlite::turn`]), held until dropped.
+pub(crate) type Turn<'a> = tokio::sync::MutexGuard<'a, ()>;
 
 /// The gate of an SQLite connection, held.
 type Gate = tokio::sync::OwnedMutexGuard<()>;
@@ -317,7 +330,14 @@ impl Sqlite {
         Ok(Sqlite {
             claims: Arc::new(claims),
             gate: Arc::new(tokio::sync::Mutex::new(())),
+            handlings: tokio::sync::Mutex::new(()),
         })
+    }
+
+    /// Waits for this handling's turn on the connection (first come, first served), held from
+    /// the claim to the answer; the caller bounds the wait (`--store-timeout-ms`).
+    pub(crate) async fn turn(&self) -> Turn<'_> {
+        self.handlings.lock().await
     }
 
     pub(crate) async fn step(

@@ -130,18 +130,71 @@ async fn sqlite_rolls_back_failed_persists_and_the_retry_persists_them() {
         "every 5th persist fails: {}",
         s.table()
     );
-    let rows: Vec<(String, String, i64, i64, i64)> = {
-        let conn = xborder_sql::rusqlite::Connection::open(&db).unwrap();
-        let mut stmt = conn.prepare(ROWS).unwrap();
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+    exactly_once(&dir, sqlite_rows(&db));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The rows of `xborder_events` in the SQLite file `db`.
+fn sqlite_rows(db: &Path) -> Vec<(String, String, i64, i64, i64)> {
+    let conn = xborder_sql::rusqlite::Connection::open(db).unwrap();
+    let mut stmt = conn.prepare(ROWS).unwrap();
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    rows
+}
+
+/// Two deliveries of one event at once on an SQLite instance (a provider's concurrent twin),
+/// the first slow to persist (`--persist-delay-ms`): the second waits for the first's answer
+/// (one handling at a time on the connection, from its claim to its answer) and finds the
+/// event done, 200 `duplicate`, never 503 `in_progress`. (A twin answered `in_progress` on its
+/// last retry while the other ran its transaction was dead-lettered by the fault test's
+/// `sqlite-kill` run.) One row per event.
+#[test]
+fn on_sqlite_a_concurrent_twin_waits_for_the_handling_and_finds_the_event_done() {
+    let dir = scratch("sqlite-twins");
+    let db = dir.join("rx.db");
+    let (_rx, a) = receiver(
+        &dir,
+        "rx",
+        &[
+            "--sqlite",
+            db.to_str().unwrap(),
+            "--persist-delay-ms",
+            "300",
+        ],
+    );
+    let ids: Vec<String> = (0..3).map(|i| format!("evt_twin_{i}")).collect();
+    for id in &ids {
+        let twins: Vec<_> = (0..2)
+            .map(|_| {
+                let (a, id) = (a.clone(), id.clone());
+                std::thread::spawn(move || deliver(&a, &id))
             })
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
-        rows
-    };
-    exactly_once(&dir, rows);
+            .collect();
+        let mut said: Vec<(u16, String)> = twins
+            .into_iter()
+            .map(|t| {
+                let (status, _, body) = t.join().unwrap();
+                (status, body)
+            })
+            .collect();
+        said.sort();
+        assert_eq!(
+            said,
+            [
+                (200, r#"{"result":"duplicate"}"#.to_owned()),
+                (200, r#"{"result":"processed"}"#.to_owned()),
+            ],
+            "{id}"
+        );
+    }
+    let mut rows: Vec<String> = sqlite_rows(&db).into_iter().map(|r| r.0).collect();
+    rows.sort();
+    assert_eq!(rows, ids);
     let _ = std::fs::remove_dir_all(&dir);
 }
