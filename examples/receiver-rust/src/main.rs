@@ -27,6 +27,10 @@
 //! nor persists it twice. A failed commit is core's to answer: release, 500 `PERSIST_FAILED`.
 //! A completion that finds the claim `stale` (the lease ran out and another request took the
 //! id over, and persists it) or fails commits nothing: rolled back, answered as core says (503).
+//! The receiver only runs each act (`app.rs`, `sql.rs`); the flow is core's. On SQLite (one
+//! connection per instance) the requests take turns, one handling from its claim to its answer,
+//! so a concurrent delivery of the same event waits and finds it done rather than meeting its
+//! claim (`in_progress`).
 //!
 //! `--naive` replaces the claims with `SET key 1 NX` then persist, no lease: a process killed
 //! between the two loses the event (its redelivery is a "duplicate"), and a concurrent

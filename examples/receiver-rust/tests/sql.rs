@@ -198,3 +198,50 @@ fn on_sqlite_a_concurrent_twin_waits_for_the_handling_and_finds_the_event_done()
     assert_eq!(rows, ids);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The wait for the SQLite connection's turn is a store call like any other, bounded by
+/// `--store-timeout-ms`: while one handling holds the turn (persisting slowly), another
+/// event's delivery is answered 503 `STORE_UNAVAILABLE` with `Retry-After: 1` once the bound
+/// passes, having claimed nothing: its retry after the first's answer processes it.
+#[test]
+fn on_sqlite_the_wait_for_the_connection_is_bounded_and_claims_nothing() {
+    let dir = scratch("sqlite-turn");
+    let db = dir.join("rx.db");
+    let (_rx, a) = receiver(
+        &dir,
+        "rx",
+        &[
+            "--sqlite",
+            db.to_str().unwrap(),
+            "--persist-delay-ms",
+            "1500",
+            "--store-timeout-ms",
+            "300",
+        ],
+    );
+    let a1 = a.clone();
+    let slow = std::thread::spawn(move || deliver(&a1, "evt_turn_slow"));
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let started = std::time::Instant::now();
+    let (status, head, body) = deliver(&a, "evt_turn_waiting");
+    let waited = started.elapsed();
+    assert_eq!(
+        (status, body.as_str()),
+        (503, r#"{"error":"STORE_UNAVAILABLE"}"#)
+    );
+    assert!(head.contains("retry-after: 1"), "{head}");
+    assert!(
+        waited >= std::time::Duration::from_millis(250)
+            && waited < std::time::Duration::from_millis(1200),
+        "answered after {waited:?}, the bound is 300 ms"
+    );
+    let (status, _, body) = slow.join().unwrap();
+    assert_eq!((status, body.as_str()), (200, r#"{"result":"processed"}"#));
+    // Nothing was claimed by the request that waited: its retry processes the event.
+    let (status, _, body) = deliver(&a, "evt_turn_waiting");
+    assert_eq!((status, body.as_str()), (200, r#"{"result":"processed"}"#));
+    let mut rows: Vec<String> = sqlite_rows(&db).into_iter().map(|r| r.0).collect();
+    rows.sort();
+    assert_eq!(rows, ["evt_turn_slow", "evt_turn_waiting"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
