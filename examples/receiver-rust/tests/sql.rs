@@ -245,3 +245,48 @@ fn on_sqlite_the_wait_for_the_connection_is_bounded_and_claims_nothing() {
     assert_eq!(rows, ["evt_turn_slow", "evt_turn_waiting"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// In PostgreSQL the complete step runs inside the event's transaction (core's
+/// `Handling::in_transaction`): an instance whose persist outlasted the lease finds, on its
+/// transaction, that another instance took the id over and completed it (`stale`); core answers
+/// without a commit, 503 `{"result":"stale"}` with the lease as `Retry-After`, and the receiver
+/// rolls the transaction back, so only the row of the instance that took over is kept.
+#[test]
+fn on_postgres_a_stale_complete_inside_the_transaction_is_rolled_back() {
+    let dir = scratch("postgres-stale");
+    let server = PgServer::start().unwrap_or_else(|e| panic!("{e}"));
+    let url = server.url().to_owned();
+    let common = ["--postgres", url.as_str(), "--lease-ms", "1000"];
+    let slow_args = [&common[..], &["--persist-delay-ms", "2000"]].concat();
+    let (_slow, a_slow) = receiver(&dir, "slow", &slow_args);
+    let (_fast, a_fast) = receiver(&dir, "fast", &common);
+    let a1 = a_slow.clone();
+    let slow = std::thread::spawn(move || deliver(&a1, "evt_stale_tx"));
+    // After the slow instance's lease: the fast one takes the id over and persists it.
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    let (status, _, body) = deliver(&a_fast, "evt_stale_tx");
+    assert_eq!((status, body.as_str()), (200, r#"{"result":"processed"}"#));
+    let (status, head, body) = slow.join().unwrap();
+    assert_eq!((status, body.as_str()), (503, r#"{"result":"stale"}"#));
+    assert!(head.contains("retry-after: 1"), "{head}");
+    assert_eq!(stats(&a_slow)["stale"], 1);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let rows: Vec<(String, String)> = rt.block_on(async {
+        let client = server.connect().await.unwrap();
+        client
+            .query("SELECT id, instance FROM xborder_events", &[])
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| (r.get(0), r.get(1)))
+            .collect()
+    });
+    assert_eq!(rows, [("evt_stale_tx".to_owned(), "fast".to_owned())]);
+    // A redelivery is a duplicate: the id is done.
+    let (status, _, body) = deliver(&a_slow, "evt_stale_tx");
+    assert_eq!((status, body.as_str()), (200, r#"{"result":"duplicate"}"#));
+    let _ = std::fs::remove_dir_all(&dir);
+}
