@@ -772,69 +772,108 @@ impl App {
         }
     }
 
-    /// In PostgreSQL or SQLite: the event's row and `complete` in one transaction (`None` for
-    /// the other stores, which persist first and complete after).
-    async fn persist_and_complete(
+    /// In SQLite, a handling's turn on the connection ([`sql::Sqlite::turn`]), waited for at
+    /// most `--store-timeout-ms`; other stores: none needed.
+    async fn sqlite_turn(&self) -> Result<Option<sql::Turn<'_>>, ClaimError> {
+        match &self.store {
+            Store::Sqlite(s) => tokio::time::timeout(self.store_timeout, s.turn())
+                .await
+                .map(Some)
+                .map_err(|_| {
+                    ClaimError::Store(StoreError::new(
+                        "sqlite: timeout (waiting for the connection)",
+                    ))
+                }),
+            _ => Ok(None),
+        }
+    }
+
+    /// In PostgreSQL or SQLite, the persist act: the test knobs, then BEGIN and the event's
+    /// row (`at`: its time), bounded by `--store-timeout-ms`.
+    async fn begin(
         &self,
         env: &Envelope,
         token: &str,
         claimed_at: u64,
-    ) -> Option<Result<Outcome, String>> {
-        let row = |at_ms| sql::EventRow {
+        at: u64,
+    ) -> Result<sql::Tx<'_>, String> {
+        self.before_persist(env.id()).await?;
+        let row = sql::EventRow {
             id: env.id(),
             event: env.event(),
             instance: &self.instance,
             token,
             claimed_at_ms: claimed_at,
             lease_ms: self.rules.lease_ms(),
-            at_ms,
+            at_ms: at,
         };
-        if !matches!(self.store, Store::Postgres(_) | Store::Sqlite(_)) {
-            return None;
-        }
-        if let Err(e) = self.before_persist(env.id()).await {
-            return Some(Err(e));
-        }
+        let (begun, db) = match &self.store {
+            Store::Postgres(p) => (
+                tokio::time::timeout(self.store_timeout, p.begin(&row)).await,
+                "postgres",
+            ),
+            Store::Sqlite(s) => (
+                tokio::time::timeout(self.store_timeout, s.begin(&row)).await,
+                "sqlite",
+            ),
+            _ => return Err("no transactions in this store".to_owned()),
+        };
+        begun.unwrap_or_else(|_| Err(format!("{db}: timeout")))
+    }
+
+    /// The complete step on the open transaction, bounded by `--store-timeout-ms` (cut, the
+    /// transaction cannot commit).
+    async fn complete_in(
+        &self,
+        tx: &mut sql::Tx<'_>,
+        id: &str,
+        token: &str,
+    ) -> Result<Outcome, ClaimError> {
         let at = self.clock.now_ms();
-        let done = match &self.store {
-            Store::Postgres(p) => {
-                match tokio::time::timeout(self.store_timeout, p.persist_and_complete(&row(at)))
-                    .await
-                {
-                    Ok(r) => r,
-                    Err(_) => Err("postgres: timeout".to_owned()),
-                }
-            }
-            Store::Sqlite(s) => {
-                match tokio::time::timeout(self.store_timeout, s.persist_and_complete(&row(at)))
-                    .await
-                {
-                    Ok(r) => r,
-                    Err(_) => Err("sqlite: timeout".to_owned()),
-                }
-            }
-            _ => return None,
-        };
-        // The log line, after the commit (the table is what counts; the line may be lost to a
-        // kill between the two).
-        if let (Ok(Outcome::Completed), Some(file)) = (&done, self.file.clone()) {
-            let line = serde_json::to_vec(&Line {
-                id: env.id(),
-                event: env.event(),
-                instance: &self.instance,
-                token,
-                claimed_at_ms: claimed_at,
-                lease_ms: self.rules.lease_ms(),
-                at_ms: at,
-                clock_offset_ms: self.clock.offset_ms(),
-                again: false,
-            });
-            if let Ok(mut line) = line {
-                line.push(b'\n');
-                let _ = tokio::task::spawn_blocking(move || (&*file).write_all(&line)).await;
+        match tokio::time::timeout(self.store_timeout, tx.complete(id, token, at)).await {
+            Ok(r) => r,
+            Err(_) => {
+                tx.fail();
+                Err(ClaimError::Store(StoreError::new(self.db_timeout())))
             }
         }
-        Some(done)
+    }
+
+    /// The commit act, bounded by `--store-timeout-ms`.
+    async fn commit(&self, tx: sql::Tx<'_>) -> Result<(), String> {
+        tokio::time::timeout(self.store_timeout, tx.commit())
+            .await
+            .unwrap_or_else(|_| Err(self.db_timeout().to_owned()))
+    }
+
+    fn db_timeout(&self) -> &'static str {
+        match self.store {
+            Store::Sqlite(_) => "sqlite: timeout",
+            _ => "postgres: timeout",
+        }
+    }
+
+    /// The event's log line (`--persist`), after the commit (the table is what counts; the
+    /// line may be lost to a kill between the two).
+    async fn log_line(&self, env: &Envelope, token: &str, claimed_at: u64, at: u64) {
+        let Some(file) = self.file.clone() else {
+            return;
+        };
+        let line = serde_json::to_vec(&Line {
+            id: env.id(),
+            event: env.event(),
+            instance: &self.instance,
+            token,
+            claimed_at_ms: claimed_at,
+            lease_ms: self.rules.lease_ms(),
+            at_ms: at,
+            clock_offset_ms: self.clock.offset_ms(),
+            again: false,
+        });
+        if let Ok(mut line) = line {
+            line.push(b'\n');
+            let _ = tokio::task::spawn_blocking(move || (&*file).write_all(&line)).await;
+        }
     }
 
     /// The test knobs before a persist: `--persist-delay-ms`, then `--fail-persist-every`
@@ -978,10 +1017,11 @@ impl App {
     }
 
     /// A `process` decision, through core's [`Handling`]: core says what comes next (claim,
-    /// persist, complete, or release after a failed persist) and answers; this only runs each
-    /// act against the store (`step_at`, bounded by `--store-timeout-ms`), counts and logs it.
-    /// In PostgreSQL and SQLite the persist is the event's row and `complete` in one
-    /// transaction, so the complete act is answered with that transaction's outcome.
+    /// persist, complete, commit, or release after a failed persist or commit) and answers;
+    /// this only runs each act against the store (each bounded by `--store-timeout-ms`), counts
+    /// and logs it. In PostgreSQL and SQLite the handling is `in_transaction`: the persist is
+    /// BEGIN and the event's row, the complete step runs on that transaction, and the commit
+    /// act commits both (its result, `committed`, is core's to answer).
     async fn process(self: &Arc<Self>, decision: Decision) -> Reply {
         let token = format!(
             "{}-{}",
@@ -995,17 +1035,39 @@ impl App {
             return self.naive(&env, &token).await;
         }
         let id = env.id();
+        let in_transaction = matches!(self.store, Store::Postgres(_) | Store::Sqlite(_));
         let mut h = Handling::new(decision, self.rules, token.as_str());
+        if in_transaction {
+            h = h.in_transaction();
+        }
+        // SQLite: this handling's turn on the instance's connection, held from the claim to the
+        // answer (`sql::Sqlite`), its wait bounded as a store call: not had in time, the claim
+        // step fails with the store unreachable (nothing claimed).
+        let turn = self.sqlite_turn().await;
         let mut claimed_at = 0;
-        // The transaction's `complete` (PostgreSQL, SQLite), once persisted.
-        let mut committed: Option<Outcome> = None;
-        // Acts: claim, persist, complete or release, answer (a few more allowed; never reached).
-        for _ in 0..8 {
+        // The open transaction (PostgreSQL, SQLite), from the persist to the commit; when its
+        // row was written; what `complete` gave on it (counted once committed).
+        let mut tx: Option<sql::Tx<'_>> = None;
+        let mut written_at = 0;
+        let mut completed = None;
+        // Acts: claim, persist, complete, commit, release, answer (a few more allowed; never
+        // reached).
+        for _ in 0..10 {
             let fed = match h.next() {
-                Act::Answer(a) => return self.answered_handling(a, committed.is_some()),
+                Act::Answer(a) => {
+                    // A transaction still open (a complete that was not `completed`): rolled
+                    // back, nothing of it kept.
+                    if let Some(t) = tx.take() {
+                        t.rollback().await;
+                    }
+                    return self.answered_handling(a);
+                }
                 Act::Claim { .. } => {
                     claimed_at = self.clock.now_ms();
-                    let r = self.step_at("claim", id, &token, claimed_at).await;
+                    let r = match &turn {
+                        Ok(_) => self.step_at("claim", id, &token, claimed_at).await,
+                        Err(e) => Err(e.clone()),
+                    };
                     match &r {
                         Ok(Outcome::Claimed) => {}
                         Ok(Outcome::InProgress) => inc(&self.stats.in_progress),
@@ -1018,18 +1080,20 @@ impl App {
                     h.claimed(r).map(|_| ())
                 }
                 Act::Persist(_) => {
-                    let written = match self.persist_and_complete(&env, &token, claimed_at).await {
-                        Some(Ok(o)) => {
-                            committed = Some(o);
-                            Ok(())
+                    let written = if in_transaction {
+                        written_at = self.clock.now_ms();
+                        match self.begin(&env, &token, claimed_at, written_at).await {
+                            Ok(t) => {
+                                tx = Some(t);
+                                Ok(())
+                            }
+                            // Rolled back: the release gives the id back for the retry.
+                            Err(e) => Err(format!("persist and complete: {e}")),
                         }
-                        // Rolled back (or unknown, when the connection broke during the
-                        // commit): the retry processes it, or finds it done.
-                        Some(Err(e)) => Err(format!("persist and complete: {e}")),
-                        None => self
-                            .persist(&env, &token, claimed_at)
+                    } else {
+                        self.persist(&env, &token, claimed_at)
                             .await
-                            .map_err(|e| format!("persist: {e}")),
+                            .map_err(|e| format!("persist: {e}"))
                     };
                     if let Err(why) = &written {
                         inc(&self.stats.persist_failed);
@@ -1038,14 +1102,54 @@ impl App {
                     h.persisted(written.is_ok()).map(|_| ())
                 }
                 Act::Complete { .. } => {
-                    let r = match committed {
-                        Some(o) => Ok(o),
-                        None => self.step("complete", id, &token).await,
+                    let r = match tx.as_mut() {
+                        Some(t) => {
+                            // `completed` is counted at the commit; `stale` (another request
+                            // took the id over) and a failure roll back, at the answer.
+                            let r = self.complete_in(t, id, &token).await;
+                            match &r {
+                                Ok(Outcome::Stale) => inc(&self.stats.stale),
+                                Ok(o) => completed = Some(*o),
+                                Err(e) => {
+                                    inc(&self.stats.persist_failed);
+                                    self.log_error(&format!("{id} persist and complete: {e}"));
+                                }
+                            }
+                            r
+                        }
+                        None => {
+                            let r = self.step("complete", id, &token).await;
+                            self.count_completion(id, &token, &r);
+                            r
+                        }
                     };
-                    self.count_completion(id, &token, &r, committed.is_some());
                     h.completed(r).map(|_| ())
                 }
+                Act::Commit { .. } => {
+                    let committed = match tx.take() {
+                        Some(t) => self.commit(t).await,
+                        None => Err("no transaction open".to_owned()),
+                    };
+                    match (&committed, completed) {
+                        (Ok(()), Some(outcome)) => {
+                            self.count_completion(id, &token, &Ok(outcome));
+                            self.log_line(&env, &token, claimed_at, written_at).await;
+                        }
+                        // Rolled back (or unknown, when the connection broke during the
+                        // commit): the retry processes it, or finds it done.
+                        (Err(e), _) => {
+                            inc(&self.stats.persist_failed);
+                            self.log_error(&format!("{id} persist and complete: {e}"));
+                        }
+                        (Ok(()), None) => {}
+                    }
+                    h.committed(committed.is_ok()).map(|_| ())
+                }
                 Act::Release { .. } => {
+                    // Never with a transaction open (the commit took it); rolled back if so.
+                    if let Some(t) = tx.take() {
+                        t.rollback().await;
+                    }
                     // Gives the id back so the provider's retry processes it; answered as a
                     // failed persist whatever the release gave.
                     let r = self.step("release", id, &token).await;
@@ -1065,20 +1169,10 @@ impl App {
     }
 
     /// Counts (and logs) the complete step: `stale` (the lease ran out and another request took
-    /// the id over; in SQL the transaction rolled back, and the other request persists it), a
-    /// store error (the event is persisted: retried in the background), `processed`.
-    fn count_completion(
-        self: &Arc<Self>,
-        id: &str,
-        token: &str,
-        r: &Result<Outcome, ClaimError>,
-        in_transaction: bool,
-    ) {
+    /// the id over), a store error (the event is persisted: retried in the background),
+    /// `processed`. (In SQL only a committed `completed` comes here.)
+    fn count_completion(self: &Arc<Self>, id: &str, token: &str, r: &Result<Outcome, ClaimError>) {
         match r {
-            Ok(Outcome::Stale) if in_transaction => {
-                inc(&self.stats.stale);
-                return;
-            }
             Ok(Outcome::Stale) => {
                 inc(&self.stats.stale);
                 self.log_error(&format!(
@@ -1101,7 +1195,7 @@ impl App {
 
     /// Core's answer of a handling (its status and `Retry-After`), with this receiver's body:
     /// `{"result": ...}` (`processed`, or the claim's outcome) or `{"error": code}`.
-    fn answered_handling(&self, a: &HandlingAnswer, in_transaction: bool) -> Reply {
+    fn answered_handling(&self, a: &HandlingAnswer) -> Reply {
         fn said(text: &str) -> Answer<'_> {
             Answer {
                 result: Some(text),
@@ -1114,10 +1208,8 @@ impl App {
             (false, Some(code)) => answered(a.reply, &failure(code, None)),
             (false, None) => answered(a.reply, &said(outcome)),
             // Persisted: answered as completed whatever `complete` gave (the record, the unique
-            // key, makes a retry harmless). In SQL, a transaction rolled back as `stale` says so.
-            (true, _) if in_transaction && a.outcome != Some(Outcome::Completed) => {
-                answered(a.reply, &said(outcome))
-            }
+            // key, makes a retry harmless). In SQL, a complete not `completed` persisted nothing
+            // (rolled back): answered above with its outcome (`stale`) or code.
             (true, _) => answered(a.reply, &said("processed")),
         }
     }

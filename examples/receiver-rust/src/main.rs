@@ -21,9 +21,16 @@
 //!    fails: the event is persisted and its record makes a retry harmless).
 //!
 //! With `--postgres URL` or `--sqlite PATH` ([`xborder_sql`]), steps 3 and 4 are one
-//! transaction: the event's row in `xborder_events` and the claim's completion commit together
-//! or not at all (`stale`: rolled back, the request that took the id over persists it), so a
-//! process killed at any point neither loses the event nor persists it twice.
+//! transaction (core's `Handling::in_transaction`: the persist begins it with the event's row
+//! in `xborder_events`, the completion runs on it, core's commit act commits both), so they
+//! commit together or not at all, and a process killed at any point neither loses the event
+//! nor persists it twice. A failed commit is core's to answer: release, 500 `PERSIST_FAILED`.
+//! A completion that finds the claim `stale` (the lease ran out and another request took the
+//! id over, and persists it) or fails commits nothing: rolled back, answered as core says (503).
+//! The receiver only runs each act (`app.rs`, `sql.rs`); the flow is core's. On SQLite (one
+//! connection per instance) the requests take turns, one handling from its claim to its answer,
+//! so a concurrent delivery of the same event waits and finds it done rather than meeting its
+//! claim (`in_progress`).
 //!
 //! `--naive` replaces the claims with `SET key 1 NX` then persist, no lease: a process killed
 //! between the two loses the event (its redelivery is a "duplicate"), and a concurrent

@@ -91,7 +91,8 @@ usage: xborder-receiver --secret KEY [options]
   --naive                  SET key NX then persist, no lease (needs --redis): loses events
                            on a crash, for comparison only
   --persist-delay-ms N     wait N ms before persisting (to show concurrent redeliveries, or a
-                           completion after the claim's entry expired)
+                           completion after the claim's entry expired; on SQLite inside the
+                           handling's turn on the connection: the instance waits with it)
   --fail-persist-every N   fail every Nth persist, an event at most once (to show release and
                            retry)
 ";

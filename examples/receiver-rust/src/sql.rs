@@ -11,7 +11,7 @@ use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio::time::Instant;
 use xborder_core::claims::{ClaimError, ClaimRules, Outcome, Step};
 use xborder_core::delivery::StoreError;
-use xborder_sql::rusqlite::{self, TransactionBehavior};
+use xborder_sql::rusqlite;
 use xborder_sql::tokio_postgres::{self, Client, NoTls};
 use xborder_sql::{PostgresClaims, SqliteClaims};
 
@@ -244,51 +244,71 @@ impl Postgres {
         Ok(outcome)
     }
 
-    /// The event's row and `complete`, in one transaction: committed when `complete` answers
-    /// `completed`, rolled back otherwise (`stale`: another request took the id over and
-    /// persists it itself).
-    pub(crate) async fn persist_and_complete(&self, row: &EventRow<'_>) -> Result<Outcome, String> {
-        let mut c = self.pool.get().await?;
-        let client = c
-            .conn
-            .as_mut()
-            .map(|c| &mut c.0)
-            .ok_or_else(|| "postgres: no client".to_owned())?;
+    /// BEGIN and the event's row on a pooled connection: the transaction the complete step
+    /// and the commit go on ([`Tx`]). A connection whose statement failed is closed (the
+    /// server rolls the transaction back).
+    pub(crate) async fn begin(&self, row: &EventRow<'_>) -> Result<Tx<'_>, String> {
+        let c = self.pool.get().await?;
         let err = |e: tokio_postgres::Error| format!("postgres: {e}");
-        let tx = client.transaction().await.map_err(err)?;
-        tx.execute(
-            INSERT_PG,
-            &[
-                &row.id,
-                &row.event,
-                &row.instance,
-                &row.token,
-                &int(row.claimed_at_ms),
-                &int(row.lease_ms),
-                &int(row.at_ms),
-            ],
-        )
-        .await
-        .map_err(err)?;
-        let outcome = self
-            .claims
-            .complete_in(&tx, row.id, row.token, row.at_ms)
+        let client = c.client()?;
+        client.batch_execute("BEGIN").await.map_err(err)?;
+        client
+            .execute(
+                INSERT_PG,
+                &[
+                    &row.id,
+                    &row.event,
+                    &row.instance,
+                    &row.token,
+                    &int(row.claimed_at_ms),
+                    &int(row.lease_ms),
+                    &int(row.at_ms),
+                ],
+            )
             .await
-            .map_err(|e| e.to_string())?;
-        if outcome == Outcome::Completed {
-            tx.commit().await.map_err(err)?;
-        } else {
-            tx.rollback().await.map_err(err)?;
-        }
-        c.done();
-        Ok(outcome)
+            .map_err(err)?;
+        Ok(Tx {
+            inner: Inner::Postgres { db: self, conn: c },
+            failed: false,
+        })
     }
 }
 
 /// The claims of one instance in an SQLite file (one connection; its statements run off the
 /// async threads).
+///
+/// The connection is this instance's, shared by its requests, and they take turns on it:
+/// - one handling at a time, from its claim to its answer ([`Sqlite::turn`], taken by the
+///   receiver before the claim act): another request of this instance never meets the claim of
+///   a live handling (`in_progress`), it waits for that handling's answer and then finds the id
+///   done (`duplicate`). Only a claim left by a dead process (or another process on the file)
+///   answers `in_progress`. Without it, two deliveries of one event in flight together (a
+///   provider's concurrent twin) could meet on their last retries, one claiming and the other
+///   answered `in_progress` while the first ran its transaction, and that one be dead-lettered
+///   though its twin persisted the event.
+/// - `gate`, one statement or transaction at a time: a transaction on the connection ([`Tx`])
+///   is its only user from its BEGIN to its COMMIT or ROLLBACK. Each call takes the gate, moves
+///   it into its blocking work and gives it back when that work ends (so a call cut by a
+///   timeout still holds it until its statement is over), and a transaction keeps it between
+///   its acts. Whoever takes the gate and finds a transaction open (one whose request was cut)
+///   rolls it back first.
 pub(crate) struct Sqlite {
     pub(crate) claims: Arc<SqliteClaims>,
+    gate: Arc<tokio::sync::Mutex<()>>,
+    handlings: tokio::sync::Mutex<()>,
+}
+
+/// A handling's turn on an SQLite connection ([`Sqlite::turn`]), held until dropped.
+pub(crate) type Turn<'a> = tokio::sync::MutexGuard<'a, ()>;
+
+/// The gate of an SQLite connection, held.
+type Gate = tokio::sync::OwnedMutexGuard<()>;
+
+/// Rolls back a transaction left open on `conn` by a request that was cut (none open: nothing).
+fn end_orphan(conn: &rusqlite::Connection) {
+    if !conn.is_autocommit() {
+        let _ = conn.execute_batch("ROLLBACK");
+    }
 }
 
 impl Sqlite {
@@ -309,7 +329,15 @@ impl Sqlite {
         }
         Ok(Sqlite {
             claims: Arc::new(claims),
+            gate: Arc::new(tokio::sync::Mutex::new(())),
+            handlings: tokio::sync::Mutex::new(()),
         })
+    }
+
+    /// Waits for this handling's turn on the connection (first come, first served), held from
+    /// the claim to the answer; the caller bounds the wait (`--store-timeout-ms`).
+    pub(crate) async fn turn(&self) -> Turn<'_> {
+        self.handlings.lock().await
     }
 
     pub(crate) async fn step(
@@ -319,16 +347,25 @@ impl Sqlite {
         token: &str,
         at: u64,
     ) -> Result<Outcome, ClaimError> {
+        let gate = self.gate.clone().lock_owned().await;
         let claims = self.claims.clone();
         let (id, token) = (id.to_owned(), token.to_owned());
-        tokio::task::spawn_blocking(move || claims.step(step, &id, &token, at))
-            .await
-            .map_err(|e| store_error(format!("sqlite: {e}")))?
+        tokio::task::spawn_blocking(move || {
+            let conn = claims.lock();
+            end_orphan(&conn);
+            let outcome = claims.step_on(&conn, step, &id, &token, at);
+            drop((conn, gate));
+            outcome
+        })
+        .await
+        .map_err(|e| store_error(format!("sqlite: {e}")))?
     }
 
-    /// As [`Postgres::persist_and_complete`], in an immediate transaction (it takes SQLite's
-    /// write lock first, so it never fails half-way for a writer that came between).
-    pub(crate) async fn persist_and_complete(&self, row: &EventRow<'_>) -> Result<Outcome, String> {
+    /// BEGIN IMMEDIATE (SQLite's write lock first, so the transaction never fails half-way
+    /// for a writer that came between) and the event's row: the transaction the complete step
+    /// and the commit go on ([`Tx`]). Rolled back when the row fails.
+    pub(crate) async fn begin(&self, row: &EventRow<'_>) -> Result<Tx<'_>, String> {
+        let gate = self.gate.clone().lock_owned().await;
         let claims = self.claims.clone();
         let values = (
             row.id.to_owned(),
@@ -337,31 +374,290 @@ impl Sqlite {
             row.token.to_owned(),
             int(row.claimed_at_ms),
             int(row.lease_ms),
-            row.at_ms,
+            int(row.at_ms),
         );
-        tokio::task::spawn_blocking(move || {
-            let (id, event, instance, token, claimed_at, lease, at) = values;
-            let err = |e: rusqlite::Error| format!("sqlite: {e}");
-            let mut conn = claims.lock();
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(err)?;
-            tx.execute(
-                INSERT_SQLITE,
-                (&id, &event, &instance, &token, claimed_at, lease, int(at)),
-            )
-            .map_err(err)?;
-            let outcome = claims
-                .complete_in(&tx, &id, &token, at)
-                .map_err(|e| e.to_string())?;
-            if outcome == Outcome::Completed {
-                tx.commit().map_err(err)?;
-            } else {
-                tx.rollback().map_err(err)?;
+        let (begun, gate) = tokio::task::spawn_blocking(move || {
+            let conn = claims.lock();
+            end_orphan(&conn);
+            let begun = conn
+                .execute_batch("BEGIN IMMEDIATE")
+                .and_then(|()| conn.execute(INSERT_SQLITE, values))
+                .map_err(|e| format!("sqlite: {e}"));
+            if begun.is_err() {
+                end_orphan(&conn);
             }
-            Ok(outcome)
+            drop(conn);
+            (begun, gate)
         })
         .await
-        .map_err(|e| format!("sqlite: {e}"))?
+        .map_err(|e| format!("sqlite: {e}"))?;
+        begun?;
+        Ok(Tx {
+            inner: Inner::Sqlite {
+                claims: self.claims.clone(),
+                gate: Some(gate),
+            },
+            failed: false,
+        })
+    }
+}
+
+/// An open transaction holding the event's row (the persist act), on which the complete step
+/// runs ([`Tx::complete`]) before the commit act ([`Tx::commit`]): the row and the claim's
+/// completion commit together or not at all. Dropped unfinished, it is rolled back (PostgreSQL:
+/// its connection is closed; SQLite: rolled back off the async threads, or by the next user of
+/// the connection).
+pub(crate) struct Tx<'a> {
+    inner: Inner<'a>,
+    /// A statement failed in it (PostgreSQL then aborts the transaction, and its COMMIT would
+    /// roll back while answering success): the commit rolls back and fails.
+    failed: bool,
+}
+
+enum Inner<'a> {
+    Postgres {
+        db: &'a Postgres,
+        conn: Pooled<'a>,
+    },
+    Sqlite {
+        claims: Arc<SqliteClaims>,
+        /// `None` once lost: an act on it was cut while its statement ran.
+        gate: Option<Gate>,
+    },
+}
+
+fn lost() -> String {
+    "sqlite: the transaction was cut (timeout)".to_owned()
+}
+
+impl Tx<'_> {
+    /// The complete step of `token` on `id` at `at`, on this transaction (as `xborder-sql`'s
+    /// `complete_in`, on the transaction's connection).
+    pub(crate) async fn complete(
+        &mut self,
+        id: &str,
+        token: &str,
+        at: u64,
+    ) -> Result<Outcome, ClaimError> {
+        let outcome = match &mut self.inner {
+            Inner::Postgres { db, conn } => match conn.client() {
+                Ok(client) => db.claims.step(client, Step::Complete, id, token, at).await,
+                Err(e) => Err(store_error(e)),
+            },
+            Inner::Sqlite { claims, gate } => match gate.take() {
+                None => Err(store_error(lost())),
+                Some(held) => {
+                    let claims = claims.clone();
+                    let (id, token) = (id.to_owned(), token.to_owned());
+                    let done = tokio::task::spawn_blocking(move || {
+                        let conn = claims.lock();
+                        let outcome = claims.step_on(&conn, Step::Complete, &id, &token, at);
+                        drop(conn);
+                        (outcome, held)
+                    })
+                    .await;
+                    match done {
+                        Ok((outcome, held)) => {
+                            *gate = Some(held);
+                            outcome
+                        }
+                        Err(e) => Err(store_error(format!("sqlite: {e}"))),
+                    }
+                }
+            },
+        };
+        if outcome.is_err() {
+            self.failed = true;
+        }
+        outcome
+    }
+
+    /// An act on it was cut (timed out): the commit fails.
+    pub(crate) fn fail(&mut self) {
+        self.failed = true;
+    }
+
+    /// COMMIT; rolled back instead (and an error) when a statement failed in it.
+    pub(crate) async fn commit(mut self) -> Result<(), String> {
+        if self.failed {
+            // PostgreSQL: the connection is closed on drop (not `done`), which rolls back.
+            if let Inner::Sqlite { claims, gate } = &mut self.inner {
+                if let Some(held) = gate.take() {
+                    let claims = claims.clone();
+                    let _ = tokio::task::spawn_blocking(move || {
+                        end_orphan(&claims.lock());
+                        drop(held);
+                    })
+                    .await;
+                }
+            }
+            return Err("a statement failed in the transaction: rolled back".to_owned());
+        }
+        match &mut self.inner {
+            Inner::Postgres { conn, .. } => {
+                conn.client()?
+                    .batch_execute("COMMIT")
+                    .await
+                    .map_err(|e| format!("postgres: {e}"))?;
+                conn.done();
+                Ok(())
+            }
+            Inner::Sqlite { claims, gate } => {
+                let held = gate.take().ok_or_else(lost)?;
+                let claims = claims.clone();
+                tokio::task::spawn_blocking(move || {
+                    let conn = claims.lock();
+                    let committed = conn
+                        .execute_batch("COMMIT")
+                        .map_err(|e| format!("sqlite: {e}"));
+                    end_orphan(&conn);
+                    drop((conn, held));
+                    committed
+                })
+                .await
+                .map_err(|e| format!("sqlite: {e}"))?
+            }
+        }
+    }
+}
+
+impl Tx<'_> {
+    /// ROLLBACK (the handling answered without a commit: a complete that was not `completed`).
+    pub(crate) async fn rollback(mut self) {
+        match &mut self.inner {
+            // A connection whose statement failed or was cut is closed instead (on drop).
+            Inner::Postgres { conn, .. } if !self.failed => {
+                if let Ok(client) = conn.client() {
+                    if client.batch_execute("ROLLBACK").await.is_ok() {
+                        conn.done();
+                    }
+                }
+            }
+            Inner::Postgres { .. } => {}
+            Inner::Sqlite { claims, gate } => {
+                if let Some(held) = gate.take() {
+                    let claims = claims.clone();
+                    let _ = tokio::task::spawn_blocking(move || {
+                        end_orphan(&claims.lock());
+                        drop(held);
+                    })
+                    .await;
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Tx<'_> {
+    fn drop(&mut self) {
+        // PostgreSQL: the connection, not `done`, is closed by `Pooled`'s drop.
+        if let Inner::Sqlite { claims, gate } = &mut self.inner {
+            if let (Some(held), Ok(rt)) = (gate.take(), tokio::runtime::Handle::try_current()) {
+                let claims = claims.clone();
+                rt.spawn_blocking(move || {
+                    end_orphan(&claims.lock());
+                    drop(held);
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row<'a>(id: &'a str, token: &'a str) -> EventRow<'a> {
+        EventRow {
+            id,
+            event: "order:created",
+            instance: "t",
+            token,
+            claimed_at_ms: 0,
+            lease_ms: 1_000,
+            at_ms: 5,
+        }
+    }
+
+    fn rows(s: &Sqlite, id: &str) -> i64 {
+        s.claims
+            .lock()
+            .query_row(
+                "SELECT count(*) FROM xborder_events WHERE id = ?1",
+                [id],
+                |r| r.get(0),
+            )
+            .unwrap()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_sqlite_transaction_commits_the_row_with_the_completion_or_neither() {
+        let s = Sqlite::open(
+            std::path::Path::new(":memory:"),
+            ClaimRules::new(1_000),
+            Duration::from_secs(1),
+        )
+        .unwrap();
+        // Committed: the row, and the id done.
+        assert_eq!(
+            s.step(Step::Claim, "a", "r1", 0).await.unwrap(),
+            Outcome::Claimed
+        );
+        let mut tx = s.begin(&row("a", "r1")).await.unwrap();
+        assert_eq!(tx.complete("a", "r1", 6).await.unwrap(), Outcome::Completed);
+        tx.commit().await.unwrap();
+        assert_eq!(rows(&s, "a"), 1);
+        assert_eq!(
+            s.step(Step::Claim, "a", "r2", 7).await.unwrap(),
+            Outcome::Duplicate
+        );
+
+        // Dropped unfinished (a request cut): rolled back, the claim still held, the
+        // connection free for the next request (not inside the dropped transaction).
+        assert_eq!(
+            s.step(Step::Claim, "b", "r3", 0).await.unwrap(),
+            Outcome::Claimed
+        );
+        let mut tx = s.begin(&row("b", "r3")).await.unwrap();
+        assert_eq!(tx.complete("b", "r3", 6).await.unwrap(), Outcome::Completed);
+        drop(tx);
+        assert_eq!(
+            s.step(Step::Claim, "c", "r4", 0).await.unwrap(),
+            Outcome::Claimed
+        );
+        assert_eq!(rows(&s, "b"), 0);
+        assert_eq!(
+            s.step(Step::Claim, "b", "r5", 8).await.unwrap(),
+            Outcome::InProgress
+        );
+
+        // An act cut (`fail`): the commit fails and rolls back.
+        let mut tx = s.begin(&row("c", "r4")).await.unwrap();
+        tx.fail();
+        assert!(tx.commit().await.is_err());
+        assert_eq!(rows(&s, "c"), 0);
+        assert_eq!(
+            s.step(Step::Release, "c", "r4", 9).await.unwrap(),
+            Outcome::Released
+        );
+
+        // Stale on the transaction (another token took the id over): its outcome; core then
+        // answers without a commit, and the rollback leaves no row.
+        assert_eq!(
+            s.step(Step::Claim, "d", "r6", 0).await.unwrap(),
+            Outcome::Claimed
+        );
+        assert_eq!(
+            s.step(Step::Claim, "d", "r7", 2_000).await.unwrap(),
+            Outcome::Claimed
+        );
+        let mut tx = s.begin(&row("d", "r6")).await.unwrap();
+        assert_eq!(tx.complete("d", "r6", 2_001).await.unwrap(), Outcome::Stale);
+        tx.rollback().await;
+        assert_eq!(rows(&s, "d"), 0);
+        assert_eq!(
+            s.step(Step::Complete, "d", "r7", 2_002).await.unwrap(),
+            Outcome::Completed
+        );
     }
 }

@@ -130,18 +130,163 @@ async fn sqlite_rolls_back_failed_persists_and_the_retry_persists_them() {
         "every 5th persist fails: {}",
         s.table()
     );
-    let rows: Vec<(String, String, i64, i64, i64)> = {
-        let conn = xborder_sql::rusqlite::Connection::open(&db).unwrap();
-        let mut stmt = conn.prepare(ROWS).unwrap();
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+    exactly_once(&dir, sqlite_rows(&db));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The rows of `xborder_events` in the SQLite file `db`.
+fn sqlite_rows(db: &Path) -> Vec<(String, String, i64, i64, i64)> {
+    let conn = xborder_sql::rusqlite::Connection::open(db).unwrap();
+    let mut stmt = conn.prepare(ROWS).unwrap();
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    rows
+}
+
+/// Two deliveries of one event at once on an SQLite instance (a provider's concurrent twin),
+/// the first slow to persist (`--persist-delay-ms`): the second waits for the first's answer
+/// (one handling at a time on the connection, from its claim to its answer) and finds the
+/// event done, 200 `duplicate`, never 503 `in_progress`. (A twin answered `in_progress` on its
+/// last retry while the other ran its transaction was dead-lettered by the fault test's
+/// `sqlite-kill` run.) One row per event.
+#[test]
+fn on_sqlite_a_concurrent_twin_waits_for_the_handling_and_finds_the_event_done() {
+    let dir = scratch("sqlite-twins");
+    let db = dir.join("rx.db");
+    let (_rx, a) = receiver(
+        &dir,
+        "rx",
+        &[
+            "--sqlite",
+            db.to_str().unwrap(),
+            "--persist-delay-ms",
+            "300",
+        ],
+    );
+    let ids: Vec<String> = (0..3).map(|i| format!("evt_twin_{i}")).collect();
+    for id in &ids {
+        let twins: Vec<_> = (0..2)
+            .map(|_| {
+                let (a, id) = (a.clone(), id.clone());
+                std::thread::spawn(move || deliver(&a, &id))
             })
+            .collect();
+        let mut said: Vec<(u16, String)> = twins
+            .into_iter()
+            .map(|t| {
+                let (status, _, body) = t.join().unwrap();
+                (status, body)
+            })
+            .collect();
+        said.sort();
+        assert_eq!(
+            said,
+            [
+                (200, r#"{"result":"duplicate"}"#.to_owned()),
+                (200, r#"{"result":"processed"}"#.to_owned()),
+            ],
+            "{id}"
+        );
+    }
+    let mut rows: Vec<String> = sqlite_rows(&db).into_iter().map(|r| r.0).collect();
+    rows.sort();
+    assert_eq!(rows, ids);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The wait for the SQLite connection's turn is a store call like any other, bounded by
+/// `--store-timeout-ms`: while one handling holds the turn (persisting slowly), another
+/// event's delivery is answered 503 `STORE_UNAVAILABLE` with `Retry-After: 1` once the bound
+/// passes, having claimed nothing: its retry after the first's answer processes it.
+#[test]
+fn on_sqlite_the_wait_for_the_connection_is_bounded_and_claims_nothing() {
+    let dir = scratch("sqlite-turn");
+    let db = dir.join("rx.db");
+    let (_rx, a) = receiver(
+        &dir,
+        "rx",
+        &[
+            "--sqlite",
+            db.to_str().unwrap(),
+            "--persist-delay-ms",
+            "1500",
+            "--store-timeout-ms",
+            "300",
+        ],
+    );
+    let a1 = a.clone();
+    let slow = std::thread::spawn(move || deliver(&a1, "evt_turn_slow"));
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let started = std::time::Instant::now();
+    let (status, head, body) = deliver(&a, "evt_turn_waiting");
+    let waited = started.elapsed();
+    assert_eq!(
+        (status, body.as_str()),
+        (503, r#"{"error":"STORE_UNAVAILABLE"}"#)
+    );
+    assert!(head.contains("retry-after: 1"), "{head}");
+    assert!(
+        waited >= std::time::Duration::from_millis(250)
+            && waited < std::time::Duration::from_millis(1200),
+        "answered after {waited:?}, the bound is 300 ms"
+    );
+    let (status, _, body) = slow.join().unwrap();
+    assert_eq!((status, body.as_str()), (200, r#"{"result":"processed"}"#));
+    // Nothing was claimed by the request that waited: its retry processes the event.
+    let (status, _, body) = deliver(&a, "evt_turn_waiting");
+    assert_eq!((status, body.as_str()), (200, r#"{"result":"processed"}"#));
+    let mut rows: Vec<String> = sqlite_rows(&db).into_iter().map(|r| r.0).collect();
+    rows.sort();
+    assert_eq!(rows, ["evt_turn_slow", "evt_turn_waiting"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// In PostgreSQL the complete step runs inside the event's transaction (core's
+/// `Handling::in_transaction`): an instance whose persist outlasted the lease finds, on its
+/// transaction, that another instance took the id over and completed it (`stale`); core answers
+/// without a commit, 503 `{"result":"stale"}` with the lease as `Retry-After`, and the receiver
+/// rolls the transaction back, so only the row of the instance that took over is kept.
+#[test]
+fn on_postgres_a_stale_complete_inside_the_transaction_is_rolled_back() {
+    let dir = scratch("postgres-stale");
+    let server = PgServer::start().unwrap_or_else(|e| panic!("{e}"));
+    let url = server.url().to_owned();
+    let common = ["--postgres", url.as_str(), "--lease-ms", "1000"];
+    let slow_args = [&common[..], &["--persist-delay-ms", "2000"]].concat();
+    let (_slow, a_slow) = receiver(&dir, "slow", &slow_args);
+    let (_fast, a_fast) = receiver(&dir, "fast", &common);
+    let a1 = a_slow.clone();
+    let slow = std::thread::spawn(move || deliver(&a1, "evt_stale_tx"));
+    // After the slow instance's lease: the fast one takes the id over and persists it.
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    let (status, _, body) = deliver(&a_fast, "evt_stale_tx");
+    assert_eq!((status, body.as_str()), (200, r#"{"result":"processed"}"#));
+    let (status, head, body) = slow.join().unwrap();
+    assert_eq!((status, body.as_str()), (503, r#"{"result":"stale"}"#));
+    assert!(head.contains("retry-after: 1"), "{head}");
+    assert_eq!(stats(&a_slow)["stale"], 1);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let rows: Vec<(String, String)> = rt.block_on(async {
+        let client = server.connect().await.unwrap();
+        client
+            .query("SELECT id, instance FROM xborder_events", &[])
+            .await
             .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
-        rows
-    };
-    exactly_once(&dir, rows);
+            .iter()
+            .map(|r| (r.get(0), r.get(1)))
+            .collect()
+    });
+    assert_eq!(rows, [("evt_stale_tx".to_owned(), "fast".to_owned())]);
+    // A redelivery is a duplicate: the id is done.
+    let (status, _, body) = deliver(&a_slow, "evt_stale_tx");
+    assert_eq!((status, body.as_str()), (200, r#"{"result":"duplicate"}"#));
     let _ = std::fs::remove_dir_all(&dir);
 }
