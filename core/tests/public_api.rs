@@ -28,6 +28,7 @@ const PUBLIC: &[&str] = &[
     "claims/step.rs",
     "claims/store.rs",
     "claims/task.rs",
+    "claims/time.rs",
     "codes.rs",
     "delivery.rs",
     "envelope.rs",

@@ -6,7 +6,7 @@ use std::hash::BuildHasherDefault;
 use std::sync::{Mutex, MutexGuard};
 
 use super::store::StoreError;
-use super::{ClaimStore, Entry};
+use super::{ClaimStore, Entry, StoreTime};
 use crate::digest::DigestHasher;
 use crate::window::{Packed, Window};
 
@@ -140,23 +140,24 @@ impl Memory {
         key: u128,
         token: &str,
         since: u64,
-        ttl: Option<u64>,
+        time: StoreTime,
     ) -> Result<(), StoreError> {
         let limit = self.done.capacity().max(1024);
         if self.held.len() >= limit && !self.held.contains_key(&key) {
-            self.held.retain(|_, (_, _, expires)| *expires > since);
+            self.held
+                .retain(|_, (_, _, expires)| *expires > time.now_ms);
             if self.held.len() >= limit {
                 return Err(StoreError::new("too many claims in progress"));
             }
         }
-        let expires = ttl.map_or(u64::MAX, |t| since.saturating_add(t));
+        let expires = time.expires_at_ms.unwrap_or(u64::MAX);
         self.held.insert(key, (token.to_owned(), since, expires));
         Ok(())
     }
 }
 
 impl ClaimStore for MemoryClaims {
-    fn load(&self, id: &str) -> Result<Option<Entry>, StoreError> {
+    fn load(&self, id: &str, _: StoreTime) -> Result<Option<Entry>, StoreError> {
         Ok(self.lock().entry(Packed::new(id, 0)))
     }
 
@@ -165,7 +166,7 @@ impl ClaimStore for MemoryClaims {
         id: &str,
         expected: Option<&Entry>,
         new: Option<&Entry>,
-        ttl_ms: Option<u64>,
+        time: StoreTime,
     ) -> Result<bool, StoreError> {
         let probe = Packed::new(id, 0);
         let mut m = self.lock();
@@ -174,16 +175,16 @@ impl ClaimStore for MemoryClaims {
         }
         match new {
             Some(Entry::Held { token, since }) => {
-                m.hold(probe.key(), token, *since, ttl_ms)?;
+                m.hold(probe.key(), token, *since, time)?;
                 m.done.remove(probe);
                 let ttl = m.done_ttl;
-                m.done.evict(*since, ttl);
+                m.done.evict(time.now_ms, ttl);
             }
             Some(Entry::Done { at }) => {
                 m.held.remove(&probe.key());
-                m.done_ttl = ttl_ms;
+                m.done_ttl = time.ttl_ms;
                 m.done.insert(probe, *at);
-                m.done.evict(*at, ttl_ms);
+                m.done.evict(time.now_ms, time.ttl_ms);
             }
             None => {
                 m.held.remove(&probe.key());

@@ -25,7 +25,7 @@
 //!
 //! The module by concern: steps ([`Step`], [`IntoStep`]) and their [`Outcome`]s, the replies to
 //! the provider ([`Reply`], [`reply_to_code`]), errors ([`ClaimError`]), stored entries
-//! ([`Entry`], [`Write`]), the rules ([`ClaimRules`]), the store interface ([`ClaimStore`]) and
+//! ([`Entry`], [`Write`]), the rules ([`ClaimRules`]), the store interface ([`ClaimStore`], the times it is given: [`StoreTime`]) and
 //! its Redis script ([`REDIS_COMPARE_AND_SET`]), the task a host drives ([`ClaimTask`],
 //! [`Need`]), the synchronous runner ([`Claims`]) and the built-in store ([`MemoryClaims`]).
 
@@ -40,6 +40,7 @@ mod runner;
 mod step;
 pub(crate) mod store;
 mod task;
+mod time;
 
 pub use entry::{Entry, Write};
 pub use error::ClaimError;
@@ -51,7 +52,8 @@ pub use rules::{ClaimRules, DEFAULT_LEASE_MS, DEFAULT_WINDOW_MS};
 pub use runner::Claims;
 pub use step::{IntoStep, Step};
 pub use store::{AsyncClaimStore, ClaimStore};
-pub use task::{ClaimTask, Need, MAX_CONFLICTS, MAX_TIME_MS};
+pub use task::{ClaimTask, Need, MAX_CONFLICTS};
+pub use time::{StoreTime, MAX_TIME_MS};
 
 #[cfg(test)]
 mod tests;

@@ -2,13 +2,9 @@
 
 use super::store::StoreError;
 use super::{
-    AsyncClaimStore, ClaimError, ClaimRules, ClaimStore, Entry, IntoStep, Outcome, Step, Write,
+    AsyncClaimStore, ClaimError, ClaimRules, ClaimStore, Entry, IntoStep, Outcome, Step, StoreTime,
+    Write, MAX_TIME_MS,
 };
-
-/// The latest time a step can carry, in milliseconds since the Unix epoch: 2^48 − 1 (the
-/// year 10889). A later `at` is taken as this, by every store alike (the built-in one keeps
-/// times in 48 bits).
-pub const MAX_TIME_MS: u64 = (1 << 48) - 1;
 
 /// How many times [`Claims::step`](super::Claims::step) (or a [`ClaimTask`]) re-reads an
 /// entry that another instance
@@ -20,7 +16,8 @@ pub const MAX_CONFLICTS: u32 = 16;
 /// ```
 /// use xborder_core::claims::{ClaimRules, ClaimTask, Need};
 /// let mut t = ClaimTask::new(ClaimRules::new(10), "claim", "evt_1", "r1", 0).unwrap();
-/// assert_eq!(t.start(), Need::Load { id: "evt_1".into() });
+/// let Need::Load { id, time } = t.start() else { unreachable!() };
+/// assert_eq!((id.as_str(), time.now_ms), ("evt_1", 0));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -29,6 +26,8 @@ pub enum Need {
     Load {
         /// The event id.
         id: String,
+        /// The step's time, for a store that counts expired entries as none.
+        time: StoreTime,
     },
     /// Compare-and-set the entry of `id` (as [`ClaimStore::compare_and_set`]), then call
     /// [`ClaimTask::swapped`] with its answer.
@@ -39,8 +38,8 @@ pub enum Need {
         expected: Option<Entry>,
         /// The entry to write (`None`: remove it).
         new: Option<Entry>,
-        /// How long the store may keep `new`.
-        ttl_ms: Option<u64>,
+        /// The step's time, and how long the store may keep `new` (from then, and until when).
+        time: StoreTime,
     },
     /// The step is over.
     Done(Outcome),
@@ -117,6 +116,7 @@ impl ClaimTask {
         self.pending = None;
         Need::Load {
             id: self.id.clone(),
+            time: StoreTime::at(self.at),
         }
     }
 
@@ -144,7 +144,7 @@ impl ClaimTask {
             id: self.id.clone(),
             expected: entry,
             new,
-            ttl_ms,
+            time: StoreTime::expiring(self.at, ttl_ms),
         })
     }
 
@@ -207,15 +207,15 @@ impl ClaimTask {
         loop {
             need = match need {
                 Need::Done(outcome) => return Ok(outcome),
-                Need::Load { id } => self.loaded(store.load(&id)?)?,
+                Need::Load { id, time } => self.loaded(store.load(&id, time)?)?,
                 Need::CompareAndSet {
                     id,
                     expected,
                     new,
-                    ttl_ms,
+                    time,
                 } => {
                     let applied =
-                        store.compare_and_set(&id, expected.as_ref(), new.as_ref(), ttl_ms)?;
+                        store.compare_and_set(&id, expected.as_ref(), new.as_ref(), time)?;
                     self.swapped(applied)?
                 }
             };
@@ -228,14 +228,14 @@ impl ClaimTask {
     ///
     /// ```
     /// # use std::future::Future;
-    /// use xborder_core::claims::{AsyncClaimStore, ClaimRules, ClaimStore, ClaimTask, Entry, MemoryClaims, Outcome};
+    /// use xborder_core::claims::{AsyncClaimStore, ClaimRules, ClaimStore, ClaimTask, Entry, MemoryClaims, Outcome, StoreTime};
     /// # use xborder_core::delivery::StoreError;
     /// struct Remote(MemoryClaims);
     /// impl AsyncClaimStore for Remote {
-    ///     fn load(&self, id: &str) -> impl Future<Output = Result<Option<Entry>, StoreError>> + Send {
-    ///         let a = self.0.load(id); async move { a }
+    ///     fn load(&self, id: &str, t: StoreTime) -> impl Future<Output = Result<Option<Entry>, StoreError>> + Send {
+    ///         let a = self.0.load(id, t); async move { a }
     ///     }
-    ///     fn compare_and_set(&self, id: &str, e: Option<&Entry>, n: Option<&Entry>, t: Option<u64>)
+    ///     fn compare_and_set(&self, id: &str, e: Option<&Entry>, n: Option<&Entry>, t: StoreTime)
     ///         -> impl Future<Output = Result<bool, StoreError>> + Send {
     ///         let a = self.0.compare_and_set(id, e, n, t); async move { a }
     ///     }
@@ -259,18 +259,18 @@ impl ClaimTask {
         loop {
             need = match need {
                 Need::Done(outcome) => return Ok(outcome),
-                Need::Load { id } => {
-                    let entry = store.load(&id).await?;
+                Need::Load { id, time } => {
+                    let entry = store.load(&id, time).await?;
                     self.loaded(entry)?
                 }
                 Need::CompareAndSet {
                     id,
                     expected,
                     new,
-                    ttl_ms,
+                    time,
                 } => {
                     let applied = store
-                        .compare_and_set(&id, expected.as_ref(), new.as_ref(), ttl_ms)
+                        .compare_and_set(&id, expected.as_ref(), new.as_ref(), time)
                         .await?;
                     self.swapped(applied)?
                 }

@@ -176,15 +176,15 @@ fn entries_round_trip_and_refuse_foreign_text() {
 
 struct Flaky(MemoryClaims);
 impl ClaimStore for Flaky {
-    fn load(&self, id: &str) -> Result<Option<Entry>, StoreError> {
-        self.0.load(id)
+    fn load(&self, id: &str, time: StoreTime) -> Result<Option<Entry>, StoreError> {
+        self.0.load(id, time)
     }
     fn compare_and_set(
         &self,
         _: &str,
         _: Option<&Entry>,
         _: Option<&Entry>,
-        _: Option<u64>,
+        _: StoreTime,
     ) -> Result<bool, StoreError> {
         Ok(false) // always somebody else first
     }
@@ -203,7 +203,7 @@ fn endless_conflicts_end_in_store_unavailable() {
 #[derive(Default)]
 struct Texts(Mutex<HashMap<String, String>>);
 impl ClaimStore for Texts {
-    fn load(&self, id: &str) -> Result<Option<Entry>, StoreError> {
+    fn load(&self, id: &str, _: StoreTime) -> Result<Option<Entry>, StoreError> {
         let m = self.0.lock().map_err(|_| StoreError::new("poisoned"))?;
         m.get(id).map(|t| Entry::decode(t)).transpose()
     }
@@ -212,7 +212,7 @@ impl ClaimStore for Texts {
         id: &str,
         expected: Option<&Entry>,
         new: Option<&Entry>,
-        _: Option<u64>,
+        _: StoreTime,
     ) -> Result<bool, StoreError> {
         let mut m = self.0.lock().map_err(|_| StoreError::new("poisoned"))?;
         if m.get(id).map(String::as_str) != expected.map(Entry::encode).as_deref() {

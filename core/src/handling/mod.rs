@@ -663,15 +663,15 @@ impl Handling {
     ///
     /// ```
     /// # use std::future::Future;
-    /// use xborder_core::claims::{AsyncClaimStore, ClaimRules, ClaimStore, Entry, MemoryClaims};
+    /// use xborder_core::claims::{AsyncClaimStore, ClaimRules, ClaimStore, Entry, MemoryClaims, StoreTime};
     /// # use xborder_core::delivery::StoreError;
     /// use xborder_core::{delivery::Receiver, handling::Handling, signature::sign};
     /// struct Remote(MemoryClaims); // stands for an async client
     /// impl AsyncClaimStore for Remote {
-    ///     fn load(&self, id: &str) -> impl Future<Output = Result<Option<Entry>, StoreError>> + Send {
-    ///         let a = self.0.load(id); async move { a }
+    ///     fn load(&self, id: &str, t: StoreTime) -> impl Future<Output = Result<Option<Entry>, StoreError>> + Send {
+    ///         let a = self.0.load(id, t); async move { a }
     ///     }
-    ///     fn compare_and_set(&self, id: &str, e: Option<&Entry>, n: Option<&Entry>, t: Option<u64>)
+    ///     fn compare_and_set(&self, id: &str, e: Option<&Entry>, n: Option<&Entry>, t: StoreTime)
     ///         -> impl Future<Output = Result<bool, StoreError>> + Send {
     ///         let a = self.0.compare_and_set(id, e, n, t); async move { a }
     ///     }
@@ -1036,8 +1036,9 @@ mod tests {
         fn load(
             &self,
             id: &str,
+            time: crate::claims::StoreTime,
         ) -> impl Future<Output = Result<Option<crate::claims::Entry>, StoreError>> + Send {
-            let answer = self.0.load(id);
+            let answer = self.0.load(id, time);
             async move { answer }
         }
         fn compare_and_set(
@@ -1045,9 +1046,9 @@ mod tests {
             id: &str,
             expected: Option<&crate::claims::Entry>,
             new: Option<&crate::claims::Entry>,
-            ttl_ms: Option<u64>,
+            time: crate::claims::StoreTime,
         ) -> impl Future<Output = Result<bool, StoreError>> + Send {
-            let answer = self.0.compare_and_set(id, expected, new, ttl_ms);
+            let answer = self.0.compare_and_set(id, expected, new, time);
             async move { answer }
         }
     }

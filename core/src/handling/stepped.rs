@@ -47,9 +47,9 @@ pub enum Next<'h> {
 ///         Next::Act(Act::Answer(a)) => break *a,
 ///         Next::Act(Act::Persist(_)) => steps.persisted(true),
 ///         Next::Act(_) => { at += 1; steps.begin(at) }
-///         Next::Store(Need::Load { id }) => steps.loaded(store.load(&id).unwrap()),
-///         Next::Store(Need::CompareAndSet { id, expected, new, ttl_ms }) => {
-///             let applied = store.compare_and_set(&id, expected.as_ref(), new.as_ref(), ttl_ms).unwrap();
+///         Next::Store(Need::Load { id, time }) => steps.loaded(store.load(&id, time).unwrap()),
+///         Next::Store(Need::CompareAndSet { id, expected, new, time }) => {
+///             let applied = store.compare_and_set(&id, expected.as_ref(), new.as_ref(), time).unwrap();
 ///             steps.swapped(applied)
 ///         }
 ///         Next::Store(_) => unreachable!(),
@@ -108,7 +108,7 @@ impl StoreSteps {
     /// let mut steps = StoreSteps::new(Handling::new(rx.receive(body, Some(sign(b"k", body).unwrap().as_str())), ClaimRules::default(), "t"));
     /// assert!(matches!(steps.next(), Next::Act(a) if a.as_str() == "claim"));
     /// steps.begin(5).unwrap();
-    /// assert_eq!(steps.next(), Next::Store(Need::Load { id: "evt_1".into() }));
+    /// assert!(matches!(steps.next(), Next::Store(Need::Load { id, .. }) if id == "evt_1"));
     /// ```
     pub fn next(&self) -> Next<'_> {
         match &self.need {
@@ -310,15 +310,17 @@ mod tests {
                 Next::Act(Act::Answer(a)) => return *a,
                 Next::Act(Act::Persist(_)) => s.persisted(persist).map(|_| ()),
                 Next::Act(_) => s.begin(7).map(|_| ()),
-                Next::Store(Need::Load { id }) => s.loaded(store.load(&id).unwrap()).map(|_| ()),
+                Next::Store(Need::Load { id, time }) => {
+                    s.loaded(store.load(&id, time).unwrap()).map(|_| ())
+                }
                 Next::Store(Need::CompareAndSet {
                     id,
                     expected,
                     new,
-                    ttl_ms,
+                    time,
                 }) => {
                     let applied = store
-                        .compare_and_set(&id, expected.as_ref(), new.as_ref(), ttl_ms)
+                        .compare_and_set(&id, expected.as_ref(), new.as_ref(), time)
                         .unwrap();
                     s.swapped(applied).map(|_| ())
                 }
@@ -400,16 +402,18 @@ mod tests {
                     acts.push(a.as_str().to_owned());
                     s.begin(3).map(|_| ())
                 }
-                Next::Store(Need::Load { id }) => s.loaded(store.load(&id).unwrap()).map(|_| ()),
+                Next::Store(Need::Load { id, time }) => {
+                    s.loaded(store.load(&id, time).unwrap()).map(|_| ())
+                }
                 Next::Store(Need::CompareAndSet {
                     id,
                     expected,
                     new,
-                    ttl_ms,
+                    time,
                 }) => s
                     .swapped(
                         store
-                            .compare_and_set(&id, expected.as_ref(), new.as_ref(), ttl_ms)
+                            .compare_and_set(&id, expected.as_ref(), new.as_ref(), time)
                             .unwrap(),
                     )
                     .map(|_| ()),
