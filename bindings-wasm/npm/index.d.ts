@@ -414,20 +414,39 @@ export interface ClaimReply {
 }
 
 /**
+ * The times of one store call, as xborder's core clamped them (each at most 2^48 − 1 ms, the
+ * year 10889): a store writes and compares these numbers as they are, and never reads an entry
+ * text for a time nor clamps one.
+ */
+export interface StoreTime {
+  /** The step's time (the `atMs` it was run at, clamped). A store that keeps expiry counts an entry expired at or before it as none. */
+  nowMs: number;
+  /** How long the store may keep the new entry from `nowMs` (`null`: as long as it likes; a load or a removal has none). A Redis store gives it to `PEXPIRE`. */
+  ttlMs: number | null;
+  /** `nowMs + ttlMs` (clamped): when the store may drop the new entry (`null`: never). A SQL store writes it in its expiry column. */
+  expiresAtMs: number | null;
+}
+
+/**
  * A store of claims shared by the instances of one consumer (Redis, SQL, ...). It keeps one
- * entry text per event id and compares-and-sets it atomically; every decision is xborder's.
- * Either method may return a Promise (then use `stepAsync`); one that throws or rejects makes
- * the step fail with `STORE_UNAVAILABLE`, the error as its `cause`.
+ * entry text per event id and compares-and-sets it atomically; every decision is xborder's (the
+ * entry texts are opaque to the store). Either method may return a Promise (then use
+ * `stepAsync`); one that throws or rejects makes the step fail with `STORE_UNAVAILABLE`, the error
+ * as its `cause`.
  */
 export interface ClaimStore {
-  /** The entry text of `id`: a string, or `null` / `undefined` when there is none. */
-  load(id: string): string | null | undefined | PromiseLike<string | null | undefined>;
   /**
-   * Atomically: when the entry of `id` is `expected` (`null`: no entry), make it `next` (`null`:
-   * remove it), which the store may drop on its own after `ttlMs` (`null`: never), and answer
-   * `true`; otherwise change nothing and answer `false`.
+   * The entry text of `id`: a string, or `null` / `undefined` when there is none (a store that
+   * keeps expiry: none either when it expired at or before `time.nowMs`).
    */
-  compareAndSet(id: string, expected: string | null, next: string | null, ttlMs: number | null): boolean | PromiseLike<boolean>;
+  load(id: string, time: StoreTime): string | null | undefined | PromiseLike<string | null | undefined>;
+  /**
+   * Atomically: when the entry of `id` is `expected` (`null`: no entry, or one expired at or
+   * before `time.nowMs` in a store that keeps expiry), make it `next` (`null`: remove it), which
+   * the store may drop on its own after `ttlMs` (`null`: never; the same as `time.ttlMs`), that
+   * is at `time.expiresAtMs`, and answer `true`; otherwise change nothing and answer `false`.
+   */
+  compareAndSet(id: string, expected: string | null, next: string | null, ttlMs: number | null, time: StoreTime): boolean | PromiseLike<boolean>;
 }
 
 /** The rules of claims; absent, `null` or `undefined` takes the default. Any other key is a `TypeError`. */
@@ -583,7 +602,8 @@ export interface DeliveryTransaction<Tx = unknown> {
   begin(): Tx | Promise<Tx>;
   /**
    * The claim store on the transaction `tx` (its calls on that connection), for the complete
-   * step at `atMs` (the time `now` gave it, for a store that dates its rows).
+   * step at `atMs` (the time `now` gave it; a store needs none: each of its calls is given
+   * core's `time`, `nowMs` being this one, clamped).
    */
   store(tx: Tx, atMs: number): ClaimStore;
   /** Commits `tx` (after the complete step); throwing (or rejecting) is a failed commit. */

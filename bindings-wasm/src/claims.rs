@@ -3,7 +3,7 @@
 
 use wasm_bindgen::prelude::*;
 use xborder_core::claims::{
-    self, ClaimError, ClaimRules, ClaimTask, Claims, Entry, Need, DEFAULT_LEASE_MS,
+    self, ClaimError, ClaimRules, ClaimTask, Claims, Entry, Need, StoreTime, DEFAULT_LEASE_MS,
 };
 use xborder_core::delivery::{StoreError, DEFAULT_WINDOW};
 
@@ -68,33 +68,56 @@ pub(crate) fn entry_text(e: Option<Entry>) -> JsValue {
     e.map_or(JsValue::NULL, |e| js_str(&e.encode()))
 }
 
-/// `{op: 'load', id}`, `{op: 'cas', id, expected, next, ttlMs}` (entry texts, `null` for none)
-/// or `{op: 'done', outcome}`; `STORE_UNAVAILABLE` for a need this binding does not know.
-fn need_js(need: Need) -> Result<JsValue, JsValue> {
+/// A store call's times, as core clamped them: `{nowMs, ttlMs, expiresAtMs}` (`null` for none).
+fn time_js(t: StoreTime) -> JsValue {
+    let or_null = |v: Option<u64>| v.map_or(JsValue::NULL, js_u64);
+    js_object(&[
+        ("nowMs", js_u64(t.now_ms)),
+        ("ttlMs", or_null(t.ttl_ms)),
+        ("expiresAtMs", or_null(t.expires_at_ms)),
+    ])
+}
+
+/// A store call as the glue reads it, named under `key` (`op` for a claim task's need, `act`
+/// for a handling's): `{[key]: 'load', id, time}` or `{[key]: 'cas', id, expected, next, ttlMs,
+/// time}` (entry texts, `null` for none; `ttlMs` is `time.ttlMs`). Another need is given back.
+pub(crate) fn store_call_js(key: &str, need: Need) -> Result<JsValue, Need> {
     Ok(match need {
-        Need::Load { id } => js_object(&[("op", js_str("load")), ("id", js_str(&id))]),
+        Need::Load { id, time } => js_object(&[
+            (key, js_str("load")),
+            ("id", js_str(&id)),
+            ("time", time_js(time)),
+        ]),
         Need::CompareAndSet {
             id,
             expected,
             new,
-            ttl_ms,
+            time,
         } => js_object(&[
-            ("op", js_str("cas")),
+            (key, js_str("cas")),
             ("id", js_str(&id)),
             ("expected", entry_text(expected)),
             ("next", entry_text(new)),
-            ("ttlMs", ttl_ms.map_or(JsValue::NULL, js_u64)),
+            ("ttlMs", time.ttl_ms.map_or(JsValue::NULL, js_u64)),
+            ("time", time_js(time)),
         ]),
-        Need::Done(outcome) => js_object(&[
+        other => return Err(other),
+    })
+}
+
+/// A store call (`store_call_js` under `op`) or `{op: 'done', outcome}`; `STORE_UNAVAILABLE` for
+/// a need this binding does not know.
+fn need_js(need: Need) -> Result<JsValue, JsValue> {
+    match store_call_js("op", need) {
+        Ok(call) => Ok(call),
+        Err(Need::Done(outcome)) => Ok(js_object(&[
             ("op", js_str("done")),
             ("outcome", js_str(outcome.as_str())),
-        ]),
-        _ => {
-            return Err(store_unavailable(
-                "xborder-wasm does not know what the claim task needs",
-            ))
-        }
-    })
+        ])),
+        Err(_) => Err(store_unavailable(
+            "xborder-wasm does not know what the claim task needs",
+        )),
+    }
 }
 
 #[wasm_bindgen(js_class = ClaimTask)]

@@ -4,15 +4,16 @@
 //! the host's persist and, for a store of the host's, each load and compare-and-set core asks
 //! for. Acts are plain JS objects: `{act: 'claim' | 'complete' | 'release', id}`,
 //! `{act: 'persist', envelope}`, `{act: 'commit', id}` (a handling in a transaction),
-//! `{act: 'load', id}`,
-//! `{act: 'cas', id, expected, next, ttlMs}` (entry texts, `null` for none) and
+//! `{act: 'load', id, time}`,
+//! `{act: 'cas', id, expected, next, ttlMs, time}` (entry texts, `null` for none; `time`:
+//! `{nowMs, ttlMs, expiresAtMs}`, core's `StoreTime`, the store writes and compares as given) and
 //! `{act: 'answer', answer: {status, retryAfter, outcome, code, persisted}}`.
 
 use wasm_bindgen::prelude::*;
 use xborder_core::claims::{ClaimStore, Entry, Need, MAX_CONFLICTS};
 use xborder_core::handling::{Act, Answer, Handling, Next, OutOfOrder, StoreSteps};
 
-use crate::claims::{claim_rules, entry_text, millis, WasmClaims};
+use crate::claims::{claim_rules, millis, store_call_js, WasmClaims};
 use crate::errors::coded;
 use crate::json::{js_object, js_str, js_u64};
 use crate::signatures::{envelope_js, receive_error_js, WasmReceiver};
@@ -48,22 +49,10 @@ fn next_js(next: Next<'_>) -> JsValue {
             | Act::Release { id, .. }
             | Act::Commit { id }),
         ) => named(act.as_str(), id),
-        Next::Store(Need::Load { id }) => named("load", &id),
-        Next::Store(Need::CompareAndSet {
-            id,
-            expected,
-            new,
-            ttl_ms,
-        }) => js_object(&[
-            ("act", js_str("cas")),
-            ("id", js_str(&id)),
-            ("expected", entry_text(expected)),
-            ("next", entry_text(new)),
-            ("ttlMs", ttl_ms.map_or(JsValue::NULL, js_u64)),
-        ]),
-        // Core's enums are non-exhaustive: an act this binding does not know yet is named, so
-        // the glue stops on it (its loop accepts only the acts above).
-        _ => js_object(&[("act", js_str("unknown"))]),
+        // Core's enums are non-exhaustive: an act (or a store call) this binding does not know
+        // yet is named, so the glue stops on it (its loop accepts only the acts above).
+        Next::Store(need) => store_call_js("act", need).unwrap_or_else(|_| named("unknown", "")),
+        _ => named("unknown", ""),
     }
 }
 
@@ -130,7 +119,7 @@ impl WasmDeliveryHandling {
         // A step's calls end within core's conflict limit (a load and a compare-and-set each).
         for _ in 0..(2 * MAX_CONFLICTS + 2) {
             let went = match self.inner.next() {
-                Next::Store(Need::Load { id }) => match store.load(&id) {
+                Next::Store(Need::Load { id, time }) => match store.load(&id, time) {
                     Ok(entry) => self.inner.loaded(entry),
                     Err(e) => self.inner.store_failed(e.to_string()),
                 },
@@ -138,8 +127,8 @@ impl WasmDeliveryHandling {
                     id,
                     expected,
                     new,
-                    ttl_ms,
-                }) => match store.compare_and_set(&id, expected.as_ref(), new.as_ref(), ttl_ms) {
+                    time,
+                }) => match store.compare_and_set(&id, expected.as_ref(), new.as_ref(), time) {
                     Ok(applied) => self.inner.swapped(applied),
                     Err(e) => self.inner.store_failed(e.to_string()),
                 },

@@ -4,7 +4,7 @@ import {
   decodeEnvelope, validateBeneficiary, requiredFields, listQuery, pageInfo, init, Catalog, PageWalker, Claims,
   type ErrorCode, type Decision, type Envelope, type Issue, type IssueCode, type PageInfo, type JsonObject,
   type Body, type SecretOrSecrets, type ListParams, type Classification, type RegistrationCheck,
-  type ReceiverOptions, type Drift, type DriftCode, type WalkStep, type PageResponse, type ClaimStore,
+  type ReceiverOptions, type Drift, type DriftCode, type WalkStep, type PageResponse, type ClaimStore, type StoreTime,
   type ClaimOutcome, type ClaimStep, type ClaimsOptions, type ClaimRulesOptions, type JsonValue,
   type SignatureHeader, type HeaderCollection, type RulesDocument, type BankListResponse, type BankListInput,
   type RulesInput, type DocumentErrorCode, BeneficiaryValidator, handleDelivery, DeliveryHandling,
@@ -254,8 +254,27 @@ const syncStore: ClaimStore = {
 };
 const asyncStore: ClaimStore = {
   load: async (id) => texts.get(id),
-  compareAndSet: async (id, expected, next, ttlMs: number | null) => syncStore.compareAndSet(id, expected, next, ttlMs) === true,
+  compareAndSet: async (id, expected, next, ttlMs: number | null, time: StoreTime) => syncStore.compareAndSet(id, expected, next, ttlMs, time) === true,
 };
+// A store that keeps expiry (a SQL row): core's times, written and compared as given.
+const expiring = new Map<string, [string, number | null]>();
+const liveEntry = (id: string, time: StoreTime): string | null => {
+  const row = expiring.get(id);
+  return row !== undefined && (row[1] === null || row[1] > time.nowMs) ? row[0] : null;
+};
+const sqlLike: ClaimStore = {
+  load: (id, time) => liveEntry(id, time),
+  compareAndSet(id, expected, next, _ttlMs, time) {
+    if (liveEntry(id, time) !== expected) return false;
+    const expiresAt: number | null = time.expiresAtMs;
+    if (next === null) expiring.delete(id); else expiring.set(id, [next, expiresAt]);
+    return true;
+  },
+};
+// @ts-expect-error: a StoreTime's times are numbers (or null)
+const wrongTime: StoreTime = { nowMs: '1', ttlMs: null, expiresAtMs: null };
+void wrongTime;
+void Claims.withStore(sqlLike).step('claim', 'evt_1', 'req_a', 7);
 const rules: ClaimRulesOptions = { leaseMs: 1000 };
 const shared = Claims.withStore(syncStore, rules);
 const again: ClaimOutcome = shared.step('complete', 'evt_1', 'req_a', 5);

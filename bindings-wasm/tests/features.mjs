@@ -334,12 +334,12 @@ class MapStore {
     // Asynchronous answers come back on a later turn of the event loop, as a network's would.
     return this.async ? new Promise((resolve) => setTimeout(() => resolve(v), 0)) : v;
   }
-  load(id) {
-    this.calls.push(['load', id]);
+  load(id, time) {
+    this.calls.push(['load', id, time]);
     return this.answer(this.texts.get(id) ?? null);
   }
-  compareAndSet(id, expected, next, ttlMs) {
-    this.calls.push(['compareAndSet', id, expected, next, ttlMs]);
+  compareAndSet(id, expected, next, ttlMs, time) {
+    this.calls.push(['compareAndSet', id, expected, next, ttlMs, time]);
     if ((this.texts.get(id) ?? null) !== expected) return this.answer(false);
     if (next === null) this.texts.delete(id);
     else this.texts.set(id, next);
@@ -410,22 +410,36 @@ async function alike(rules, steps, want) {
   }
 
   // What a store is asked: core's entry texts, the TTLs core gives (a claim: two leases; a done
-  // entry: the window), `null` for no entry; its `this` is the store.
+  // entry: the window), `null` for no entry, and core's times (`time`: the step's, the TTL and
+  // their sum); its `this` is the store.
   const store = new MapStore();
   const claims = Claims.withStore(store, { leaseMs: 1000, windowMs: 5000 });
+  const at = (nowMs, ttlMs = null) => ({ nowMs, ttlMs, expiresAtMs: ttlMs === null ? null : nowMs + ttlMs });
   assert.equal(claims.step('claim', 'evt:1', 'req a', 7), 'claimed');
   assert.equal(claims.step('complete', 'evt:1', 'req a', 8), 'completed');
   assert.deepEqual(store.calls, [
-    ['load', 'evt:1'], ['compareAndSet', 'evt:1', null, 'h:7:req a', 2000],
-    ['load', 'evt:1'], ['compareAndSet', 'evt:1', 'h:7:req a', 'd:8', 5000],
+    ['load', 'evt:1', at(7)], ['compareAndSet', 'evt:1', null, 'h:7:req a', 2000, at(7, 2000)],
+    ['load', 'evt:1', at(8)], ['compareAndSet', 'evt:1', 'h:7:req a', 'd:8', 5000, at(8, 5000)],
   ]);
   store.calls.length = 0;
   assert.equal(claims.step('claim', 'evt:1', 'req b', 9), 'duplicate');
-  assert.deepEqual(store.calls, [['load', 'evt:1']]); // nothing to write
+  assert.deepEqual(store.calls, [['load', 'evt:1', at(9)]]); // nothing to write
   assert.equal(claims.step('release', 'evt:2', 'req b', 9), 'stale');
   store.texts.set('evt:3', 'h:1:req c');
   assert.equal(claims.step('release', 'evt:3', 'req c', 10), 'released');
-  assert.deepEqual(store.calls.at(-1), ['compareAndSet', 'evt:3', 'h:1:req c', null, null]);
+  assert.deepEqual(store.calls.at(-1), ['compareAndSet', 'evt:3', 'h:1:req c', null, null, at(10)]);
+  // Past core's range (2^48 - 1 ms), every time is core's clamp: the store is given it as it is.
+  const MAX = 2 ** 48 - 1;
+  const far = new MapStore({ async: true });
+  const farClaims = Claims.withStore(far, { leaseMs: 1000, windowMs: Number.MAX_SAFE_INTEGER });
+  assert.equal(await farClaims.stepAsync('claim', 'e', 'r', MAX - 1), 'claimed');
+  assert.equal(await farClaims.stepAsync('complete', 'e', 'r', 2 ** 50), 'completed');
+  // (The expiry past the range is core's to choose: only checked not to be before the step.)
+  const later = (t) => ({ ...t, expiresAtMs: t.expiresAtMs >= t.nowMs ? 'later' : t.expiresAtMs });
+  assert.deepEqual(far.calls.map((c) => (c[0] === 'load' ? c : [...c.slice(0, 5), later(c[5])])), [
+    ['load', 'e', at(MAX - 1)], ['compareAndSet', 'e', null, `h:${MAX - 1}:r`, 2000, { nowMs: MAX - 1, ttlMs: 2000, expiresAtMs: 'later' }],
+    ['load', 'e', at(MAX)], ['compareAndSet', 'e', `h:${MAX - 1}:r`, `d:${MAX}`, MAX, { nowMs: MAX, ttlMs: MAX, expiresAtMs: 'later' }],
+  ]);
   assert.equal(store.texts.has('evt:3'), false);
   // `undefined` from load is "no entry", as null is.
   assert.equal(Claims.withStore({ load: () => undefined, compareAndSet: () => true }).step('claim', 'e', 'r', 0), 'claimed');
@@ -708,6 +722,22 @@ console.log('features: ok (form model: beneficiaryForm refusals and choices, che
     const again = await handleDelivery({ receiver, ...where, body, signature, persist });
     assert.deepEqual([again.status, again.outcome, again.persisted, 'error' in again], [200, 'duplicate', false, false], name);
     assert.deepEqual(saved, ['evt_handle_1'], name);
+  }
+  // Each store call is given core's times (the step's, from `now`), a transaction's store too.
+  {
+    const seen = [];
+    const plain = store(true);
+    const watched = (s, where) => ({
+      load: (id, time) => { seen.push([where, 'load', time]); return s.load(id); },
+      compareAndSet: (id, expected, next, ttlMs, time) => { seen.push([where, 'cas', ttlMs, time]); return s.compareAndSet(id, expected, next); },
+    });
+    texts.clear();
+    const transaction = { begin: () => ({}), store: () => watched(plain, 'tx'), commit() {}, rollback() {} };
+    const r = await handleDelivery({ receiver, store: watched(plain, 'store'), transaction, leaseMs: 1000, windowMs: 60_000,
+      now: () => 5000, body, signature, persist: async () => {} });
+    assert.deepEqual([r.status, r.outcome], [200, 'completed']);
+    const t = (ttlMs) => ({ nowMs: 5000, ttlMs, expiresAtMs: ttlMs === null ? null : 5000 + ttlMs });
+    assert.deepEqual(seen, [['store', 'load', t(null)], ['store', 'cas', 2000, t(2000)], ['tx', 'load', t(null)], ['tx', 'cas', 60_000, t(60_000)]]);
   }
   // A persist that throws: released, 500 PERSIST_FAILED, the error kept; the retry persists it.
   {

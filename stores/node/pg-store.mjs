@@ -11,18 +11,15 @@
 //   await claims.completeIn(client, id, token, Date.now());    // inside the host's BEGIN … COMMIT
 //   await claims.purge(Date.now() - 60_000);                   // now and then: drop expired rows
 //
-// Time: xborder-wasm's store interface hands a store no time (load(id), compareAndSet(id,
-// expected, next, ttlMs)), so `PgClaims` makes one store per step, bound to that step's `atMs`:
-// a row expires at the step's time plus the TTL core gives (two leases for a claim, the window
-// for a done id), and a row expired at the step's time is no row, exactly as the Rust crate's
-// `step(client, step, id, token, at_ms)`. Never `Date.now()` inside the store: every time is the
-// one the host passes, so the hosts' clocks (kept within much less than a lease of each other by
-// NTP) are the only clocks. `pgClaimStore(db)` without a time is the plain store for
-// `Claims.withStore`: it counts a row until it is purged and dates its expiry from the entry's
-// own time (the same as the step's), and core's rules ignore an entry past its TTL themselves:
-// the outcomes are the same (the Rust `SqliteClaims`' `ClaimStore` impl does this).
+// Time: xborder-wasm hands each store call core's times (`time`: { nowMs, ttlMs, expiresAtMs },
+// clamped by core): the store writes `time.expiresAtMs` as the row's expiry and counts a row
+// expired at `time.nowMs` as no row, exactly as the Rust crate's store does with the same
+// numbers. It computes no time, reads none from an entry text, and never calls `Date.now()`: the
+// step's time is the one the host passes (`atMs`), so the hosts' clocks (kept within much less
+// than a lease of each other by NTP) are the only clocks. One store, `pgClaimStore(db)`, serves
+// `Claims.withStore`, `handleDelivery` and `PgClaims` alike; xborder-wasm drives it.
 import { Claims } from 'xborder-wasm';
-import { entryTime, expiry, millis, nowParam, readMigration, refuse } from './sql-common.mjs';
+import { millis, readMigration, refuse, storeTime } from './sql-common.mjs';
 
 /** The table's DDL, read from stores/sql/migrations/postgres.sql: idempotent. */
 export const MIGRATION = readMigration('postgres');
@@ -73,30 +70,28 @@ function connection(name, v) {
   }
   return v;
 }
-const bigintParam = (v) => (v === null ? null : String(v));
 
 /**
- * The store `Claims.withStore(store, options)` takes, over `db` (a Pool, a Client, or the
- * PoolClient of an open transaction: then its writes commit or roll back with it). With `atMs`
- * (the time of the one step it serves: `PgClaims` passes it), rows expired at that time are no
- * rows; without it, a row counts until it is purged (core's rules ignore an entry past its TTL).
- * A failed statement rejects: xborder reports it as `STORE_UNAVAILABLE`, the error as `cause`.
+ * The store `Claims.withStore(store, options)` and `handleDelivery({ store })` take, over `db` (a
+ * Pool, a Client, or the PoolClient of an open transaction: then its writes commit or roll back
+ * with it). Each call runs one statement with the times xborder gives it: a row expired at
+ * `time.nowMs` is no row, a written row expires at `time.expiresAtMs` (null: never). A failed
+ * statement rejects: xborder reports it as `STORE_UNAVAILABLE`, the error as `cause`.
  */
-export function pgClaimStore(db, atMs) {
+export function pgClaimStore(db) {
   queryable('db', db);
-  const timed = atMs !== undefined && atMs !== null;
-  const now = timed ? nowParam(millis('atMs', atMs)) : 0;
-  const load = async (id) => (await db.query(LOAD, [id, now])).rows[0]?.entry ?? null;
+  const load = async (id, time) => (await db.query(LOAD, [id, storeTime('time', time).nowMs])).rows[0]?.entry ?? null;
   return {
     load,
-    compareAndSet: async (id, expected, next, ttlMs) => {
-      const expiresAt = bigintParam(expiry(timed ? now : entryTime(next), ttlMs));
+    // `ttlMs` is `time.ttlMs`: the row keeps `time.expiresAtMs` instead.
+    compareAndSet: async (id, expected, next, ttlMs, time) => {
+      const { nowMs, expiresAtMs = null } = storeTime('time', time);
       let result;
-      if (expected === null && next !== null) result = await db.query(INSERT, [id, next, expiresAt, now]);
-      else if (expected !== null && next !== null) result = await db.query(UPDATE, [id, expected, next, expiresAt, now]);
-      else if (expected !== null) result = await db.query(DELETE, [id, expected, now]);
+      if (expected === null && next !== null) result = await db.query(INSERT, [id, next, expiresAtMs, nowMs]);
+      else if (expected !== null && next !== null) result = await db.query(UPDATE, [id, expected, next, expiresAtMs, nowMs]);
+      else if (expected !== null) result = await db.query(DELETE, [id, expected, nowMs]);
       // Core never asks to remove what is not there: "no row" is already the case when the id has no live row.
-      else return (await load(id)) === null;
+      else return (await load(id, time)) === null;
       return result.rowCount === 1;
     },
   };
@@ -106,7 +101,7 @@ export function pgClaimStore(db, atMs) {
  * The `transaction` option of xborder-wasm's `handleDelivery` over `pool` (a pg Pool): the
  * event's write and the claim's completion on one connection, committed together (core's order;
  * this only carries it out). `begin()` takes a connection and sends BEGIN (the `tx` your
- * `persist(envelope, tx)` writes on); `store(client, atMs)` is `pgClaimStore(client, atMs)`;
+ * `persist(envelope, tx)` writes on); `store(client)` is `pgClaimStore(client)`;
  * `commit(client)` sends COMMIT (a transaction PostgreSQL rolled back because a statement in it
  * failed is a failed commit) and gives the connection back; `rollback(client)` destroys the
  * connection (the server rolls its transaction back; a connection whose statement failed or
@@ -128,7 +123,7 @@ export function pgTransaction(pool) {
       }
       return client;
     },
-    store: (client, atMs) => pgClaimStore(client, atMs),
+    store: (client) => pgClaimStore(client),
     async commit(client) {
       const result = await client.query('COMMIT');
       if (result.command === 'ROLLBACK') throw new Error('the transaction was rolled back (a statement in it failed)');
@@ -140,8 +135,6 @@ export function pgTransaction(pool) {
   };
 }
 
-const NO_STORE = { load: () => null, compareAndSet: () => false };
-
 /**
  * Claims in PostgreSQL over `db` (a `pg.Pool`, usually: each statement on any of its
  * connections, one round trip each), with xborder's `options` ({ leaseMs, windowMs }, as
@@ -150,12 +143,11 @@ const NO_STORE = { load: () => null, compareAndSet: () => false };
 export class PgClaims {
   #db;
   #options;
-  #plain;
+  #claims;
 
   constructor(db, options) {
-    queryable('db', db);
-    // Checked as xborder-wasm checks them (a TypeError naming `options.leaseMs`, ...).
-    this.#plain = Claims.withStore(NO_STORE, options);
+    // The options checked as xborder-wasm checks them (a TypeError naming `options.leaseMs`, ...).
+    this.#claims = Claims.withStore(pgClaimStore(db), options);
     this.#db = db;
     this.#options = options == null ? options : { ...options };
   }
@@ -177,7 +169,7 @@ export class PgClaims {
 
   /** One step ('claim', 'complete', 'release') by `token` on event `id` at `atMs` (the host's clock). */
   async step(step, id, token, atMs) {
-    return this.#stepOn(this.#db, step, id, token, atMs);
+    return this.#claims.stepAsync(step, id, token, atMs);
   }
 
   /**
@@ -191,22 +183,16 @@ export class PgClaims {
    */
   async completeIn(client, id, token, atMs) {
     connection('client', client);
-    return this.#stepOn(client, 'complete', id, token, atMs);
+    return Claims.withStore(pgClaimStore(client), this.#options).stepAsync('complete', id, token, atMs);
   }
 
   /** Deletes the rows expired at `nowMs` (pass your clock minus the skew you allow); how many. */
   async purge(nowMs) {
-    const now = nowParam(millis('nowMs', nowMs, 'Date.now() - 60_000'));
-    return (await this.#db.query(PURGE, [now])).rowCount;
+    return (await this.#db.query(PURGE, [millis('nowMs', nowMs, 'Date.now() - 60_000')])).rowCount;
   }
 
   /** What to answer the provider after `step` gave `outcome` (xborder's `claims.reply`). */
   reply(step, outcome) {
-    return this.#plain.reply(step, outcome);
-  }
-
-  async #stepOn(db, step, id, token, atMs) {
-    millis('atMs', atMs);
-    return Claims.withStore(pgClaimStore(db, atMs), this.#options).stepAsync(step, id, token, atMs);
+    return this.#claims.reply(step, outcome);
   }
 }

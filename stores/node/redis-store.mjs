@@ -11,7 +11,10 @@ export const COMPARE_AND_SET = readFileSync(
 
 /**
  * A `ClaimStore` over an ioredis client: `Claims.withStore(redisClaimStore(redis), { leaseMs })`.
- * Keys are `prefix + event id`. Redis errors reject, which xborder reports as `STORE_UNAVAILABLE`.
+ * Keys are `prefix + event id`. A written key expires after `ttlMs` (core's `time.ttlMs`, already
+ * clamped: given to the script's `PEXPIRE` as it is); Redis drops an expired key itself, so the
+ * step's `time` is not needed here. Redis errors reject, which xborder reports as
+ * `STORE_UNAVAILABLE`.
  */
 export function redisClaimStore(redis, { prefix = 'xb:claims:' } = {}) {
   redis.defineCommand('xborderCompareAndSet', { numberOfKeys: 1, lua: COMPARE_AND_SET });

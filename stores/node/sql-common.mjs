@@ -1,12 +1,9 @@
 // What the PostgreSQL and SQLite claim stores (pg-store.mjs, sqlite-store.mjs) share: the
-// migrations read from stores/sql/migrations (the one source of truth, also the Rust crate's),
-// the times as the statements take them (core's clamp, the expiry), and the kind checks of
-// their public functions (a wrong kind is a TypeError naming the parameter, as in xborder-wasm).
+// migrations read from stores/sql/migrations (the one source of truth, also the Rust crate's)
+// and the kind checks of their public functions (a wrong kind is a TypeError naming the
+// parameter, as in xborder-wasm). No time is computed here: the stores write and compare the
+// times core gives each call (`time`: { nowMs, ttlMs, expiresAtMs }, clamped by core).
 import { readFileSync } from 'node:fs';
-
-/** Core's largest time (`MAX_TIME_MS`, 2^48 − 1): a step's time is clamped to it. */
-export const MAX_TIME_MS = 2 ** 48 - 1;
-const I64_MAX = (1n << 63n) - 1n;
 
 /** The migration of `engine` ('postgres' or 'sqlite'), read at run time from stores/sql. */
 export function readMigration(engine) {
@@ -35,24 +32,14 @@ export function millis(name, v, example = 'Date.now()') {
   throw refuse(name, 'a non-negative safe integer number of milliseconds', v, `pass ${example}`);
 }
 
-/** A step's time as the statements take it: core's clamp, so the row's times are the entry's. */
-export const nowParam = (atMs) => Math.min(atMs, MAX_TIME_MS);
-
 /**
- * When a row written at `now` (a number or a BigInt) with core's `ttlMs` expires, as a BigInt
- * (saturating at the largest bigint / INTEGER); null when the entry never expires.
+ * The `time` of a store call as xborder-wasm passes it (core's `StoreTime`: `nowMs`, and
+ * `expiresAtMs` or null), checked only for its kind: a store called without one (by a caller of
+ * its own, or an xborder-wasm before StoreTime) fails with a TypeError naming it.
  */
-export function expiry(now, ttlMs) {
-  if (ttlMs === null || ttlMs === undefined) return null;
-  const at = BigInt(now) + BigInt(ttlMs);
-  return at > I64_MAX ? I64_MAX : at;
-}
-
-/**
- * The time written in an entry text (`h:<since>:<token>`, `d:<at>`), for a store that is not
- * given the step's time (the same rule as the Rust crate's `ClaimStore` impl); 0 for none.
- */
-export function entryTime(text) {
-  const m = typeof text === 'string' ? /^[dh]:(\d+)/.exec(text) : null;
-  return m ? BigInt(m[1]) : 0n;
+export function storeTime(name, v) {
+  const ok = (n) => Number.isSafeInteger(n) && n >= 0;
+  if (v !== null && typeof v === 'object' && ok(v.nowMs) && (v.expiresAtMs == null || ok(v.expiresAtMs))) return v;
+  throw refuse(name, "core's StoreTime ({ nowMs, ttlMs, expiresAtMs }: xborder-wasm passes it to every store call)", v,
+    'let Claims.withStore or handleDelivery call the store');
 }

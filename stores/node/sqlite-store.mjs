@@ -13,12 +13,12 @@
 //   }).immediate();
 //   claims.purge(Date.now());                                          // now and then: drop expired rows
 //
-// Time: as pg-store.mjs says, each step gets a store bound to the step's `atMs` (the Rust
-// crate's `step`); `sqliteClaimStore(db)` without a time is the plain store for
-// `Claims.withStore` (the Rust crate's `ClaimStore` impl).
+// Time: as pg-store.mjs says, each store call is given core's times (`time.nowMs`,
+// `time.expiresAtMs`), written and compared as they are: the store computes none. One store,
+// `sqliteClaimStore(db)`, serves `Claims.withStore`, `handleDelivery` and `SqliteClaims`.
 import Database from 'better-sqlite3';
 import { Claims } from 'xborder-wasm';
-import { entryTime, expiry, millis, nowParam, readMigration, refuse } from './sql-common.mjs';
+import { millis, readMigration, refuse, storeTime } from './sql-common.mjs';
 
 /** The table's DDL, read from stores/sql/migrations/sqlite.sql: idempotent. */
 export const MIGRATION = readMigration('sqlite');
@@ -67,27 +67,25 @@ function statements(db) {
 /**
  * The synchronous store `Claims.withStore(store, options)` takes (call `step`, or `stepAsync`),
  * over the better-sqlite3 Database `db` (inside `db.transaction(...)` its writes commit or roll
- * back with the host's). With `atMs` (the time of the one step it serves: `SqliteClaims` passes
- * it), rows expired at that time are no rows; without it, a row counts until it is purged
- * (core's rules ignore an entry past its TTL). An SQLite error throws: xborder reports it as
- * `STORE_UNAVAILABLE`, the error as `cause`.
+ * back with the host's). Each call runs one statement with the times xborder gives it: a row
+ * expired at `time.nowMs` is no row, a written row expires at `time.expiresAtMs` (null: never).
+ * An SQLite error throws: xborder reports it as `STORE_UNAVAILABLE`, the error as `cause`.
  */
-export function sqliteClaimStore(db, atMs) {
+export function sqliteClaimStore(db) {
   database('db', db);
-  const timed = atMs !== undefined && atMs !== null;
-  const now = timed ? nowParam(millis('atMs', atMs)) : 0;
-  const load = (id) => statements(db).load.get({ 1: id, 2: now }) ?? null;
+  const load = (id, time) => statements(db).load.get({ 1: id, 2: storeTime('time', time).nowMs }) ?? null;
   return {
     load,
-    compareAndSet: (id, expected, next, ttlMs) => {
+    // `ttlMs` is `time.ttlMs`: the row keeps `time.expiresAtMs` instead.
+    compareAndSet: (id, expected, next, ttlMs, time) => {
+      const { nowMs, expiresAtMs = null } = storeTime('time', time);
       const s = statements(db);
-      const expiresAt = expiry(timed ? now : entryTime(next), ttlMs);
       let result;
-      if (expected === null && next !== null) result = s.insert.run({ 1: id, 2: next, 3: expiresAt, 4: now });
-      else if (expected !== null && next !== null) result = s.update.run({ 1: id, 2: expected, 3: next, 4: expiresAt, 5: now });
-      else if (expected !== null) result = s.delete.run({ 1: id, 2: expected, 3: now });
+      if (expected === null && next !== null) result = s.insert.run({ 1: id, 2: next, 3: expiresAtMs, 4: nowMs });
+      else if (expected !== null && next !== null) result = s.update.run({ 1: id, 2: expected, 3: next, 4: expiresAtMs, 5: nowMs });
+      else if (expected !== null) result = s.delete.run({ 1: id, 2: expected, 3: nowMs });
       // Core never asks to remove what is not there.
-      else return load(id) === null;
+      else return load(id, time) === null;
       return result.changes === 1;
     },
   };
@@ -98,7 +96,7 @@ export function sqliteClaimStore(db, atMs) {
  * store (its calls wait while a transaction is open on `db`, so that another request's claim is
  * never written inside it), and `transaction`, its `transaction` option: `begin()` sends
  * `BEGIN IMMEDIATE` on `db` (one transaction at a time; the `tx` your `persist(envelope, tx)`
- * writes on is `db`), `store(db, atMs)` is `sqliteClaimStore(db, atMs)`, `commit` sends COMMIT,
+ * writes on is `db`), `store(db)` is `sqliteClaimStore(db)`, `commit` sends COMMIT,
  * `rollback` ROLLBACK. The order is core's; this only carries it out.
  */
 export function sqliteHandling(db) {
@@ -116,13 +114,13 @@ export function sqliteHandling(db) {
     store: {
       // Each waits in its own loop, then runs in the same turn as its last check (no await in
       // between, where a transaction could begin).
-      async load(id) {
+      async load(id, time) {
         while (held) await held;
-        return plain.load(id);
+        return plain.load(id, time);
       },
-      async compareAndSet(id, expected, next, ttlMs) {
+      async compareAndSet(id, expected, next, ttlMs, time) {
         while (held) await held;
-        return plain.compareAndSet(id, expected, next, ttlMs);
+        return plain.compareAndSet(id, expected, next, ttlMs, time);
       },
     },
     transaction: {
@@ -137,7 +135,7 @@ export function sqliteHandling(db) {
         }
         return db;
       },
-      store: (tx, atMs) => sqliteClaimStore(tx, atMs),
+      store: (tx) => sqliteClaimStore(tx),
       commit(tx) {
         try {
           tx.exec('COMMIT');
@@ -156,8 +154,6 @@ export function sqliteHandling(db) {
   };
 }
 
-const NO_STORE = { load: () => null, compareAndSet: () => false };
-
 /**
  * Claims in an SQLite database over the better-sqlite3 Database `db`, as the host configured it
  * (call `migrate()` once; set a busy timeout when other connections write the same file: a new
@@ -166,7 +162,7 @@ const NO_STORE = { load: () => null, compareAndSet: () => false };
 export class SqliteClaims {
   #db;
   #options;
-  #plain;
+  #claims;
 
   /**
    * Opens (or creates) the database at `path` (':memory:': a private one), sets WAL mode on a
@@ -175,7 +171,7 @@ export class SqliteClaims {
    */
   static open(path, options) {
     if (typeof path !== 'string') throw refuse('path', 'a string (a file path, or :memory:)', path, "pass 'claims.db'");
-    Claims.withStore(NO_STORE, options); // the options' kinds, before a file is created
+    Claims.withStore({ load() {}, compareAndSet() {} }, options); // the options' kinds, before a file is created
     const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
     try {
       db.pragma('journal_mode = WAL'); // a file answers "wal"; an in-memory database keeps "memory"
@@ -189,8 +185,7 @@ export class SqliteClaims {
   }
 
   constructor(db, options) {
-    database('db', db);
-    this.#plain = Claims.withStore(NO_STORE, options);
+    this.#claims = Claims.withStore(sqliteClaimStore(db), options);
     this.#db = db;
     this.#options = options == null ? options : { ...options };
   }
@@ -207,7 +202,7 @@ export class SqliteClaims {
 
   /** One step ('claim', 'complete', 'release') by `token` on event `id` at `atMs` (the host's clock). */
   step(step, id, token, atMs) {
-    return this.#stepOn(this.#db, step, id, token, atMs);
+    return this.#claims.step(step, id, token, atMs);
   }
 
   /**
@@ -223,27 +218,21 @@ export class SqliteClaims {
     if (!db.inTransaction) {
       throw new Error('xborder: completeIn needs the open transaction the event is written in: call it inside db.transaction(...)');
     }
-    return this.#stepOn(db, 'complete', id, token, atMs);
+    return Claims.withStore(sqliteClaimStore(db), this.#options).step('complete', id, token, atMs);
   }
 
   /** Deletes the rows expired at `nowMs`; how many. Run it now and then. */
   purge(nowMs) {
-    const now = nowParam(millis('nowMs', nowMs));
-    return this.#db.prepare(PURGE).run({ 1: now }).changes;
+    return this.#db.prepare(PURGE).run({ 1: millis('nowMs', nowMs) }).changes;
   }
 
   /** What to answer the provider after `step` gave `outcome` (xborder's `claims.reply`). */
   reply(step, outcome) {
-    return this.#plain.reply(step, outcome);
+    return this.#claims.reply(step, outcome);
   }
 
   /** Closes the connection. */
   close() {
     this.#db.close();
-  }
-
-  #stepOn(db, step, id, token, atMs) {
-    millis('atMs', atMs);
-    return Claims.withStore(sqliteClaimStore(db, atMs), this.#options).step(step, id, token, atMs);
   }
 }

@@ -46,9 +46,9 @@ const { server, port } = await startServer();
 // time, so no answer changes.
 const TTL_MARGIN_MS = 600000;
 const vectorTime = (store) => ({
-  load: (id) => store.load(id),
-  compareAndSet: (id, expected, next, ttlMs) =>
-    store.compareAndSet(id, expected, next, ttlMs == null ? ttlMs : ttlMs + TTL_MARGIN_MS),
+  load: (id, time) => store.load(id, time),
+  compareAndSet: (id, expected, next, ttlMs, time) =>
+    store.compareAndSet(id, expected, next, ttlMs == null ? ttlMs : ttlMs + TTL_MARGIN_MS, time),
 });
 let failures = 0;
 const fail = (why) => { failures += 1; console.log(`FAIL ${why}`); };
@@ -99,6 +99,29 @@ try {
       fail(`round ${round}: ${out.join(' ')}`);
     }
   }
+  // The key's expiry is the TTL core gives (`ttlMs`, `time.ttlMs`), as given: two leases for a
+  // claim; a window past core's range is core's clamp (2^48 - 1 ms), never one of the store's.
+  const MAX_TIME_MS = 2 ** 48 - 1;
+  const given = [];
+  const watched = (store) => ({
+    load: (id, time) => store.load(id, time),
+    compareAndSet: (id, expected, next, ttlMs, time) => {
+      given.push([ttlMs, time]);
+      return store.compareAndSet(id, expected, next, ttlMs, time);
+    },
+  });
+  const ttlClaims = Claims.withStore(watched(redisClaimStore(redis, { prefix: 'ttl:' })),
+    { leaseMs: 30000, windowMs: Number.MAX_SAFE_INTEGER });
+  if (await ttlClaims.stepAsync('claim', 'a', 'r1', 1000) !== 'claimed') fail('ttl: claim');
+  const claimTtl = await redis.pttl('ttl:a');
+  if (!(claimTtl > 59000 && claimTtl <= 60000)) fail(`ttl: a claim's key expires in ${claimTtl} ms, not two leases`);
+  if (await ttlClaims.stepAsync('complete', 'a', 'r1', 2 ** 50) !== 'completed') fail('ttl: complete');
+  const doneTtl = await redis.pttl('ttl:a');
+  if (!(doneTtl > MAX_TIME_MS - 60000 && doneTtl <= MAX_TIME_MS)) fail(`ttl: a done key past core's range expires in ${doneTtl} ms, not ${MAX_TIME_MS}`);
+  const want = JSON.stringify([[60000, { nowMs: 1000, ttlMs: 60000, expiresAtMs: 61000 }],
+    [MAX_TIME_MS, { nowMs: MAX_TIME_MS, ttlMs: MAX_TIME_MS, expiresAtMs: MAX_TIME_MS }]]);
+  if (JSON.stringify(given) !== want) fail(`ttl: the store was given ${JSON.stringify(given)}, not ${want}`);
+  ttlClaims.free();
   // Foreign text in a key and a stopped server: STORE_UNAVAILABLE.
   await redis.set('f:x', 'not ours');
   // As a service configures it: no offline queue, so a step fails at once while Redis is away.

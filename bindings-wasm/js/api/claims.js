@@ -31,10 +31,14 @@ function answer(need, v) {
 /** The store method a need asks for. */
 const method = (need) => (need.op === 'load' ? 'load' : 'compareAndSet');
 
-/** The store call a need asks for, unawaited; STORE_UNAVAILABLE (with the cause) when it throws. */
+/**
+ * The store call a need asks for, unawaited, with core's times (`time`: `{ nowMs, ttlMs,
+ * expiresAtMs }`, clamped by core: the store writes and compares them as they are);
+ * STORE_UNAVAILABLE (with the cause) when it throws.
+ */
 function ask(raw, store, need) {
   try {
-    return need.op === 'load' ? store.load(need.id) : store.compareAndSet(need.id, need.expected, need.next, need.ttlMs);
+    return need.op === 'load' ? store.load(need.id, need.time) : store.compareAndSet(need.id, need.expected, need.next, need.ttlMs, need.time);
   } catch (e) {
     throw storeFailed(raw, method(need), e);
   }
@@ -88,10 +92,10 @@ function claimsClass(rt) {
     static withStore(store, opts) {
       ensureLoaded();
       if (typeof store !== 'object' || store === null) {
-        throw refuse('store', 'a store object ({ load(id), compareAndSet(id, expected, next, ttlMs) })', store);
+        throw refuse('store', 'a store object ({ load(id, time), compareAndSet(id, expected, next, ttlMs, time) })', store);
       }
-      fn('store.load', 'load(id) { return redis.get(id) }')(store.load);
-      fn('store.compareAndSet', 'compareAndSet(id, expected, next, ttlMs) { ... }')(store.compareAndSet);
+      fn('store.load', 'load(id, time) { return redis.get(id) }')(store.load);
+      fn('store.compareAndSet', 'compareAndSet(id, expected, next, ttlMs, time) { ... }')(store.compareAndSet);
       const o = options('options', opts, { leaseMs: LEASE, windowMs: WINDOW_MS });
       const claims = Object.create(Claims.prototype);
       claims[STORE] = store;

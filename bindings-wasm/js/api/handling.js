@@ -63,9 +63,9 @@ function handling(rt, receiving, Claims) {
     },
     store: (v) => {
       if (v === undefined || v === null) return undefined;
-      if (typeof v !== 'object') throw refuse('options.store', 'a store object ({ load(id), compareAndSet(id, expected, next, ttlMs) })', v);
-      fn('options.store.load', 'load(id) { return redis.get(id) }')(v.load);
-      fn('options.store.compareAndSet', 'compareAndSet(id, expected, next, ttlMs) { ... }')(v.compareAndSet);
+      if (typeof v !== 'object') throw refuse('options.store', 'a store object ({ load(id, time), compareAndSet(id, expected, next, ttlMs, time) })', v);
+      fn('options.store.load', 'load(id, time) { return redis.get(id) }')(v.load);
+      fn('options.store.compareAndSet', 'compareAndSet(id, expected, next, ttlMs, time) { ... }')(v.compareAndSet);
       return v;
     },
     body: (v) => v,
@@ -82,11 +82,11 @@ function handling(rt, receiving, Claims) {
   const HOST_STORE = Symbol('store');
   const MEMORY = Symbol('claims');
 
-  /** The store call `act` asks for, unawaited; what it threw, marked, when it threw. */
+  /** The store call `act` asks for (with core's `time`, as claims.js), unawaited; what it threw, marked, when it threw. */
   function ask(store, act) {
     const m = methodOf(act);
     try {
-      return m === 'load' ? store.load(act.id) : store.compareAndSet(act.id, act.expected, act.next, act.ttlMs);
+      return m === 'load' ? store.load(act.id, act.time) : store.compareAndSet(act.id, act.expected, act.next, act.ttlMs, act.time);
     } catch (e) {
       return { [ERROR]: e };
     }
@@ -229,7 +229,7 @@ function handling(rt, receiving, Claims) {
   const NOW = fn('options.now', '() => Date.now()');
   const TRANSACTION = (v) => {
     if (v === undefined || v === null) return undefined;
-    const how = '{ begin() { return pool.connect() }, store(tx, atMs) { return pgClaimStore(tx, atMs) }, commit(tx), rollback(tx) }';
+    const how = '{ begin() { return pool.connect() }, store(tx) { return pgClaimStore(tx) }, commit(tx), rollback(tx) }';
     if (typeof v !== 'object') throw refuse('options.transaction', 'a transaction object', v, how);
     for (const m of ['begin', 'store', 'commit', 'rollback']) fn(`options.transaction.${m}`, how)(v[m]);
     return v;
@@ -249,7 +249,7 @@ function handling(rt, receiving, Claims) {
    * Handles one delivery: the receiver's decision, the claim of its event id, the host's
    * `persist(envelope, tx)`, the complete or release, and core's answer. With `transaction`
    * (core's order in a transaction): `begin()` then the persist on it, the complete's store calls
-   * on `store(tx, atMs)`, `commit(tx)`; a persist or commit that fails is rolled back (`rollback(tx)`)
+   * on `store(tx, atMs)` (each call with core's `time` too), `commit(tx)`; a persist or commit that fails is rolled back (`rollback(tx)`)
    * and the claim released on the plain store.
    */
   async function handleDelivery(opts) {
@@ -266,7 +266,7 @@ function handling(rt, receiving, Claims) {
     const h = new DeliveryHandling(t === undefined ? rest : { ...rest, inTransaction: true });
     if (t !== undefined && h[MEMORY]) {
       h.free();
-      throw new TypeError('xborder: `options.transaction` needs the claims in your database: pass `options.store` (or Claims.withStore(store)), whose `transaction.store(tx, atMs)` is the same store on the transaction');
+      throw new TypeError('xborder: `options.transaction` needs the claims in your database: pass `options.store` (or Claims.withStore(store)), whose `transaction.store(tx)` is the same store on the transaction');
     }
     let tx;
     let open = false; // a transaction begun, not yet committed or rolled back

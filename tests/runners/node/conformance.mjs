@@ -71,15 +71,28 @@ function attempt(xb, f) {
 
 /**
  * The runner's own claim store, plugged in through the public store interface as a user plugs
- * in Redis: entry texts in a Map, compared and set as text. Its answers are Promises when
- * `async` (then the steps go through `stepAsync`).
+ * in Redis: entry texts in a Map, compared and set as text (it keeps no expiry: core's rules
+ * ignore an entry past its TTL). Its answers are Promises when `async` (then the steps go
+ * through `stepAsync`). Every call must come with core's time (`{ nowMs, ttlMs, expiresAtMs }`,
+ * `ttlMs` equal to the compare-and-set's): a call without one throws (the step's
+ * STORE_UNAVAILABLE, a failed vector).
  */
 function mapStore(async) {
   const texts = new Map();
   const answer = (v) => (async ? Promise.resolve(v) : v);
+  const timed = (time, ttlMs = null) => {
+    const ms = (n) => Number.isSafeInteger(n) && n >= 0;
+    if (!(time && ms(time.nowMs) && time.ttlMs === ttlMs && (time.expiresAtMs === null || ms(time.expiresAtMs)))) {
+      throw new TypeError(`the store was not given core's time: ${JSON.stringify(time)} (ttlMs ${ttlMs})`);
+    }
+  };
   return {
-    load: (id) => answer(texts.get(id) ?? null),
-    compareAndSet(id, expected, next) {
+    load: (id, time) => {
+      timed(time);
+      return answer(texts.get(id) ?? null);
+    },
+    compareAndSet(id, expected, next, ttlMs, time) {
+      timed(time, ttlMs);
       if ((texts.get(id) ?? null) !== expected) return answer(false);
       if (next === null) texts.delete(id);
       else texts.set(id, next);
