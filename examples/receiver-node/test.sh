@@ -11,6 +11,7 @@ bash "$HERE/setup.sh"
 # shellcheck disable=SC1091
 [ -f "${XBORDER_CACHE:-$HOME/.cache/xborder}/env.sh" ] && . "${XBORDER_CACHE:-$HOME/.cache/xborder}/env.sh"
 node "$HERE/../../stores/node/test-redis.mjs"
+node "$HERE/../../stores/node/test-sql-time.mjs"
 node "$HERE/test-sql.mjs"
 node "$HERE/test-receiver.mjs"
 node "$HERE/test-hostile.mjs"
