@@ -61,10 +61,9 @@ pub const PURGE: &str = "DELETE FROM xborder_claims WHERE expires_at <= $1";
 ///
 /// Times are the host's clock (`at_ms`, milliseconds since the Unix epoch): a row expires when
 /// core says (`StoreTime::expires_at_ms`: the step's time plus the TTL, two leases for a claim,
-/// the window for a done id),
-/// and a row that expired at the step's time is no row. The hosts of one consumer must
-/// therefore agree on the time within much less than the lease (NTP does): a host whose clock
-/// runs a lease ahead takes over claims still held.
+/// the window for a done id), and a row that expired at the step's time is no row. The hosts of
+/// one consumer must therefore agree on the time within much less than the lease (NTP does): a
+/// host whose clock runs a lease ahead takes over claims still held.
 ///
 /// ```
 /// fn assert_send_sync<T: Send + Sync + Copy>() {}
@@ -220,7 +219,7 @@ impl PostgresClaims {
 /// # async fn demo(client: &xborder_sql::tokio_postgres::Client) -> Result<(), xborder_core::claims::ClaimError> {
 /// use xborder_core::claims::{ClaimRules, ClaimTask, Outcome};
 /// let task = ClaimTask::new(ClaimRules::new(30_000), "claim", "evt_1", "req_42", 1_700_000_000_000)?;
-/// let outcome = task.run_async(&xborder_sql::PostgresStore::on(client)).await?;
+/// let _outcome = task.run_async(&xborder_sql::PostgresStore::on(client)).await?;
 /// # Ok(()) }
 /// ```
 #[derive(Debug)]
