@@ -14,7 +14,7 @@ use xborder_core::beneficiary::{
     check_account, normalize, AccountDetail, AccountParams, AccountState, BeneficiaryValidator,
     FormInput,
 };
-use xborder_core::claims::{ClaimRules, ClaimStore, Claims, Entry, MemoryClaims, Need};
+use xborder_core::claims::{ClaimRules, ClaimStore, Claims, Entry, MemoryClaims, Need, StoreTime};
 use xborder_core::delivery::{Decision, Receiver, StoreError, DEFAULT_WINDOW};
 use xborder_core::envelope::Envelope;
 use xborder_core::events::{Catalog, RegistrationError};
@@ -374,29 +374,44 @@ fn pagination_walk(input: &Value) -> Outcome {
     Ok(json!({ "queries": queries, "records": records, "done": done, "drifts": drifts }))
 }
 
-/// The runner's own store, written as a user writes one over Redis: entries kept as the text
-/// [`Entry::encode`] gives, compared as text. It ignores TTLs (nothing here outlives a case).
+/// The runner's own store, written as a user writes one over SQL: entries kept as the text
+/// [`Entry::encode`] gives, compared as text, each with the expiry core gives
+/// (`time.expires_at_ms`); an entry whose expiry is at or before `time.now_ms` is no entry. It
+/// computes no time of its own, so a wrong time from core shows here.
 #[derive(Default)]
-struct TextStore(std::sync::Mutex<std::collections::HashMap<String, String>>);
+struct TextStore(std::sync::Mutex<std::collections::HashMap<String, (String, Option<u64>)>>);
+
+/// The text of `id` live at `now_ms`.
+fn live(
+    map: &std::collections::HashMap<String, (String, Option<u64>)>,
+    id: &str,
+    now_ms: u64,
+) -> Option<String> {
+    map.get(id)
+        .filter(|(_, expires)| expires.is_none_or(|e| e > now_ms))
+        .map(|(text, _)| text.clone())
+}
 
 impl ClaimStore for TextStore {
-    fn load(&self, id: &str) -> Result<Option<Entry>, StoreError> {
+    fn load(&self, id: &str, time: StoreTime) -> Result<Option<Entry>, StoreError> {
         let map = self.0.lock().map_err(|_| StoreError::new("poisoned"))?;
-        map.get(id).map(|t| Entry::decode(t)).transpose()
+        live(&map, id, time.now_ms)
+            .map(|t| Entry::decode(&t))
+            .transpose()
     }
     fn compare_and_set(
         &self,
         id: &str,
         expected: Option<&Entry>,
         new: Option<&Entry>,
-        _ttl_ms: Option<u64>,
+        time: StoreTime,
     ) -> Result<bool, StoreError> {
         let mut map = self.0.lock().map_err(|_| StoreError::new("poisoned"))?;
-        if map.get(id).map(String::as_str) != expected.map(Entry::encode).as_deref() {
+        if live(&map, id, time.now_ms) != expected.map(Entry::encode) {
             return Ok(false);
         }
         match new {
-            Some(e) => map.insert(id.to_owned(), e.encode()),
+            Some(e) => map.insert(id.to_owned(), (e.encode(), time.expires_at_ms)),
             None => map.remove(id),
         };
         Ok(true)
@@ -494,7 +509,7 @@ fn run_store_calls<S: ClaimStore>(steps: &mut StoreSteps, store: &S) -> Result<(
             _ => return Ok(()),
         };
         let went = match need {
-            Need::Load { id } => match store.load(&id) {
+            Need::Load { id, time } => match store.load(&id, time) {
                 Ok(entry) => steps.loaded(entry),
                 Err(e) => steps.store_failed(e.to_string()),
             },
@@ -502,8 +517,8 @@ fn run_store_calls<S: ClaimStore>(steps: &mut StoreSteps, store: &S) -> Result<(
                 id,
                 expected,
                 new,
-                ttl_ms,
-            } => match store.compare_and_set(&id, expected.as_ref(), new.as_ref(), ttl_ms) {
+                time,
+            } => match store.compare_and_set(&id, expected.as_ref(), new.as_ref(), time) {
                 Ok(applied) => steps.swapped(applied),
                 Err(e) => steps.store_failed(e.to_string()),
             },

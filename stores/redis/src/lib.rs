@@ -14,7 +14,8 @@ use redis::aio::ConnectionLike;
 pub use redis::aio::ConnectionManager;
 use redis::{AsyncCommands, Script};
 use xborder_core::claims::{
-    AsyncClaimStore, ClaimError, ClaimRules, ClaimTask, Entry, Outcome, REDIS_COMPARE_AND_SET,
+    AsyncClaimStore, ClaimError, ClaimRules, ClaimTask, Entry, Outcome, StoreTime,
+    REDIS_COMPARE_AND_SET,
 };
 pub use xborder_core::claims::{IntoStep, Step};
 use xborder_core::delivery::StoreError;
@@ -146,8 +147,10 @@ impl<C: ConnectionLike + Clone + Send + Sync> RedisClaims<C> {
 /// The store of [`RedisClaims::step`], for a host that drives core's flow itself
 /// ([`Handling::run_async`](xborder_core::handling::Handling::run_async), a
 /// [`ClaimTask`]): a load is a `GET` of `<prefix><id>`, a compare-and-set is core's
-/// [`REDIS_COMPARE_AND_SET`] (with the TTL margin of [`RedisClaims::with_ttl_margin`]). A Redis
-/// error, or a value that is not one of core's entry texts, is a [`StoreError`]
+/// [`REDIS_COMPARE_AND_SET`], given core's `time.ttl_ms` (plus the margin of
+/// [`RedisClaims::with_ttl_margin`]) for `PX`. Redis's own clock drops an entry; a load reads
+/// what Redis still holds whatever `time.now_ms` says (core's rules ignore an entry past its
+/// TTL). A Redis error, or a value that is not one of core's entry texts, is a [`StoreError`]
 /// (`STORE_UNAVAILABLE`).
 ///
 /// ```
@@ -155,7 +158,7 @@ impl<C: ConnectionLike + Clone + Send + Sync> RedisClaims<C> {
 /// assert_store::<xborder_redis::RedisClaims>();
 /// ```
 impl<C: ConnectionLike + Clone + Send + Sync> AsyncClaimStore for RedisClaims<C> {
-    async fn load(&self, id: &str) -> Result<Option<Entry>, StoreError> {
+    async fn load(&self, id: &str, _time: StoreTime) -> Result<Option<Entry>, StoreError> {
         let mut conn = self.conn.clone();
         let key = format!("{}{id}", self.prefix);
         let text: Option<String> = conn.get(&key).await.map_err(unavailable)?;
@@ -167,12 +170,13 @@ impl<C: ConnectionLike + Clone + Send + Sync> AsyncClaimStore for RedisClaims<C>
         id: &str,
         expected: Option<&Entry>,
         new: Option<&Entry>,
-        ttl_ms: Option<u64>,
+        time: StoreTime,
     ) -> Result<bool, StoreError> {
         let mut conn = self.conn.clone();
         let key = format!("{}{id}", self.prefix);
         let text = |e: Option<&Entry>| e.map(Entry::encode).unwrap_or_default();
-        let ttl = ttl_ms
+        let ttl = time
+            .ttl_ms
             .map(|t| t.saturating_add(self.ttl_margin_ms).to_string())
             .unwrap_or_default();
         let applied: i64 = self

@@ -359,3 +359,60 @@ async fn a_short_ttl_is_kept_a_minute_and_a_ttl_under_1_ms_removes() {
         Outcome::Completed
     );
 }
+
+/// The store gives Redis core's `time.ttl_ms` (plus the margin) for `PX`, as given: not a TTL of
+/// its own from the step's time, the expiry, or the entry's text (here all three disagree with
+/// it), and a load reads what Redis holds.
+#[tokio::test]
+async fn a_write_expires_after_the_ttl_core_gives() {
+    use xborder_core::claims::{AsyncClaimStore, Entry, StoreTime, MAX_TIME_MS};
+    let s = server().await;
+    let mut conn = connect(&s).await;
+    let pttl = |key: &'static str, mut conn: ConnectionManager| async move {
+        let ttl: i64 = redis::cmd("PTTL")
+            .arg(key)
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+        ttl
+    };
+    let claims = RedisClaims::new(conn.clone(), ClaimRules::new(1_000), "g:");
+    let mut time = StoreTime::expiring(MAX_TIME_MS - 5, Some(120_000)); // expiry clamped by core
+    assert_eq!(time.expires_at_ms, Some(MAX_TIME_MS));
+    time.now_ms = 7; // a time the entry's text does not say either
+    let held = Entry::held("r1", 0);
+    assert!(claims
+        .compare_and_set("a", None, Some(&held), time)
+        .await
+        .unwrap());
+    let ttl = pttl("g:a", conn.clone()).await;
+    assert!((119_000..=120_000).contains(&ttl), "time.ttl_ms: {ttl}");
+    assert_eq!(
+        claims.load("a", StoreTime::at(MAX_TIME_MS)).await.unwrap(),
+        Some(held.clone())
+    );
+    let margin = claims.clone().with_ttl_margin(30_000);
+    let done = Entry::done(1);
+    assert!(margin
+        .compare_and_set(
+            "a",
+            Some(&held),
+            Some(&done),
+            StoreTime::expiring(1, Some(90_000))
+        )
+        .await
+        .unwrap());
+    let ttl = pttl("g:a", conn.clone()).await;
+    assert!((119_000..=120_000).contains(&ttl), "ttl_ms + margin: {ttl}");
+    // No TTL: kept for ever.
+    assert!(claims
+        .compare_and_set("a", Some(&done), Some(&done), StoreTime::at(2))
+        .await
+        .unwrap());
+    assert_eq!(pttl("g:a", conn.clone()).await, -1);
+    let _: () = redis::cmd("DEL")
+        .arg("g:a")
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+}

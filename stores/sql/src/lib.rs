@@ -14,11 +14,10 @@ pub use rusqlite;
 /// and transactions must come from it.
 pub use tokio_postgres;
 
-pub use postgres::PostgresClaims;
-pub use sqlite::SqliteClaims;
+pub use postgres::{PostgresClaims, PostgresStore};
+pub use sqlite::{SqliteClaims, SqliteStore};
 pub use xborder_core::claims::{IntoStep, Step};
 
-use xborder_core::claims::{ClaimError, MAX_TIME_MS};
 use xborder_core::delivery::StoreError;
 
 /// The table both migrations create, `xborder_claims`: the id (primary key), the entry text
@@ -30,21 +29,22 @@ use xborder_core::delivery::StoreError;
 /// ```
 pub const TABLE: &str = "xborder_claims";
 
-/// The step's time as the statements take it: core's clamp ([`MAX_TIME_MS`]), so the row's
-/// times are the entry's.
-fn now_param(at_ms: u64) -> i64 {
-    i64::try_from(at_ms.min(MAX_TIME_MS)).unwrap_or(i64::MAX)
+/// A time of [`StoreTime`](xborder_core::claims::StoreTime) (or `purge`'s) as the statements
+/// compare it with `expires_at` (`BIGINT`): as given. Core's times are at most
+/// [`MAX_TIME_MS`](xborder_core::claims::MAX_TIME_MS); a time past `i64::MAX` compares as
+/// `i64::MAX`, which is after every expiry a row can hold, so every comparison is the same.
+fn at_param(ms: u64) -> i64 {
+    i64::try_from(ms).unwrap_or(i64::MAX)
 }
 
-/// When a row written at `now` with core's `ttl_ms` expires (`None`: never).
-fn expiry(now: i64, ttl_ms: Option<u64>) -> Option<i64> {
-    ttl_ms.map(|t| now.saturating_add(i64::try_from(t).unwrap_or(i64::MAX)))
-}
-
-fn unknown_need() -> ClaimError {
-    ClaimError::Store(StoreError::new(
-        "xborder-sql does not know this store request: upgrade it",
-    ))
+/// The expiry a write stores: `time.expires_at_ms` as given (`None`: never). One past `BIGINT`
+/// (core never gives one) is a store error, not a different time.
+fn expiry_param(expires_at_ms: Option<u64>) -> Result<Option<i64>, StoreError> {
+    expires_at_ms
+        .map(|ms| {
+            i64::try_from(ms).map_err(|_| StoreError::new(format!("expiry {ms} is past BIGINT")))
+        })
+        .transpose()
 }
 
 #[cfg(test)]
@@ -52,11 +52,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn times_are_clamped_and_expiry_saturates() {
-        assert_eq!(now_param(5), 5);
-        assert_eq!(now_param(u64::MAX), MAX_TIME_MS as i64);
-        assert_eq!(expiry(10, Some(20)), Some(30));
-        assert_eq!(expiry(10, None), None);
-        assert_eq!(expiry(10, Some(u64::MAX)), Some(i64::MAX));
+    fn times_are_passed_as_given() {
+        assert_eq!(at_param(5), 5);
+        assert_eq!(at_param(u64::MAX), i64::MAX);
+        assert_eq!(expiry_param(Some(30)), Ok(Some(30)));
+        assert_eq!(expiry_param(None), Ok(None));
+        let max = xborder_core::claims::MAX_TIME_MS;
+        assert_eq!(expiry_param(Some(max)), Ok(Some(max as i64)));
+        assert_eq!(
+            expiry_param(Some(u64::MAX)).unwrap_err().code(),
+            "STORE_UNAVAILABLE"
+        );
     }
 }

@@ -8,11 +8,11 @@
 use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{GenericClient, Transaction};
 use xborder_core::claims::{
-    ClaimError, ClaimRules, ClaimTask, Entry, IntoStep, Need, Outcome, Step,
+    AsyncClaimStore, ClaimError, ClaimRules, ClaimTask, Entry, IntoStep, Outcome, Step, StoreTime,
 };
 use xborder_core::delivery::StoreError;
 
-use crate::{expiry, now_param, unknown_need};
+use crate::{at_param, expiry_param};
 
 /// The table's DDL (`migrations/postgres.sql`): idempotent, run it at start or copy it into
 /// your migrations.
@@ -59,11 +59,11 @@ pub const PURGE: &str = "DELETE FROM xborder_claims WHERE expires_at <= $1";
 /// open [`Transaction`]. A `Client` pipelines concurrent requests, so one may serve every
 /// request of an instance; a transaction needs a connection of its own (a pool).
 ///
-/// Times are the host's clock (`at_ms`, milliseconds since the Unix epoch): a row expires at
-/// the step's time plus the TTL core gives (two leases for a claim, the window for a done id),
-/// and a row that expired at the step's time is no row. The hosts of one consumer must
-/// therefore agree on the time within much less than the lease (NTP does): a host whose clock
-/// runs a lease ahead takes over claims still held.
+/// Times are the host's clock (`at_ms`, milliseconds since the Unix epoch): a row expires when
+/// core says (`StoreTime::expires_at_ms`: the step's time plus the TTL, two leases for a claim,
+/// the window for a done id), and a row that expired at the step's time is no row. The hosts of
+/// one consumer must therefore agree on the time within much less than the lease (NTP does): a
+/// host whose clock runs a lease ahead takes over claims still held.
 ///
 /// ```
 /// fn assert_send_sync<T: Send + Sync + Copy>() {}
@@ -74,8 +74,8 @@ pub struct PostgresClaims {
     rules: ClaimRules,
 }
 
-fn unavailable(e: tokio_postgres::Error) -> ClaimError {
-    ClaimError::Store(StoreError::new(format!("postgres: {e}")))
+fn unavailable(e: tokio_postgres::Error) -> StoreError {
+    StoreError::new(format!("postgres: {e}"))
 }
 
 impl PostgresClaims {
@@ -146,37 +146,9 @@ impl PostgresClaims {
         token: &str,
         at_ms: u64,
     ) -> Result<Outcome, ClaimError> {
-        let mut task = ClaimTask::new(self.rules, step, id, token, at_ms)?;
-        let now = now_param(at_ms);
-        let mut need = task.start();
-        loop {
-            need = match need {
-                Need::Done(outcome) => return Ok(outcome),
-                Need::Load { id } => {
-                    let entry = load(client, &id, now).await.map_err(unavailable)?;
-                    task.loaded(entry.as_deref().map(Entry::decode).transpose()?)?
-                }
-                Need::CompareAndSet {
-                    id,
-                    expected,
-                    new,
-                    ttl_ms,
-                } => {
-                    let applied = compare_and_set(
-                        client,
-                        &id,
-                        expected.as_ref(),
-                        new.as_ref(),
-                        expiry(now, ttl_ms),
-                        now,
-                    )
-                    .await
-                    .map_err(unavailable)?;
-                    task.swapped(applied)?
-                }
-                _ => return Err(unknown_need()),
-            };
-        }
+        ClaimTask::new(self.rules, step, id, token, at_ms)?
+            .run_async(&PostgresStore::on(client))
+            .await
     }
 
     /// Completes `id` for `token` inside the host's open transaction `tx`, the one that writes
@@ -227,11 +199,82 @@ impl PostgresClaims {
         client: &C,
         now_ms: u64,
     ) -> Result<u64, ClaimError> {
-        let now = now_param(now_ms);
+        let now = at_param(now_ms);
         client
             .execute_typed(PURGE, &[(&now, Type::INT8)])
             .await
-            .map_err(unavailable)
+            .map_err(|e| ClaimError::Store(unavailable(e)))
+    }
+}
+
+/// Core's async store interface over one client, or a transaction (then the writes commit or
+/// roll back with it): what [`PostgresClaims::step`] hands core's [`ClaimTask::run_async`], for
+/// a host that drives core's flow itself (`Handling::run_async` on the transaction that writes
+/// the event). A load is [`LOAD`], a compare-and-set one of [`INSERT`], [`UPDATE`], [`DELETE`];
+/// each writes `time.expires_at_ms` and compares with `time.now_ms` as core gives them. A failed
+/// statement, or a row that is not core's text, is a [`StoreError`] (`STORE_UNAVAILABLE`). Its
+/// futures are `Send` (a tokio handler can await them).
+///
+/// ```no_run
+/// # async fn demo(client: &xborder_sql::tokio_postgres::Client) -> Result<(), xborder_core::claims::ClaimError> {
+/// use xborder_core::claims::{ClaimRules, ClaimTask, Outcome};
+/// let task = ClaimTask::new(ClaimRules::new(30_000), "claim", "evt_1", "req_42", 1_700_000_000_000)?;
+/// let _outcome = task.run_async(&xborder_sql::PostgresStore::on(client)).await?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct PostgresStore<'a, C> {
+    client: &'a C,
+}
+
+impl<C> Clone for PostgresStore<'_, C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<C> Copy for PostgresStore<'_, C> {}
+
+impl<'a, C: GenericClient + Sync> PostgresStore<'a, C> {
+    /// The store over `client` (a `Client` or a `Transaction`; the claims' table must be there:
+    /// [`PostgresClaims::migrate`]).
+    ///
+    /// ```no_run
+    /// # fn demo(client: &xborder_sql::tokio_postgres::Client) {
+    /// let store = xborder_sql::PostgresStore::on(client);
+    /// # }
+    /// ```
+    pub fn on(client: &'a C) -> Self {
+        PostgresStore { client }
+    }
+}
+
+impl<C: GenericClient + Sync> AsyncClaimStore for PostgresStore<'_, C> {
+    async fn load(&self, id: &str, time: StoreTime) -> Result<Option<Entry>, StoreError> {
+        let text = load(self.client, id, at_param(time.now_ms))
+            .await
+            .map_err(unavailable)?;
+        text.as_deref().map(Entry::decode).transpose()
+    }
+
+    async fn compare_and_set(
+        &self,
+        id: &str,
+        expected: Option<&Entry>,
+        new: Option<&Entry>,
+        time: StoreTime,
+    ) -> Result<bool, StoreError> {
+        let expires_at = expiry_param(time.expires_at_ms)?;
+        compare_and_set(
+            self.client,
+            id,
+            expected,
+            new,
+            expires_at,
+            at_param(time.now_ms),
+        )
+        .await
+        .map_err(unavailable)
     }
 }
 

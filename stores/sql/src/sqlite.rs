@@ -10,11 +10,11 @@ use std::time::Duration;
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use xborder_core::claims::{
-    ClaimError, ClaimRules, ClaimStore, ClaimTask, Entry, IntoStep, Need, Outcome, Step,
+    ClaimError, ClaimRules, ClaimStore, ClaimTask, Entry, IntoStep, Outcome, Step, StoreTime,
 };
 use xborder_core::delivery::StoreError;
 
-use crate::{expiry, now_param, unknown_need};
+use crate::{at_param, expiry_param};
 
 /// The table's DDL (`migrations/sqlite.sql`): idempotent; [`SqliteClaims::open`] runs it.
 ///
@@ -59,8 +59,9 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// processes) on one file share the claims: the statements are atomic, and a write waits for
 /// another's (the busy timeout) instead of failing.
 ///
-/// Times are the host's clock (`at_ms`, milliseconds since the Unix epoch): a row expires at the
-/// step's time plus the TTL core gives, and a row that expired at the step's time is no row.
+/// Times are the host's clock (`at_ms`, milliseconds since the Unix epoch): a row expires when
+/// core says (`StoreTime::expires_at_ms`: the step's time plus the TTL, clamped by core), and a
+/// row that expired at the step's time is no row.
 ///
 /// ```
 /// use xborder_core::claims::{ClaimRules, Outcome};
@@ -79,8 +80,8 @@ pub struct SqliteClaims {
     rules: ClaimRules,
 }
 
-fn unavailable(e: rusqlite::Error) -> ClaimError {
-    ClaimError::Store(StoreError::new(format!("sqlite: {e}")))
+fn unavailable(e: rusqlite::Error) -> StoreError {
+    StoreError::new(format!("sqlite: {e}"))
 }
 
 impl SqliteClaims {
@@ -200,32 +201,7 @@ impl SqliteClaims {
         token: &str,
         at_ms: u64,
     ) -> Result<Outcome, ClaimError> {
-        let mut task = ClaimTask::new(self.rules, step, id, token, at_ms)?;
-        let now = now_param(at_ms);
-        let mut need = task.start();
-        loop {
-            need = match need {
-                Need::Done(outcome) => return Ok(outcome),
-                Need::Load { id } => task.loaded(load(conn, &id, now)?)?,
-                Need::CompareAndSet {
-                    id,
-                    expected,
-                    new,
-                    ttl_ms,
-                } => {
-                    let applied = compare_and_set(
-                        conn,
-                        &id,
-                        expected.as_ref(),
-                        new.as_ref(),
-                        expiry(now, ttl_ms),
-                        now,
-                    )?;
-                    task.swapped(applied)?
-                }
-                _ => return Err(unknown_need()),
-            };
-        }
+        ClaimTask::new(self.rules, step, id, token, at_ms)?.run(&SqliteStore::on(conn))
     }
 
     /// Completes `id` for `token` inside the host's open transaction `tx`, the one that writes
@@ -277,58 +253,50 @@ impl SqliteClaims {
     /// ```
     pub fn purge(&self, now_ms: u64) -> Result<usize, ClaimError> {
         self.lock()
-            .execute(PURGE, [now_param(now_ms)])
-            .map_err(unavailable)
+            .execute(PURGE, [at_param(now_ms)])
+            .map_err(|e| ClaimError::Store(unavailable(e)))
     }
 }
 
-fn load(conn: &Connection, id: &str, now: i64) -> Result<Option<Entry>, ClaimError> {
-    let text: Option<String> = conn
-        .prepare_cached(LOAD)
-        .and_then(|mut s| s.query_row(params![id, now], |r| r.get(0)).optional())
-        .map_err(unavailable)?;
-    Ok(text.as_deref().map(Entry::decode).transpose()?)
-}
-
-fn compare_and_set(
-    conn: &Connection,
-    id: &str,
-    expected: Option<&Entry>,
-    new: Option<&Entry>,
-    expires_at: Option<i64>,
-    now: i64,
-) -> Result<bool, ClaimError> {
-    let run = |sql: &str, p: &[&dyn rusqlite::ToSql]| {
-        conn.prepare_cached(sql)
-            .and_then(|mut s| s.execute(p))
-            .map_err(unavailable)
-    };
-    let n = match (expected.map(Entry::encode), new.map(Entry::encode)) {
-        (None, Some(new)) => run(INSERT, params![id, new, expires_at, now])?,
-        (Some(old), Some(new)) => run(UPDATE, params![id, old, new, expires_at, now])?,
-        (Some(old), None) => run(DELETE, params![id, old, now])?,
-        // Core never asks to remove what is not there.
-        (None, None) => return Ok(load(conn, id, now)?.is_none()),
-    };
-    Ok(n == 1)
-}
-
-/// Core's synchronous store interface, for `Claims::with_store` and the other hosts of a
-/// [`ClaimStore`]. It carries no time, so the table answers as a plain map: a row counts until
-/// it is purged, and core's rules ignore an entry past its TTL themselves (the outcomes are the
-/// same as [`SqliteClaims::step`]'s). `ttl_ms` is counted from the new entry's own time.
+/// Core's store interface over one connection, or a transaction (a [`Transaction`] derefs to
+/// its [`Connection`]): what [`SqliteClaims::step_on`] hands core's
+/// [`ClaimTask::run`], for a host that drives core's flow itself on its own connection
+/// (`Handling::run` with the transaction that writes the event). A load is [`LOAD`], a
+/// compare-and-set one of [`INSERT`], [`UPDATE`], [`DELETE`]; each writes
+/// `time.expires_at_ms` and compares with `time.now_ms` as core gives them. An SQLite error, or
+/// a row that is not core's text, is a [`StoreError`] (`STORE_UNAVAILABLE`).
 ///
 /// ```
-/// use xborder_core::claims::{ClaimRules, Claims, Outcome, Step};
-/// let store = xborder_sql::SqliteClaims::open(":memory:", ClaimRules::new(10)).unwrap();
-/// let claims = Claims::with_store(ClaimRules::new(10), store);
-/// assert_eq!(claims.step(Step::Claim, "e", "r1", 0).unwrap(), Outcome::Claimed);
-/// assert_eq!(claims.step(Step::Claim, "e", "r2", 5).unwrap(), Outcome::InProgress);
-/// assert_eq!(claims.step(Step::Claim, "e", "r2", 25).unwrap(), Outcome::Claimed); // two leases on
+/// use xborder_core::claims::{ClaimRules, ClaimStore, ClaimTask, Entry, Outcome, StoreTime};
+/// use xborder_sql::{rusqlite::Connection, SqliteClaims, SqliteStore};
+/// let conn = Connection::open_in_memory().unwrap();
+/// SqliteClaims::migrate(&conn).unwrap();
+/// let store = SqliteStore::on(&conn);
+/// let task = ClaimTask::new(ClaimRules::new(10), "claim", "e", "r1", 0).unwrap();
+/// assert_eq!(task.run(&store).unwrap(), Outcome::Claimed);
+/// assert_eq!(store.load("e", StoreTime::at(19)).unwrap(), Some(Entry::held("r1", 0)));
+/// assert_eq!(store.load("e", StoreTime::at(20)).unwrap(), None); // two leases on
 /// ```
-impl ClaimStore for SqliteClaims {
-    fn load(&self, id: &str) -> Result<Option<Entry>, StoreError> {
-        load(&self.lock(), id, 0).map_err(into_store)
+#[derive(Debug, Clone, Copy)]
+pub struct SqliteStore<'a> {
+    conn: &'a Connection,
+}
+
+impl<'a> SqliteStore<'a> {
+    /// The store over `conn` (the claims' table must be there: [`SqliteClaims::migrate`]).
+    ///
+    /// ```
+    /// let conn = xborder_sql::rusqlite::Connection::open_in_memory().unwrap();
+    /// let _store = xborder_sql::SqliteStore::on(&conn);
+    /// ```
+    pub fn on(conn: &'a Connection) -> Self {
+        SqliteStore { conn }
+    }
+}
+
+impl ClaimStore for SqliteStore<'_> {
+    fn load(&self, id: &str, time: StoreTime) -> Result<Option<Entry>, StoreError> {
+        load(self.conn, id, at_param(time.now_ms))
     }
 
     fn compare_and_set(
@@ -336,21 +304,61 @@ impl ClaimStore for SqliteClaims {
         id: &str,
         expected: Option<&Entry>,
         new: Option<&Entry>,
-        ttl_ms: Option<u64>,
+        time: StoreTime,
     ) -> Result<bool, StoreError> {
-        let since = match new {
-            Some(Entry::Held { since, .. }) => *since,
-            Some(Entry::Done { at }) => *at,
-            _ => 0,
+        let (expires_at, now) = (expiry_param(time.expires_at_ms)?, at_param(time.now_ms));
+        let run = |sql: &str, p: &[&dyn rusqlite::ToSql]| {
+            self.conn
+                .prepare_cached(sql)
+                .and_then(|mut s| s.execute(p))
+                .map_err(unavailable)
         };
-        let expires_at = expiry(now_param(since), ttl_ms);
-        compare_and_set(&self.lock(), id, expected, new, expires_at, 0).map_err(into_store)
+        let n = match (expected.map(Entry::encode), new.map(Entry::encode)) {
+            (None, Some(new)) => run(INSERT, params![id, new, expires_at, now])?,
+            (Some(old), Some(new)) => run(UPDATE, params![id, old, new, expires_at, now])?,
+            (Some(old), None) => run(DELETE, params![id, old, now])?,
+            // Core never asks to remove what is not there.
+            (None, None) => return Ok(load(self.conn, id, now)?.is_none()),
+        };
+        Ok(n == 1)
     }
 }
 
-fn into_store(e: ClaimError) -> StoreError {
-    match e {
-        ClaimError::Store(s) => s,
-        other => StoreError::new(other.to_string()),
+fn load(conn: &Connection, id: &str, now: i64) -> Result<Option<Entry>, StoreError> {
+    let text: Option<String> = conn
+        .prepare_cached(LOAD)
+        .and_then(|mut s| s.query_row(params![id, now], |r| r.get(0)).optional())
+        .map_err(unavailable)?;
+    text.as_deref().map(Entry::decode).transpose()
+}
+
+/// Core's synchronous store interface, for `Claims::with_store` and the other hosts of a
+/// [`ClaimStore`]: [`SqliteStore`] on the claims' own connection ([`SqliteClaims::lock`], held
+/// for the call). Each call is given its time: a row expires at `time.expires_at_ms` and one
+/// that expired at `time.now_ms` is no row, as in [`SqliteClaims::step`] (the outcomes are the
+/// same).
+///
+/// ```
+/// use xborder_core::claims::{ClaimRules, ClaimStore, Claims, Outcome, Step, StoreTime};
+/// let store = xborder_sql::SqliteClaims::open(":memory:", ClaimRules::new(10)).unwrap();
+/// let claims = Claims::with_store(ClaimRules::new(10), store);
+/// assert_eq!(claims.step(Step::Claim, "e", "r1", 0).unwrap(), Outcome::Claimed);
+/// assert_eq!(claims.step(Step::Claim, "e", "r2", 5).unwrap(), Outcome::InProgress);
+/// assert_eq!(claims.store().load("e", StoreTime::at(20)).unwrap(), None); // two leases on
+/// assert_eq!(claims.step(Step::Claim, "e", "r2", 25).unwrap(), Outcome::Claimed);
+/// ```
+impl ClaimStore for SqliteClaims {
+    fn load(&self, id: &str, time: StoreTime) -> Result<Option<Entry>, StoreError> {
+        SqliteStore::on(&self.lock()).load(id, time)
+    }
+
+    fn compare_and_set(
+        &self,
+        id: &str,
+        expected: Option<&Entry>,
+        new: Option<&Entry>,
+        time: StoreTime,
+    ) -> Result<bool, StoreError> {
+        SqliteStore::on(&self.lock()).compare_and_set(id, expected, new, time)
     }
 }

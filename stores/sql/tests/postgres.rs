@@ -14,10 +14,10 @@ mod common;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
-use xborder_core::claims::{ClaimRules, Outcome};
+use xborder_core::claims::{AsyncClaimStore, ClaimRules, Entry, Outcome, StoreTime, MAX_TIME_MS};
 use xborder_sql::testing::PgServer;
 use xborder_sql::tokio_postgres::Client;
-use xborder_sql::{PostgresClaims, Step};
+use xborder_sql::{PostgresClaims, PostgresStore, Step};
 
 /// One server for the tests that run at the same time; the last one to finish stops it.
 fn server() -> Arc<PgServer> {
@@ -222,6 +222,96 @@ async fn rows_expire_with_the_ttl_from_the_steps_time_and_expired_rows_are_no_ro
             .unwrap(),
         Outcome::Duplicate
     );
+}
+
+/// The store writes `time.expires_at_ms` and compares with `time.now_ms` as core gives them: a
+/// store that computed an expiry of its own (now + ttl, or from the entry's text) or clamped a
+/// time would write another number here. Also in a transaction, and its futures are `Send`.
+#[tokio::test]
+async fn a_row_expires_when_core_says_and_is_compared_with_the_time_given() {
+    let s = server();
+    let (_, mut client) = s.fresh_schema().await.unwrap();
+    {
+        let store = PostgresStore::on(&client);
+        let mut time = StoreTime::expiring(1_000, Some(50));
+        time.expires_at_ms = Some(7_777);
+        let held = Entry::held("r1", 3);
+        let write = store.compare_and_set("a", None, Some(&held), time);
+        fn send<T: Send>(t: T) -> T {
+            t
+        }
+        assert!(send(write).await.unwrap());
+        assert_eq!(
+            rows(&client).await,
+            [("a".into(), "h:3:r1".into(), Some(7_777))]
+        );
+        assert_eq!(
+            store.load("a", StoreTime::at(7_776)).await.unwrap(),
+            Some(held.clone())
+        );
+        assert_eq!(store.load("a", StoreTime::at(7_777)).await.unwrap(), None);
+        assert!(!store
+            .compare_and_set("a", Some(&held), None, StoreTime::at(7_777))
+            .await
+            .unwrap());
+        assert!(store
+            .compare_and_set("a", Some(&held), None, StoreTime::at(7_776))
+            .await
+            .unwrap());
+        // Near 2^48: core's expiry (clamped or not: core's rule), written as given.
+        let late = StoreTime::expiring(MAX_TIME_MS - 1, Some(10));
+        let late_expiry = late.expires_at_ms.map(|t| t as i64); // core clamps, or not
+        assert!(late_expiry.is_some_and(|t| t >= MAX_TIME_MS as i64));
+        assert!(store
+            .compare_and_set("b", None, Some(&held), late)
+            .await
+            .unwrap());
+        assert_eq!(
+            rows(&client).await,
+            [("b".into(), "h:3:r1".into(), late_expiry)]
+        );
+        let mut huge = StoreTime::expiring(0, Some(1));
+        huge.expires_at_ms = Some(u64::MAX);
+        let e = store
+            .compare_and_set("c", None, Some(&held), huge)
+            .await
+            .unwrap_err();
+        assert_eq!(e.code(), "STORE_UNAVAILABLE");
+        assert_eq!(rows(&client).await.len(), 1, "nothing written");
+    }
+    // Through a step at a time past 2^48: core's clamped times, in the text and in the row.
+    let claims = PostgresClaims::new(ClaimRules::new(50));
+    assert_eq!(
+        claims
+            .step(&client, Step::Claim, "d", "r1", u64::MAX)
+            .await
+            .unwrap(),
+        Outcome::Claimed
+    );
+    assert_eq!(
+        rows(&client).await[1],
+        (
+            "d".into(),
+            format!("h:{MAX_TIME_MS}:r1"),
+            StoreTime::expiring(u64::MAX, Some(100)) // two leases of 50
+                .expires_at_ms
+                .map(|t| t as i64)
+        )
+    );
+    // In a transaction: rolled back with it.
+    let tx = client.transaction().await.unwrap();
+    let in_tx = PostgresStore::on(&tx);
+    assert!(in_tx
+        .compare_and_set("e", None, Some(&Entry::done(1)), StoreTime::at(1))
+        .await
+        .unwrap());
+    assert_eq!(
+        in_tx.load("e", StoreTime::at(MAX_TIME_MS)).await.unwrap(),
+        Some(Entry::done(1)),
+        "no expiry: never expires"
+    );
+    tx.rollback().await.unwrap();
+    assert_eq!(rows(&client).await.len(), 2);
 }
 
 #[tokio::test]

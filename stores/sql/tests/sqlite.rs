@@ -14,9 +14,11 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use xborder_core::claims::{ClaimRules, Claims, Outcome};
+use xborder_core::claims::{
+    ClaimRules, ClaimStore, Claims, Entry, Outcome, StoreTime, MAX_TIME_MS,
+};
 use xborder_sql::rusqlite::{Connection, TransactionBehavior};
-use xborder_sql::{SqliteClaims, Step};
+use xborder_sql::{SqliteClaims, SqliteStore, Step};
 
 /// A fresh folder, removed on drop.
 struct TempDir(PathBuf);
@@ -61,8 +63,8 @@ fn delivery_claims_vectors_pass_against_sqlite_both_ways() {
     let cases = common::cases();
     let mut failures = Vec::new();
     for case in &cases {
-        // `step` (the statements judge expiry at the step's time), then core's `ClaimStore`
-        // (a plain map; core's rules judge expiry): the same answers.
+        // `step` (on a connection), then core's `Claims` over the `ClaimStore` of
+        // `SqliteClaims`: the same statements, given the same times; the same answers.
         let by_step = SqliteClaims::open(dir.db(), case.rules).unwrap();
         by_step
             .lock()
@@ -193,6 +195,69 @@ fn rows_expire_with_the_ttl_from_the_steps_time_and_expired_rows_are_no_rows() {
     assert_eq!(
         forever.step(Step::Claim, "b", "r9", u64::MAX).unwrap(),
         Outcome::Duplicate
+    );
+}
+
+/// The store writes `time.expires_at_ms` and compares with `time.now_ms` as core gives them: a
+/// store that computed an expiry of its own (now + ttl, or from the entry's text) or clamped a
+/// time would write another number here.
+#[test]
+fn a_row_expires_when_core_says_and_is_compared_with_the_time_given() {
+    let conn = Connection::open_in_memory().unwrap();
+    SqliteClaims::migrate(&conn).unwrap();
+    let store = SqliteStore::on(&conn);
+    // An expiry that is not now + ttl, for an entry whose text says another time.
+    let mut time = StoreTime::expiring(1_000, Some(50));
+    time.expires_at_ms = Some(7_777);
+    let held = Entry::held("r1", 3);
+    assert!(store.compare_and_set("a", None, Some(&held), time).unwrap());
+    assert_eq!(rows(&conn), [("a".into(), "h:3:r1".into(), Some(7_777))]);
+    assert_eq!(
+        store.load("a", StoreTime::at(7_776)).unwrap(),
+        Some(held.clone())
+    );
+    assert_eq!(store.load("a", StoreTime::at(7_777)).unwrap(), None);
+    // Expired at the time given: the row is no row to a write either.
+    assert!(!store
+        .compare_and_set("a", Some(&held), None, StoreTime::at(7_777))
+        .unwrap());
+    assert!(store
+        .compare_and_set("a", Some(&held), None, StoreTime::at(7_776))
+        .unwrap());
+    // Near 2^48: core's expiry (clamped or not: core's rule), written as given.
+    let late = StoreTime::expiring(MAX_TIME_MS - 1, Some(10));
+    let late_expiry = late.expires_at_ms.map(|t| t as i64); // core clamps, or not
+    assert!(late_expiry.is_some_and(|t| t >= MAX_TIME_MS as i64));
+    assert!(store.compare_and_set("b", None, Some(&held), late).unwrap());
+    assert_eq!(rows(&conn)[0], ("b".into(), "h:3:r1".into(), late_expiry));
+    // Past BIGINT (no time core gives): refused, nothing written.
+    let mut huge = StoreTime::expiring(0, Some(1));
+    huge.expires_at_ms = Some(u64::MAX);
+    let e = store
+        .compare_and_set("c", None, Some(&held), huge)
+        .unwrap_err();
+    assert_eq!(e.code(), "STORE_UNAVAILABLE");
+    assert_eq!(rows(&conn).len(), 1);
+    // Through a step at a time past 2^48: core's clamped times, in the text and in the row.
+    let claims = SqliteClaims::open(":memory:", ClaimRules::new(50)).unwrap();
+    assert_eq!(
+        claims.step(Step::Claim, "d", "r1", u64::MAX).unwrap(),
+        Outcome::Claimed
+    );
+    assert_eq!(
+        rows(&claims.lock()),
+        [(
+            "d".into(),
+            format!("h:{MAX_TIME_MS}:r1"),
+            StoreTime::expiring(u64::MAX, Some(100)) // two leases of 50
+                .expires_at_ms
+                .map(|t| t as i64)
+        )]
+    );
+    // The `ClaimStore` of `SqliteClaims` is the same store on its own connection.
+    assert_eq!(
+        claims.load("d", StoreTime::at(MAX_TIME_MS - 1)).unwrap(),
+        Some(Entry::held("r1", MAX_TIME_MS))
     );
 }
 

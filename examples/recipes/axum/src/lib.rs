@@ -55,7 +55,7 @@ use axum::{Json, Router};
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
 use xborder_core::claims::{
-    reply_to_code, AsyncClaimStore, ClaimRules, ClaimStore, Claims, Entry, Reply,
+    reply_to_code, AsyncClaimStore, ClaimRules, ClaimStore, Claims, Entry, Reply, StoreTime,
 };
 use xborder_core::delivery::{Decision, Receiver, StoreError};
 use xborder_core::envelope::{Envelope, Limits};
@@ -108,11 +108,11 @@ impl Bounded<'_> {
 }
 
 impl AsyncClaimStore for Bounded<'_> {
-    async fn load(&self, id: &str) -> Result<Option<Entry>, StoreError> {
+    async fn load(&self, id: &str, time: StoreTime) -> Result<Option<Entry>, StoreError> {
         match self.claims {
             // In memory: O(1) under a lock held for the call only, no IO: no await needed.
-            Dedupe::Memory(c) => self.kept(c.store().load(id)),
-            Dedupe::Redis(c) => self.bounded(c.load(id)).await,
+            Dedupe::Memory(c) => self.kept(c.store().load(id, time)),
+            Dedupe::Redis(c) => self.bounded(c.load(id, time)).await,
         }
     }
 
@@ -121,15 +121,13 @@ impl AsyncClaimStore for Bounded<'_> {
         id: &str,
         expected: Option<&Entry>,
         new: Option<&Entry>,
-        ttl_ms: Option<u64>,
+        time: StoreTime,
     ) -> Result<bool, StoreError> {
         match self.claims {
-            Dedupe::Memory(c) => self.kept(c.store().compare_and_set(id, expected, new, ttl_ms)),
+            Dedupe::Memory(c) => self.kept(c.store().compare_and_set(id, expected, new, time)),
             Dedupe::Redis(c) => {
-                self.bounded(AsyncClaimStore::compare_and_set(
-                    c, id, expected, new, ttl_ms,
-                ))
-                .await
+                self.bounded(AsyncClaimStore::compare_and_set(c, id, expected, new, time))
+                    .await
             }
         }
     }
