@@ -377,8 +377,8 @@ async fn a_write_expires_after_the_ttl_core_gives() {
         ttl
     };
     let claims = RedisClaims::new(conn.clone(), ClaimRules::new(1_000), "g:");
-    let mut time = StoreTime::expiring(MAX_TIME_MS - 5, Some(120_000)); // expiry clamped by core
-    assert_eq!(time.expires_at_ms, Some(MAX_TIME_MS));
+    let mut time = StoreTime::expiring(MAX_TIME_MS - 5, Some(120_000)); // an expiry past 2^48
+    assert_eq!(time.expires_at_ms, Some(MAX_TIME_MS - 5 + 120_000));
     time.now_ms = 7; // a time the entry's text does not say either
     let held = Entry::held("r1", 0);
     assert!(claims
