@@ -6,9 +6,65 @@ and ``CompareAndSet`` acts). A store only loads and compares-and-sets, with the 
 (``StoreTime``); the loop only calls it and hands its answer back: every decision is core's."""
 
 import inspect
+from dataclasses import dataclass
 from typing import Any, Optional, Protocol, TypeVar, Union
 
-from .claims import ClaimCompareAndSet, ClaimLoad, _loaded, _swapped
+# What the loop is fed (re-exported by xborder.claims, where users find them): the times a store
+# is given, and the two calls core asks of it.
+
+
+@dataclass(frozen=True)
+class StoreTime:
+    """The times of one store call, as core has clamped them (each at most 2**48 - 1): the
+    step's time ``now_ms``, and for a write how long the store may keep the new entry
+    (``ttl_ms``, from ``now_ms``) and until when (``expires_at_ms``); None: no limit (a load or a
+    removal has none). A store writes and compares these numbers as they are, and never reads
+    an entry's text for a time nor clamps one: a SQL store keeps ``expires_at_ms`` in a column
+    and counts a row whose expiry is at or before ``now_ms`` as no row; a Redis store gives
+    ``ttl_ms`` to ``PEXPIRE``."""
+
+    now_ms: int
+    ttl_ms: Optional[int]
+    expires_at_ms: Optional[int]
+
+
+def _time(t: Any) -> StoreTime:
+    """The generated module's ``StoreTime`` as this package's."""
+    return StoreTime(t.now_ms, t.ttl_ms, t.expires_at_ms)
+
+
+@dataclass
+class ClaimLoad:
+    """Load the entry text of ``id`` at ``time`` (as ``ClaimStore.load``), then
+    ``task.loaded(text_or_None)``."""
+
+    id: str
+    time: StoreTime
+
+
+@dataclass
+class ClaimCompareAndSet:
+    """Compare-and-set the entry text of ``id`` (as ``ClaimStore.compare_and_set``), then
+    ``task.swapped(applied)``."""
+
+    id: str
+    expected: Optional[str]
+    new: Optional[str]
+    time: StoreTime
+
+
+def _loaded(value: object, who: str) -> Optional[str]:
+    if value is not None and not isinstance(value, str):
+        raise TypeError("%s.load must return a str or None, got %s" % (who, type(value).__name__))
+    return value
+
+
+def _swapped(value: object, who: str) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError("%s.compare_and_set must return a bool, got %s"
+                        % (who, type(value).__name__))
+    return value
+
 
 T = TypeVar("T")
 

@@ -10,6 +10,11 @@ from dataclasses import dataclass
 from typing import Any, Dict, NoReturn, Optional, Protocol, Union, runtime_checkable
 
 from . import _kinds
+from ._drive import ClaimCompareAndSet as ClaimCompareAndSet
+from ._drive import ClaimLoad as ClaimLoad
+from ._drive import StoreTime as StoreTime
+from ._drive import _loaded, _swapped, drive, drive_async
+from ._drive import _time as _time
 from ._ffi import CoreEnum, GeneratedError, g, same_members, texts
 from .errors import StoreError, XborderError, _convert
 
@@ -80,26 +85,6 @@ def _rules(lease_ms: object, window_ms: object) -> None:
 
 # --- stores -------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class StoreTime:
-    """The times of one store call, as core has clamped them (each at most 2**48 - 1): the
-    step's time ``now_ms``, and for a write how long the store may keep the new entry
-    (``ttl_ms``, from ``now_ms``) and until when (``expires_at_ms``); None: no limit (a load or a
-    removal has none). A store writes and compares these numbers as they are, and never reads
-    an entry's text for a time nor clamps one: a SQL store keeps ``expires_at_ms`` in a column
-    and counts a row whose expiry is at or before ``now_ms`` as no row; a Redis store gives
-    ``ttl_ms`` to ``PEXPIRE``."""
-
-    now_ms: int
-    ttl_ms: Optional[int]
-    expires_at_ms: Optional[int]
-
-
-def _time(t: Any) -> StoreTime:
-    """The generated module's ``StoreTime`` as this package's."""
-    return StoreTime(t.now_ms, t.ttl_ms, t.expires_at_ms)
-
-
 @runtime_checkable
 class ClaimStore(Protocol):
     """A store of claims shared by a consumer's instances (Redis, SQL, a dict in memory), called
@@ -132,19 +117,6 @@ class AsyncClaimStore(Protocol):
     async def compare_and_set(self, id: str, expected: Optional[str], new: Optional[str],
                               time: StoreTime) -> bool:
         ...
-
-
-def _loaded(value: object, who: str) -> Optional[str]:
-    if value is not None and not isinstance(value, str):
-        raise TypeError("%s.load must return a str or None, got %s" % (who, type(value).__name__))
-    return value
-
-
-def _swapped(value: object, who: str) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError("%s.compare_and_set must return a bool, got %s"
-                        % (who, type(value).__name__))
-    return value
 
 
 def _require_store(store: object, name: str, sync: bool) -> None:
@@ -268,26 +240,6 @@ def _reply_of(inner: Any, step: object, outcome: object) -> Optional[ClaimReply]
 # --- the sans-IO task, and asyncio ----------------------------------------------------------------
 
 @dataclass
-class ClaimLoad:
-    """Load the entry text of ``id`` at ``time`` (as ``ClaimStore.load``), then
-    ``task.loaded(text_or_None)``."""
-
-    id: str
-    time: StoreTime
-
-
-@dataclass
-class ClaimCompareAndSet:
-    """Compare-and-set the entry text of ``id`` (as ``ClaimStore.compare_and_set``), then
-    ``task.swapped(applied)``."""
-
-    id: str
-    expected: Optional[str]
-    new: Optional[str]
-    time: StoreTime
-
-
-@dataclass
 class ClaimDone:
     """The step is over: its ``outcome``."""
 
@@ -392,13 +344,11 @@ def _outcome(need: ClaimNeed) -> ClaimOutcome:
 def run_task(task: ClaimTask, store: Any, who: str) -> ClaimOutcome:
     """Runs ``task`` to its outcome against the sync ``store`` (the one loop,
     ``xborder._drive.drive``)."""
-    from ._drive import drive
     return _outcome(drive(store, task.start(), _TaskSteps(task), who))
 
 
 async def run_task_async(task: ClaimTask, store: Any, who: str) -> ClaimOutcome:
     """``run_task`` with an asyncio ``store`` (``xborder._drive.drive_async``)."""
-    from ._drive import drive_async
     return _outcome(await drive_async(store, task.start(), _TaskSteps(task), who))
 
 
