@@ -8,7 +8,7 @@ from typing import Any, Awaitable, Callable, List, NamedTuple, Optional, Tuple
 
 from ._ffi import g
 from .claims import (DEFAULT_LEASE_MS, ClaimOutcome, ClaimReply, ClaimTask, StoreTime, _reply_of,
-                     _rules, _store_failed, run_task, run_task_async)
+                     _rules, _store_failed, _run_task, _run_task_async)
 from . import _kinds
 
 TABLE = "xborder_claims"
@@ -108,7 +108,7 @@ def drive(task: ClaimTask, store: StatementStore,
     """Runs ``task`` against ``store`` (the package's one loop); ``finish`` (the commit of a
     transaction the step opened) runs at the end. Any exception but core's is ``StoreError``
     (``STORE_UNAVAILABLE``), the exception as ``__cause__``."""
-    outcome = run_task(task, store, "sql")
+    outcome = _run_task(task, store, "sql")
     if finish is not None:
         try:
             finish()
@@ -120,7 +120,7 @@ def drive(task: ClaimTask, store: StatementStore,
 async def drive_async(task: ClaimTask, store: AsyncStatementStore,
                       finish: Optional[Callable[[], Awaitable[None]]] = None) -> ClaimOutcome:
     """``drive`` with coroutines."""
-    outcome = await run_task_async(task, store, "sql")
+    outcome = await _run_task_async(task, store, "sql")
     if finish is not None:
         try:
             await finish()

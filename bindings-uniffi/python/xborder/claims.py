@@ -341,14 +341,14 @@ def _outcome(need: ClaimNeed) -> ClaimOutcome:
     return need.outcome
 
 
-def run_task(task: ClaimTask, store: Any, who: str) -> ClaimOutcome:
+def _run_task(task: ClaimTask, store: Any, who: str) -> ClaimOutcome:
     """Runs ``task`` to its outcome against the sync ``store`` (the one loop,
     ``xborder._drive.drive``)."""
     return _outcome(drive(store, task.start(), _TaskSteps(task), who))
 
 
-async def run_task_async(task: ClaimTask, store: Any, who: str) -> ClaimOutcome:
-    """``run_task`` with an asyncio ``store`` (``xborder._drive.drive_async``)."""
+async def _run_task_async(task: ClaimTask, store: Any, who: str) -> ClaimOutcome:
+    """``_run_task`` with an asyncio ``store`` (``xborder._drive.drive_async``)."""
     return _outcome(await drive_async(store, task.start(), _TaskSteps(task), who))
 
 
@@ -361,7 +361,7 @@ async def claim_step_async(store: AsyncClaimStore, step: str, id: str, token: st
     (``STORE_UNAVAILABLE``) with it as ``__cause__``."""
     _require_store(store, "store", sync=False)
     task = ClaimTask(step, id, token, at_ms, lease_ms, window_ms)
-    return await run_task_async(task, store, type(store).__name__)
+    return await _run_task_async(task, store, type(store).__name__)
 
 
 class AsyncClaims:
