@@ -325,18 +325,18 @@ class JavaApiTest {
             ClaimNeed need = task.start();
             while (!(need instanceof ClaimNeed.Done)) {
                 if (need instanceof ClaimNeed.Load load) {
-                    need = task.loaded(store.load(load.getId()));
+                    need = task.loaded(store.load(load.getId(), load.getTime()));
                 } else {
                     ClaimNeed.CompareAndSet cas = (ClaimNeed.CompareAndSet) need;
-                    assertEquals(60_000L, cas.getTtlMs());
-                    need = task.swapped(store.compareAndSet(cas.getId(), cas.getExpected(), cas.getNew(), cas.getTtlMs()));
+                    assertEquals(new StoreTime(7_000L, 60_000L, 67_000L), cas.getTime());
+                    need = task.swapped(store.compareAndSet(cas.getId(), cas.getExpected(), cas.getNew(), cas.getTime()));
                 }
             }
             assertEquals(ClaimOutcome.CLAIMED, ((ClaimNeed.Done) need).getOutcome());
         }
         ClaimTask again = new ClaimTask("claim", "evt_3", "other", 7_001);
         assertInstanceOf(ClaimNeed.Load.class, again.start());
-        assertEquals(ClaimOutcome.IN_PROGRESS, ((ClaimNeed.Done) again.loaded(store.load("evt_3"))).getOutcome());
+        assertEquals(ClaimOutcome.IN_PROGRESS, ((ClaimNeed.Done) again.loaded(store.load("evt_3", new StoreTime(7_001L, null, null)))).getOutcome());
         ClaimTask failing = new ClaimTask("claim", "evt_4", "t", 1);
         failing.start();
         XborderException failed = assertThrows(XborderException.class, () -> failing.failed("redis: timeout"));
@@ -370,7 +370,7 @@ class JavaApiTest {
         // Act by act, over a store of the host's: the claim asks a load.
         try (DeliveryHandling h = DeliveryHandling.withStoreSteps(receiver, other, Webhooks.sign(SECRET, other), "t2")) {
             assertEquals(new HandlingAct.Claim("evt_2"), h.next());
-            assertEquals(new HandlingAct.Load("evt_2"), h.step(10L));
+            assertEquals(new HandlingAct.Load("evt_2", new StoreTime(10L, null, null)), h.step(10L));
         }
         // In a transaction (the Java overload with inTransaction): the complete step goes on to
         // the Commit act; committed(true) answers 200; lastStep is the complete's outcome.
