@@ -108,7 +108,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import xborder
 
 # The events table of the reference receivers (shared with the Rust and Node ones).
-EVENTS_SQL = pathlib.Path(__file__).resolve().parent.parent / "sql" / "receiver-events.sql"
+EVENTS_SQL = pathlib.Path(__file__).resolve().parents[2] / "stores" / "sql" / "receiver-events.sql"
 INSERT_EVENT = ("INSERT INTO xborder_events (id, event, instance, token, claimed_at_ms, lease_ms, "
                 "at_ms) VALUES (%s)")
 CLOCK_SQL = "SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint"
