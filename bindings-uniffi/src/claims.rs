@@ -89,6 +89,32 @@ impl From<claims::Reply> for ClaimReply {
     }
 }
 
+/// The times of one store call, as core has clamped them (core's `claims::StoreTime`, each at
+/// most 2^48 − 1): the step's time, and for a write how long the store may keep the new entry.
+/// A store writes and compares these numbers as they are; it never reads an entry's text for a
+/// time, nor clamps one. A SQL store keeps `expires_at_ms` in a column and counts a row whose
+/// expiry is at or before `now_ms` as no row; a Redis store gives `ttl_ms` to `PEXPIRE`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, uniffi::Record)]
+pub struct StoreTime {
+    /// The step's time (the host's milliseconds).
+    pub now_ms: u64,
+    /// How long the store may keep the new entry, from `now_ms` (absent: as long as it likes;
+    /// a load or a removal has none).
+    pub ttl_ms: Option<u64>,
+    /// `now_ms + ttl_ms`: when the store may drop the new entry (absent: never).
+    pub expires_at_ms: Option<u64>,
+}
+
+impl From<claims::StoreTime> for StoreTime {
+    fn from(t: claims::StoreTime) -> Self {
+        StoreTime {
+            now_ms: t.now_ms,
+            ttl_ms: t.ttl_ms,
+            expires_at_ms: t.expires_at_ms,
+        }
+    }
+}
+
 /// A store of claims the host writes in its own language (Redis, SQL, a map in memory), shared
 /// by the instances of one consumer. It keeps entry *texts* only and never reads them: every
 /// decision is core's. An entry text is never empty.
@@ -97,19 +123,20 @@ impl From<claims::Reply> for ClaimReply {
 /// `STORE_UNAVAILABLE`.
 #[uniffi::export(foreign)]
 pub trait ClaimStore: Send + Sync {
-    /// The entry text of `id`, absent when it has none.
-    fn load(&self, id: String) -> Result<Option<String>, XborderError>;
+    /// The entry text of `id`, absent when it has none (or, in a store that keeps expiry, when
+    /// its entry's expiry is at or before `time.now_ms`).
+    fn load(&self, id: String, time: StoreTime) -> Result<Option<String>, XborderError>;
 
-    /// Atomically: when the entry text of `id` is `expected` (absent: no entry), makes it `new`
-    /// (absent: remove the entry), which the store may drop on its own after `ttl_ms`
-    /// milliseconds (absent: keep it), and answers `true`; otherwise changes nothing and answers
-    /// `false`.
+    /// Atomically: when the entry text of `id` is `expected` (absent: no entry, or only an
+    /// entry expired at `time.now_ms`), makes it `new` (absent: remove the entry), which the
+    /// store may drop on its own after `time.ttl_ms` milliseconds, at `time.expires_at_ms`
+    /// (absent: keep it), and answers `true`; otherwise changes nothing and answers `false`.
     fn compare_and_set(
         &self,
         id: String,
         expected: Option<String>,
         new: Option<String>,
-        ttl_ms: Option<u64>,
+        time: StoreTime,
     ) -> Result<bool, XborderError>;
 }
 
@@ -122,8 +149,15 @@ fn store_failure(e: XborderError) -> delivery::StoreError {
 }
 
 impl claims::ClaimStore for ForeignStore {
-    fn load(&self, id: &str) -> Result<Option<claims::Entry>, delivery::StoreError> {
-        let text = self.0.load(id.to_owned()).map_err(store_failure)?;
+    fn load(
+        &self,
+        id: &str,
+        time: claims::StoreTime,
+    ) -> Result<Option<claims::Entry>, delivery::StoreError> {
+        let text = self
+            .0
+            .load(id.to_owned(), time.into())
+            .map_err(store_failure)?;
         text.map(|t| claims::Entry::decode(&t)).transpose()
     }
 
@@ -132,14 +166,14 @@ impl claims::ClaimStore for ForeignStore {
         id: &str,
         expected: Option<&claims::Entry>,
         new: Option<&claims::Entry>,
-        ttl_ms: Option<u64>,
+        time: claims::StoreTime,
     ) -> Result<bool, delivery::StoreError> {
         self.0
             .compare_and_set(
                 id.to_owned(),
                 expected.map(claims::Entry::encode),
                 new.map(claims::Entry::encode),
-                ttl_ms,
+                time.into(),
             )
             .map_err(store_failure)
     }
@@ -197,17 +231,17 @@ impl Claims {
             need: &claims::Need,
         ) -> Result<NeedAnswer, delivery::StoreError> {
             Ok(match need {
-                claims::Need::Load { id } => NeedAnswer::Loaded(store.load(id)?),
+                claims::Need::Load { id, time } => NeedAnswer::Loaded(store.load(id, *time)?),
                 claims::Need::CompareAndSet {
                     id,
                     expected,
                     new,
-                    ttl_ms,
+                    time,
                 } => NeedAnswer::Swapped(store.compare_and_set(
                     id,
                     expected.as_ref(),
                     new.as_ref(),
-                    *ttl_ms,
+                    *time,
                 )?),
                 _ => {
                     return Err(delivery::StoreError::new(
@@ -302,10 +336,14 @@ impl Claims {
 /// What a [`ClaimTask`] needs next from the host's store.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
 pub enum ClaimNeed {
-    /// Load the entry text of `id`, then call `loaded` with it (absent when there is none).
+    /// Load the entry text of `id`, then call `loaded` with it (absent when there is none), as
+    /// [`ClaimStore::load`].
     Load {
         /// The event id.
         id: String,
+        /// The step's time (`now_ms`: a store that keeps expiry counts an entry expired at it
+        /// as none).
+        time: StoreTime,
     },
     /// Compare-and-set the entry text of `id` (as [`ClaimStore::compare_and_set`]), then call
     /// `swapped` with its answer.
@@ -316,8 +354,9 @@ pub enum ClaimNeed {
         expected: Option<String>,
         /// The entry text to write (absent: remove the entry).
         new: Option<String>,
-        /// How long the store may keep `new`, in milliseconds (absent: no limit).
-        ttl_ms: Option<u64>,
+        /// The step's time, and how long the store may keep `new` (`ttl_ms`) and until when
+        /// (`expires_at_ms`); absent: no limit.
+        time: StoreTime,
     },
     /// The step is over.
     Done {
@@ -331,17 +370,20 @@ impl TryFrom<claims::Need> for ClaimNeed {
 
     fn try_from(n: claims::Need) -> Result<Self, XborderError> {
         Ok(match n {
-            claims::Need::Load { id } => ClaimNeed::Load { id },
+            claims::Need::Load { id, time } => ClaimNeed::Load {
+                id,
+                time: time.into(),
+            },
             claims::Need::CompareAndSet {
                 id,
                 expected,
                 new,
-                ttl_ms,
+                time,
             } => ClaimNeed::CompareAndSet {
                 id,
                 expected: expected.as_ref().map(claims::Entry::encode),
                 new: new.as_ref().map(claims::Entry::encode),
-                ttl_ms,
+                time: time.into(),
             },
             claims::Need::Done(outcome) => ClaimNeed::Done {
                 outcome: outcome.into(),
@@ -531,11 +573,13 @@ mod tests {
     #[derive(Default)]
     struct Texts {
         map: Mutex<std::collections::HashMap<String, String>>,
+        /// The times of the compare-and-sets, in order.
+        times: Mutex<Vec<StoreTime>>,
         fail: bool,
     }
 
     impl ClaimStore for Texts {
-        fn load(&self, id: String) -> Result<Option<String>, XborderError> {
+        fn load(&self, id: String, _time: StoreTime) -> Result<Option<String>, XborderError> {
             if self.fail {
                 return Err(delivery::StoreError::new("down").into());
             }
@@ -546,8 +590,9 @@ mod tests {
             id: String,
             expected: Option<String>,
             new: Option<String>,
-            _ttl_ms: Option<u64>,
+            time: StoreTime,
         ) -> Result<bool, XborderError> {
+            self.times.lock().unwrap().push(time);
             let mut m = self.map.lock().unwrap();
             if m.get(&id) != expected.as_ref() {
                 return Ok(false);
@@ -581,13 +626,16 @@ mod tests {
             let mut need = task.start()?;
             let c = loop {
                 need = match need {
-                    ClaimNeed::Load { id } => task.loaded(tasks.load(id)?)?,
+                    ClaimNeed::Load { id, time } => {
+                        assert_eq!(time, StoreTime::from(claims::StoreTime::at(at)));
+                        task.loaded(tasks.load(id, time)?)?
+                    }
                     ClaimNeed::CompareAndSet {
                         id,
                         expected,
                         new,
-                        ttl_ms,
-                    } => task.swapped(tasks.compare_and_set(id, expected, new, ttl_ms)?)?,
+                        time,
+                    } => task.swapped(tasks.compare_and_set(id, expected, new, time)?)?,
                     ClaimNeed::Done { outcome } => break outcome,
                 };
             };
@@ -596,6 +644,20 @@ mod tests {
         assert_eq!(
             store.map.lock().unwrap().get("e").map(String::as_str),
             Some("d:20")
+        );
+        // The foreign store and the task's host were given core's times alike: the claim at 0
+        // for two leases, the completion at 20 for the window.
+        let times = store.times.lock().unwrap().clone();
+        assert_eq!(times, tasks.times.lock().unwrap().clone());
+        assert_eq!(
+            (times[0].now_ms, times[0].ttl_ms, times[0].expires_at_ms),
+            (0, Some(200), Some(200))
+        );
+        assert_eq!(times[1].now_ms, 20);
+        assert_eq!(
+            times[1].expires_at_ms,
+            times[1].ttl_ms.map(|t| t + 20),
+            "{times:?}"
         );
         let failing = Claims::with_store(
             Arc::new(Texts {

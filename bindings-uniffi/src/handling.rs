@@ -3,10 +3,12 @@
 
 use std::sync::{Arc, Mutex};
 
-use xborder_core::claims::{self, Need};
+use xborder_core::claims;
 use xborder_core::handling::{self, Act, Next, StoreSteps};
 
-use crate::claims::{claim_rules, ClaimOutcome, ClaimReply, Claims, NeedAnswer};
+use crate::claims::{
+    claim_rules, ClaimNeed, ClaimOutcome, ClaimReply, Claims, NeedAnswer, StoreTime,
+};
 use crate::delivery::{Decision, Receiver};
 use crate::envelope::Envelope;
 use crate::errors::XborderError;
@@ -76,6 +78,8 @@ pub enum HandlingAct {
     Load {
         /// The event id.
         id: String,
+        /// The step's time, as in `ClaimNeed::Load`.
+        time: StoreTime,
     },
     /// (A handling over the host's own store.) Compare-and-set the entry text of `id`, as
     /// `ClaimStore.compare_and_set`, then `swapped(applied)`; a failed call is
@@ -87,8 +91,8 @@ pub enum HandlingAct {
         expected: Option<String>,
         /// The entry text to write (absent: remove the entry).
         new: Option<String>,
-        /// How long the store may keep `new`, in milliseconds (absent: no limit).
-        ttl_ms: Option<u64>,
+        /// The step's time and the new entry's expiry, as in `ClaimNeed::CompareAndSet`.
+        time: StoreTime,
     },
     /// (A handling in a transaction.) Commit the transaction holding the event's write and the
     /// claim's completion, then `committed(ok)`.
@@ -131,17 +135,21 @@ impl From<Next<'_>> for HandlingAct {
             Next::Act(Act::Answer(a)) => HandlingAct::Answer {
                 answer: HandlingAnswer::from(a),
             },
-            Next::Store(Need::Load { id }) => HandlingAct::Load { id },
-            Next::Store(Need::CompareAndSet {
-                id,
-                expected,
-                new,
-                ttl_ms,
-            }) => HandlingAct::CompareAndSet {
-                id,
-                expected: expected.as_ref().map(claims::Entry::encode),
-                new: new.as_ref().map(claims::Entry::encode),
-                ttl_ms,
+            // A store need crosses as a task's does (one conversion: `ClaimNeed`'s).
+            Next::Store(need) => match ClaimNeed::try_from(need) {
+                Ok(ClaimNeed::Load { id, time }) => HandlingAct::Load { id, time },
+                Ok(ClaimNeed::CompareAndSet {
+                    id,
+                    expected,
+                    new,
+                    time,
+                }) => HandlingAct::CompareAndSet {
+                    id,
+                    expected,
+                    new,
+                    time,
+                },
+                Ok(ClaimNeed::Done { .. }) | Err(_) => unknown_act(),
             },
             _ => unknown_act(),
         }

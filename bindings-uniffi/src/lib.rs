@@ -31,7 +31,7 @@ pub use account::{AccountCheck, AccountKind, AccountParams, AccountState, Reason
 pub use beneficiary::{
     BeneficiaryValidation, BeneficiaryValidator, FieldSource, Issue, IssueCode, RequiredField,
 };
-pub use claims::{ClaimNeed, ClaimOutcome, ClaimReply, ClaimStore, ClaimTask, Claims};
+pub use claims::{ClaimNeed, ClaimOutcome, ClaimReply, ClaimStore, ClaimTask, Claims, StoreTime};
 pub use delivery::{Action, Decision, Receiver};
 pub use envelope::{DecodeLimits, Envelope};
 pub use errors::XborderError;

@@ -108,7 +108,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import xborder
 
 # The events table of the reference receivers (shared with the Rust and Node ones).
-EVENTS_SQL = pathlib.Path(__file__).resolve().parent.parent / "sql" / "receiver-events.sql"
+EVENTS_SQL = pathlib.Path(__file__).resolve().parents[2] / "stores" / "sql" / "receiver-events.sql"
 INSERT_EVENT = ("INSERT INTO xborder_events (id, event, instance, token, claimed_at_ms, lease_ms, "
                 "at_ms) VALUES (%s)")
 CLOCK_SQL = "SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint"
@@ -456,28 +456,20 @@ class SqlRequest:
     def __init__(self, sql):
         self.sql = sql
         self.lease_ms, self.window_ms = sql.claims.lease_ms, sql.claims.window_ms
-        self.at = None
         self.wanted = False  # begun, its connection not taken yet
         self.held = None  # (pool context, connection, store in the transaction)
 
-    def step_at(self, at_ms):
-        self.at = at_ms
-
     def call(self, method, *args):
         if self.wanted or self.held is not None:
-            store = self.open()[2]
-            store.step_at(self.at)
-            return getattr(store, method)(*args)
+            return getattr(self.open()[2], method)(*args)
         with self.sql.pool.get() as conn:
-            store = self.sql.claims.store(conn)
-            store.step_at(self.at)
-            return getattr(store, method)(*args)
+            return getattr(self.sql.claims.store(conn), method)(*args)
 
-    def load(self, id):
-        return self.call("load", id)
+    def load(self, id, time):
+        return self.call("load", id, time)
 
-    def compare_and_set(self, id, expected, new, ttl_ms):
-        return self.call("compare_and_set", id, expected, new, ttl_ms)
+    def compare_and_set(self, id, expected, new, time):
+        return self.call("compare_and_set", id, expected, new, time)
 
     def begin(self):
         self.wanted = True

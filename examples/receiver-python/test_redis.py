@@ -28,16 +28,21 @@ from xborder.redis import AsyncRedisClaimStore, RedisClaimStore
 TTL_MARGIN_MS = 600_000
 
 
+def _margin(time):
+    if time.ttl_ms is None:
+        return time
+    ttl = time.ttl_ms + TTL_MARGIN_MS
+    return xborder.StoreTime(time.now_ms, ttl, time.now_ms + ttl)
+
+
 class VectorRedisClaimStore(RedisClaimStore):
-    def compare_and_set(self, id, expected, new, ttl_ms):
-        return super().compare_and_set(id, expected, new,
-                                       None if ttl_ms is None else ttl_ms + TTL_MARGIN_MS)
+    def compare_and_set(self, id, expected, new, time):
+        return super().compare_and_set(id, expected, new, _margin(time))
 
 
 class AsyncVectorRedisClaimStore(AsyncRedisClaimStore):
-    async def compare_and_set(self, id, expected, new, ttl_ms):
-        return await super().compare_and_set(id, expected, new,
-                                             None if ttl_ms is None else ttl_ms + TTL_MARGIN_MS)
+    async def compare_and_set(self, id, expected, new, time):
+        return await super().compare_and_set(id, expected, new, _margin(time))
 
 
 def step_async(client, step, id, token, at_ms, *, lease_ms=30_000, window_ms=None, prefix="xb:claims:",

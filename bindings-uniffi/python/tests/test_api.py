@@ -59,10 +59,10 @@ class Store(x.ClaimStore):
     def __init__(self) -> None:
         self.map: dict = {}
 
-    def load(self, id: str) -> Optional[str]:
+    def load(self, id: str, time: x.StoreTime) -> Optional[str]:
         return self.map.get(id)
 
-    def compare_and_set(self, id: str, expected: Optional[str], new: Optional[str], ttl_ms: Optional[int]) -> bool:
+    def compare_and_set(self, id: str, expected: Optional[str], new: Optional[str], time: x.StoreTime) -> bool:
         if self.map.get(id) != expected:
             return False
         if new is None:
@@ -76,11 +76,11 @@ class AStore:
     def __init__(self) -> None:
         self.inner = Store()
 
-    async def load(self, id: str) -> Optional[str]:
-        return self.inner.load(id)
+    async def load(self, id: str, time: x.StoreTime) -> Optional[str]:
+        return self.inner.load(id, time)
 
-    async def compare_and_set(self, id: str, expected: Optional[str], new: Optional[str], ttl_ms: Optional[int]) -> bool:
-        return self.inner.compare_and_set(id, expected, new, ttl_ms)
+    async def compare_and_set(self, id: str, expected: Optional[str], new: Optional[str], time: x.StoreTime) -> bool:
+        return self.inner.compare_and_set(id, expected, new, time)
 
 
 def wrong_kinds() -> None:
@@ -373,9 +373,12 @@ def behaviour() -> None:
     # The handling act by act (what handle_delivery drives).
     h = x.DeliveryHandling.with_store_steps(SECRET, body9, x.sign(SECRET, body9), "t1", lease_ms=1000)
     expect("first act", h.next(), x.HandlingStep("claim", "evt_9"))
-    expect("a load", h.step(1), x.ClaimLoad("evt_9"))
+    expect("a load at the step's time", h.step(1), x.ClaimLoad("evt_9", x.StoreTime(1, None, None)))
     act = h.loaded(None)
     expect("a compare-and-set", type(act), x.ClaimCompareAndSet)
+    # Core's times, for the store to write as given: a claim is kept two leases.
+    expect("its time", act.time if isinstance(act, x.ClaimCompareAndSet) else None,
+           x.StoreTime(1, 2000, 2001))
     act = h.swapped(True)
     expect("persist", type(act), x.HandlingPersist)
     try:

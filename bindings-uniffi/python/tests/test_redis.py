@@ -17,6 +17,7 @@ import redis
 import redis.asyncio
 
 import xborder
+from xborder import StoreTime
 from xborder.redis import COMPARE_AND_SET, AsyncRedisClaimStore, RedisClaimStore
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -32,20 +33,23 @@ failures: List[str] = []
 TTL_MARGIN_MS = 600_000
 
 
-def _margin(ttl_ms: Optional[int]) -> Optional[int]:
-    return None if ttl_ms is None else ttl_ms + TTL_MARGIN_MS
+def _margin(time: StoreTime) -> StoreTime:
+    if time.ttl_ms is None:
+        return time
+    ttl = time.ttl_ms + TTL_MARGIN_MS
+    return StoreTime(time.now_ms, ttl, time.now_ms + ttl)
 
 
 class VectorRedisClaimStore(RedisClaimStore):
     def compare_and_set(self, id: str, expected: Optional[str], new: Optional[str],
-                        ttl_ms: Optional[int]) -> bool:
-        return super().compare_and_set(id, expected, new, _margin(ttl_ms))
+                        time: StoreTime) -> bool:
+        return super().compare_and_set(id, expected, new, _margin(time))
 
 
 class AsyncVectorRedisClaimStore(AsyncRedisClaimStore):
     async def compare_and_set(self, id: str, expected: Optional[str], new: Optional[str],
-                              ttl_ms: Optional[int]) -> bool:
-        return await super().compare_and_set(id, expected, new, _margin(ttl_ms))
+                              time: StoreTime) -> bool:
+        return await super().compare_and_set(id, expected, new, _margin(time))
 
 
 def fail(why: str) -> None:

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import psycopg
 
@@ -457,12 +457,59 @@ def expiry(step: Callable[..., Any], purge: Callable[[int], int], count: Callabl
     expect("%s rows after purge" % engine, count(), 0)
 
 
+def core_expiry(step: str, id: str, at: int, lease_ms: int, window_ms: int) -> Optional[int]:
+    """The expiry core gives the write of ``step`` at ``at`` on an id with no row (claim) or held
+    by r1 since ``at`` (complete), read from a ClaimTask's compare-and-set."""
+    task = xborder.ClaimTask(step, id, "r1", at, lease_ms, window_ms)
+    task.start()
+    held = None if step == "claim" else "h:%d:r1" % min(at, (1 << 48) - 1)
+    need = task.loaded(held)
+    assert isinstance(need, xborder.ClaimCompareAndSet), need
+    return need.time.expires_at_ms
+
+
+def times_as_given(claims: Any, conn: Any, expires: Callable[[str], Any], engine: str) -> None:
+    """The row's expiry is the one core gives, never one the store computed (the step's time
+    plus the TTL, or a clamp of its own): at an ordinary time; at a time past 2**48, which core
+    clamps (2**48 - 1, and its expiry clamped alike); through the store's own compare-and-set with
+    a time whose expiry is not now + ttl (the store writes it as given)."""
+    max_ms = (1 << 48) - 1
+    for id, at in (("t_now", 1_000), ("t_far", 1 << 60)):
+        want = core_expiry("claim", id, at, 500, 7_000)
+        expect("%s claim at %d: core's expiry" % (engine, at), claims.step(conn, "claim", id, "r1", at),
+               ClaimOutcome.CLAIMED)
+        expect("%s row expiry is core's (claim at %d)" % (engine, at), expires(id), want)
+        want = core_expiry("complete", id, at, 500, 7_000)
+        expect("%s complete at %d" % (engine, at), claims.step(conn, "complete", id, "r1", at),
+               ClaimOutcome.COMPLETED)
+        expect("%s row expiry is core's (complete at %d)" % (engine, at), expires(id), want)
+    expect("%s core's own times: 2 leases, the window" % engine,
+           [core_expiry("claim", "t", 1_000, 500, 7_000), core_expiry("complete", "t", 1_000, 500, 7_000)],
+           [2_000, 8_000])
+    expect("%s past 2**48: the row's expiry is from core's clamped time, not the step's own"
+           % engine, expires("t_far") <= max_ms + 7_000 < (1 << 60), True)
+    store = claims.store(conn)
+    odd = xborder.StoreTime(now_ms=10, ttl_ms=5, expires_at_ms=12_345)
+    expect("%s store write" % engine, store.compare_and_set("t_odd", None, "h:10:r1", odd), True)
+    expect("%s the store writes expires_at_ms as given" % engine, expires("t_odd"), 12_345)
+    expect("%s a row live at now_ms" % engine, store.load("t_odd", xborder.StoreTime(12_344, None, None)),
+           "h:10:r1")
+    expect("%s a row expired at now_ms is no row" % engine,
+           store.load("t_odd", xborder.StoreTime(12_345, None, None)), None)
+
+
 def failures_postgres(url: str) -> None:
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("DELETE FROM xborder_claims")
         claims = xp.PostgresClaims(lease_ms=10, window_ms=100)
         expiry(lambda *a: claims.step(conn, *a), lambda n: xp.purge(conn, n),
                lambda: int(conn.execute("SELECT count(*) FROM xborder_claims").fetchone()[0]), "pg")
+
+        def pg_expires(id: str) -> Any:
+            row = conn.execute("SELECT expires_at FROM xborder_claims WHERE id = %s", [id]).fetchone()
+            return None if row is None else row[0]
+
+        times_as_given(xp.PostgresClaims(lease_ms=500, window_ms=7_000), conn, pg_expires, "pg")
         conn.execute("INSERT INTO xborder_claims (id, entry) VALUES ('foreign', 'not ours')")
         expect("pg foreign entry", text(lambda: claims.step(conn, "claim", "foreign", "r1", 0)),
                "STORE_UNAVAILABLE")
@@ -525,6 +572,12 @@ def failures_sqlite(folder: str) -> None:
     claims = xs.SqliteClaims(lease_ms=10, window_ms=100)
     expiry(lambda *a: claims.step(conn, *a), lambda n: xs.purge(conn, n),
            lambda: int(conn.execute("SELECT count(*) FROM xborder_claims").fetchone()[0]), "sqlite")
+
+    def sqlite_expires(id: str) -> Any:
+        row = conn.execute("SELECT expires_at FROM xborder_claims WHERE id = ?", [id]).fetchone()
+        return None if row is None else row[0]
+
+    times_as_given(xs.SqliteClaims(lease_ms=500, window_ms=7_000), conn, sqlite_expires, "sqlite")
     expect("sqlite WAL", conn.execute("PRAGMA journal_mode").fetchone()[0], "wal")
     with conn:
         conn.execute("INSERT INTO xborder_claims (id, entry) VALUES ('foreign', 'not ours')")

@@ -18,7 +18,7 @@ from .beneficiaries import (AccountParams, BeneficiaryValidation, BeneficiaryVal
                             normalize_beneficiary, required_fields, validate_beneficiary)
 from .claims import (DEFAULT_LEASE_MS, AsyncClaims, AsyncClaimStore, ClaimCompareAndSet,
                      ClaimDone, ClaimLoad, ClaimNeed, ClaimOutcome, ClaimReply, Claims,
-                     ClaimStore, ClaimTask, claim_error_reply, claim_step_async)
+                     ClaimStore, ClaimTask, StoreTime, claim_error_reply, claim_step_async)
 from .errors import (CatalogError, ClaimError, DocumentError, EnvelopeError, FormError,
                      JsonError, PaginationError, RegistrationError, SignatureError, StoreError,
                      XborderError)
@@ -43,7 +43,7 @@ __all__ = [
     # claims
     "Claims", "AsyncClaims", "ClaimStore", "AsyncClaimStore", "ClaimOutcome", "ClaimReply",
     "claim_error_reply", "ClaimTask", "ClaimNeed", "ClaimLoad", "ClaimCompareAndSet", "ClaimDone",
-    "claim_step_async", "DEFAULT_LEASE_MS",
+    "claim_step_async", "DEFAULT_LEASE_MS", "StoreTime",
     # events
     "classify_event", "check_registration", "create_webhook_body", "event_matches", "Catalog",
     "EventKind", "EventClassification", "RegistrationCheck", "RejectedEvent",

@@ -4,31 +4,14 @@ per compare-and-set. The statements and the table are the Rust crate's (stores/s
 Node and Python instances can share one table. Every decision is core's; the statements keep
 texts and apply a change only when the row is still the one loaded."""
 
-import time
 from typing import Any, Awaitable, Callable, List, NamedTuple, Optional, Tuple
 
-from . import _kinds
 from ._ffi import g
-from .claims import (DEFAULT_LEASE_MS, ClaimCompareAndSet, ClaimDone, ClaimLoad, ClaimNeed,
-                     ClaimOutcome, ClaimReply, ClaimTask, _reply_of, _rules, _store_failed)
-from .errors import XborderError
+from .claims import (DEFAULT_LEASE_MS, ClaimOutcome, ClaimReply, ClaimTask, StoreTime, _reply_of,
+                     _rules, _store_failed, _run_task, _run_task_async)
+from . import _kinds
 
 TABLE = "xborder_claims"
-
-# Core clamps a step's time to xborder_core::claims::MAX_TIME_MS (2**48 - 1): the row's times
-# are the entry's. A row's expiry saturates at the largest bigint.
-_MAX_TIME_MS = (1 << 48) - 1
-_I64_MAX = (1 << 63) - 1
-
-
-def now_param(at_ms: int) -> int:
-    """The step's time as the statements take it (core's clamp)."""
-    return min(at_ms, _MAX_TIME_MS)
-
-
-def expiry(now: int, ttl_ms: Optional[int]) -> Optional[int]:
-    """When a row written at ``now`` with core's ``ttl_ms`` expires (None: never)."""
-    return None if ttl_ms is None else min(now + ttl_ms, _I64_MAX)
 
 
 def migration(name: str) -> str:
@@ -55,117 +38,106 @@ class Statements(NamedTuple):
 Call = Tuple[str, List[Any]]
 """A statement and its parameters (id, entries, times)."""
 
+Query = Callable[[str, List[Any]], Optional[str]]
+"""Runs a load statement: the entry text of its row (None: no row)."""
 
-def _call(sql: Statements, need: ClaimCompareAndSet, now: int, int8: Callable[[int], Any]
-          ) -> Optional[Call]:
-    """The one statement of a compare-and-set (None: nothing to write, ``(None, None)``)."""
-    exp = expiry(now, need.ttl_ms)
-    exp_p = None if exp is None else int8(exp)
-    now_p = int8(now)
-    if need.expected is None and need.new is not None:
-        return sql.insert, [need.id, need.new, exp_p, now_p]
-    if need.expected is not None and need.new is not None:
-        return sql.update, [need.id, need.expected, need.new, exp_p, now_p]
-    if need.expected is not None:
-        return sql.delete, [need.id, need.expected, now_p]
+Execute = Callable[[str, List[Any]], int]
+"""Runs a write statement: the number of rows it changed."""
+
+
+def _call(sql: Statements, id: str, expected: Optional[str], new: Optional[str],
+          time: StoreTime, int8: Callable[[int], Any]) -> Optional[Call]:
+    """The one statement of a compare-and-set, with core's times as given (None: nothing to
+    write, ``(None, None)``: applied when there is no live row, a load tells)."""
+    exp = None if time.expires_at_ms is None else int8(time.expires_at_ms)
+    now = int8(time.now_ms)
+    if expected is None and new is not None:
+        return sql.insert, [id, new, exp, now]
+    if expected is not None and new is not None:
+        return sql.update, [id, expected, new, exp, now]
+    if expected is not None:
+        return sql.delete, [id, expected, now]
     return None
 
 
-def drive(task: ClaimTask, sql: Statements, now: int, int8: Callable[[int], Any],
-          query: Callable[[str, List[Any]], Optional[str]],
-          execute: Callable[[str, List[Any]], int],
+class StatementStore:
+    """A ``ClaimStore`` made of the table's statements, over ``query`` and ``execute`` (a
+    cursor's, a connection's): a load is ``LOAD`` at ``time.now_ms``; a compare-and-set is one
+    ``INSERT``, ``UPDATE`` or ``DELETE`` writing ``time.expires_at_ms`` as the row's expiry."""
+
+    __slots__ = ("_sql", "_int8", "_query", "_execute")
+
+    def __init__(self, sql: Statements, int8: Callable[[int], Any], query: Query,
+                 execute: Execute) -> None:
+        self._sql, self._int8, self._query, self._execute = sql, int8, query, execute
+
+    def load(self, id: str, time: StoreTime) -> Optional[str]:
+        return _text(self._query(self._sql.load, [id, self._int8(time.now_ms)]))
+
+    def compare_and_set(self, id: str, expected: Optional[str], new: Optional[str],
+                        time: StoreTime) -> bool:
+        call = _call(self._sql, id, expected, new, time, self._int8)
+        if call is None:
+            return self.load(id, time) is None
+        return self._execute(*call) == 1
+
+
+class AsyncStatementStore:
+    """``StatementStore`` over coroutine functions (an ``AsyncClaimStore``)."""
+
+    __slots__ = ("_sql", "_int8", "_query", "_execute")
+
+    def __init__(self, sql: Statements, int8: Callable[[int], Any],
+                 query: Callable[[str, List[Any]], Awaitable[Optional[str]]],
+                 execute: Callable[[str, List[Any]], Awaitable[int]]) -> None:
+        self._sql, self._int8, self._query, self._execute = sql, int8, query, execute
+
+    async def load(self, id: str, time: StoreTime) -> Optional[str]:
+        return _text(await self._query(self._sql.load, [id, self._int8(time.now_ms)]))
+
+    async def compare_and_set(self, id: str, expected: Optional[str], new: Optional[str],
+                              time: StoreTime) -> bool:
+        call = _call(self._sql, id, expected, new, time, self._int8)
+        if call is None:
+            return await self.load(id, time) is None
+        return await self._execute(*call) == 1
+
+
+def drive(task: ClaimTask, store: StatementStore,
           finish: Optional[Callable[[], None]] = None) -> ClaimOutcome:
-    """Runs ``task``: ``query`` answers a load (the entry text or None), ``execute`` a
-    compare-and-set statement (the rows changed); ``finish`` (the commit of a transaction the
-    step opened) runs at the end. Any exception but core's is ``StoreError``
+    """Runs ``task`` against ``store`` (the package's one loop); ``finish`` (the commit of a
+    transaction the step opened) runs at the end. Any exception but core's is ``StoreError``
     (``STORE_UNAVAILABLE``), the exception as ``__cause__``."""
-    need: ClaimNeed = task.start()
-    method = "load"
-    try:
-        while not isinstance(need, ClaimDone):
-            if isinstance(need, ClaimLoad):
-                method = "load"
-                need = task.loaded(_text(query(sql.load, [need.id, int8(now)])))
-            else:
-                method = "compare_and_set"
-                call = _call(sql, need, now, int8)
-                if call is None:
-                    applied = query(sql.load, [need.id, int8(now)]) is None
-                else:
-                    applied = execute(*call) == 1
-                need = task.swapped(applied)
-        if finish is not None:
-            method = "commit"
+    outcome = _run_task(task, store, "sql")
+    if finish is not None:
+        try:
             finish()
-        return need.outcome
-    except XborderError:
-        raise
-    except Exception as e:
-        _store_failed(task, method, e)
+        except Exception as e:
+            _store_failed(task, "commit", e)
+    return outcome
 
 
-async def drive_async(task: ClaimTask, sql: Statements, now: int, int8: Callable[[int], Any],
-                      query: Callable[[str, List[Any]], Awaitable[Optional[str]]],
-                      execute: Callable[[str, List[Any]], Awaitable[int]],
+async def drive_async(task: ClaimTask, store: AsyncStatementStore,
                       finish: Optional[Callable[[], Awaitable[None]]] = None) -> ClaimOutcome:
     """``drive`` with coroutines."""
-    need: ClaimNeed = task.start()
-    method = "load"
-    try:
-        while not isinstance(need, ClaimDone):
-            if isinstance(need, ClaimLoad):
-                method = "load"
-                need = task.loaded(_text(await query(sql.load, [need.id, int8(now)])))
-            else:
-                method = "compare_and_set"
-                call = _call(sql, need, now, int8)
-                if call is None:
-                    applied = await query(sql.load, [need.id, int8(now)]) is None
-                else:
-                    applied = await execute(*call) == 1
-                need = task.swapped(applied)
-        if finish is not None:
-            method = "commit"
+    outcome = await _run_task_async(task, store, "sql")
+    if finish is not None:
+        try:
             await finish()
-        return need.outcome
-    except XborderError:
-        raise
-    except Exception as e:
-        _store_failed(task, method, e)
+        except Exception as e:
+            _store_failed(task, "commit", e)
+    return outcome
 
 
-def store_load(sql: Statements, id: str, now: int, int8: Callable[[int], Any],
-               query: Callable[[str, List[Any]], Optional[str]]) -> Optional[str]:
-    """A store's load: the entry text of ``id`` unless it expired at ``now``."""
-    return _text(query(sql.load, [id, int8(now)]))
+class SqlStore:
+    """What the SQL stores of one connection share: the rules of the claims they came from
+    (``handle_delivery`` takes the lease and window from them)."""
 
-
-def store_call(sql: Statements, id: str, expected: Optional[str], new: Optional[str],
-               ttl_ms: Optional[int], now: int, int8: Callable[[int], Any]) -> Optional[Call]:
-    """A store's compare-and-set as one statement (None: ``(None, None)``, nothing to write:
-    applied when there is no live row, a load tells)."""
-    return _call(sql, ClaimCompareAndSet(id, expected, new, ttl_ms), now, int8)
-
-
-class StepTime:
-    """The time of the claim step a store's calls belong to: the statements' ``now``
-    (``step_at``, which ``handle_delivery`` calls before each step). Without it, the host's
-    clock."""
-
-    __slots__ = ("lease_ms", "window_ms", "_now")
+    __slots__ = ("lease_ms", "window_ms")
 
     def __init__(self, claims: "SqlClaims") -> None:
         self.lease_ms = claims.lease_ms
         self.window_ms = claims.window_ms
-        self._now: Optional[int] = None
-
-    def step_at(self, at_ms: int) -> None:
-        """The time (ms) of the claim step the next calls belong to: a row expired at it is no
-        row, a row written expires at it plus the TTL core gives."""
-        self._now = now_param(_kinds.integer(at_ms, "at_ms"))
-
-    def _time(self) -> int:
-        return self._now if self._now is not None else now_param(time.time_ns() // 1_000_000)
 
 
 def _text(value: object) -> Optional[str]:
@@ -208,6 +180,8 @@ class SqlClaims:
                                                   self._window_ms)
 
 
+
 def now_ms_param(now_ms: object) -> int:
-    """``purge``'s ``now_ms``, checked and clamped as a step's time."""
-    return now_param(_kinds.integer(now_ms, "now_ms"))
+    """``purge``'s ``now_ms``, checked (an int the column's type holds; the statement takes it
+    as given)."""
+    return _kinds.integer(now_ms, "now_ms", hi=(1 << 63) - 1)  # the column's bigint

@@ -7,9 +7,14 @@ is core's."""
 import inspect
 import threading
 from dataclasses import dataclass
-from typing import Any, Awaitable, Dict, NoReturn, Optional, Protocol, Union, runtime_checkable
+from typing import Any, Dict, NoReturn, Optional, Protocol, Union, runtime_checkable
 
 from . import _kinds
+from ._drive import ClaimCompareAndSet as ClaimCompareAndSet
+from ._drive import ClaimLoad as ClaimLoad
+from ._drive import StoreTime as StoreTime
+from ._drive import _loaded, _swapped, drive, drive_async
+from ._drive import _time as _time
 from ._ffi import CoreEnum, GeneratedError, g, same_members, texts
 from .errors import StoreError, XborderError, _convert
 
@@ -85,17 +90,20 @@ class ClaimStore(Protocol):
     """A store of claims shared by a consumer's instances (Redis, SQL, a dict in memory), called
     from the thread of ``Claims.step``. It keeps entry *texts* and never reads them. Subclass it
     or give any object with these two methods. An exception from either (or an answer of the
-    wrong kind) fails the step with ``StoreError`` (``STORE_UNAVAILABLE``)."""
+    wrong kind) fails the step with ``StoreError`` (``STORE_UNAVAILABLE``). The times are core's
+    (``StoreTime``): write and compare them as given."""
 
-    def load(self, id: str) -> Optional[str]:
-        """The entry text of ``id``, or None when it has none."""
+    def load(self, id: str, time: StoreTime) -> Optional[str]:
+        """The entry text of ``id``, or None when it has none (in a store that keeps expiry:
+        or only one that expired at ``time.now_ms``)."""
         ...
 
     def compare_and_set(self, id: str, expected: Optional[str], new: Optional[str],
-                        ttl_ms: Optional[int]) -> bool:
-        """Atomically: when the entry text of ``id`` is ``expected`` (None: no entry), make it
-        ``new`` (None: remove it), which the store may drop after ``ttl_ms`` milliseconds
-        (None: keep it), and answer True; otherwise change nothing and answer False."""
+                        time: StoreTime) -> bool:
+        """Atomically: when the entry text of ``id`` is ``expected`` (None: no entry, or only
+        one expired at ``time.now_ms``), make it ``new`` (None: remove it), which the store may
+        drop after ``time.ttl_ms`` milliseconds, at ``time.expires_at_ms`` (None: keep it), and
+        answer True; otherwise change nothing and answer False."""
         ...
 
 
@@ -103,33 +111,20 @@ class ClaimStore(Protocol):
 class AsyncClaimStore(Protocol):
     """``ClaimStore``'s two methods as coroutines, for ``AsyncClaims`` (asyncio)."""
 
-    async def load(self, id: str) -> Optional[str]:
+    async def load(self, id: str, time: StoreTime) -> Optional[str]:
         ...
 
     async def compare_and_set(self, id: str, expected: Optional[str], new: Optional[str],
-                              ttl_ms: Optional[int]) -> bool:
+                              time: StoreTime) -> bool:
         ...
-
-
-def _loaded(value: object, who: str) -> Optional[str]:
-    if value is not None and not isinstance(value, str):
-        raise TypeError("%s.load must return a str or None, got %s" % (who, type(value).__name__))
-    return value
-
-
-def _swapped(value: object, who: str) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError("%s.compare_and_set must return a bool, got %s"
-                        % (who, type(value).__name__))
-    return value
 
 
 def _require_store(store: object, name: str, sync: bool) -> None:
     for method in ("load", "compare_and_set"):
         fn = getattr(store, method, None)
         if not callable(fn):
-            raise TypeError("%s must have the methods load(id) and compare_and_set(id, expected, "
-                            "new, ttl_ms)%s, got %s" % (name, "" if sync else " as coroutines",
+            raise TypeError("%s must have the methods load(id, time) and compare_and_set(id, "
+                            "expected, new, time)%s, got %s" % (name, "" if sync else " as coroutines",
                                                          type(store).__name__))
         if sync and inspect.iscoroutinefunction(fn):
             raise TypeError("%s must be a sync store, got %s whose %s is async: use "
@@ -153,17 +148,18 @@ class _Bridge(g.ClaimStore):  # type: ignore[misc]
         self._store = store
         self._who = type(store).__name__
 
-    def load(self, id: str) -> Optional[str]:
+    def load(self, id: str, time: Any) -> Optional[str]:
         try:
-            return _loaded(self._store.load(id), self._who)
+            return _loaded(self._store.load(id, _time(time)), self._who)
         except BaseException as e:
             _failures.last = e
             raise
 
     def compare_and_set(self, id: str, expected: Optional[str], new: Optional[str],
-                        ttl_ms: Optional[int]) -> bool:
+                        time: Any) -> bool:
         try:
-            return _swapped(self._store.compare_and_set(id, expected, new, ttl_ms), self._who)
+            return _swapped(self._store.compare_and_set(id, expected, new, _time(time)),
+                            self._who)
         except BaseException as e:
             _failures.last = e
             raise
@@ -244,24 +240,6 @@ def _reply_of(inner: Any, step: object, outcome: object) -> Optional[ClaimReply]
 # --- the sans-IO task, and asyncio ----------------------------------------------------------------
 
 @dataclass
-class ClaimLoad:
-    """Load the entry text of ``id``, then ``task.loaded(text_or_None)``."""
-
-    id: str
-
-
-@dataclass
-class ClaimCompareAndSet:
-    """Compare-and-set the entry text of ``id`` (as ``ClaimStore.compare_and_set``), then
-    ``task.swapped(applied)``."""
-
-    id: str
-    expected: Optional[str]
-    new: Optional[str]
-    ttl_ms: Optional[int]
-
-
-@dataclass
 class ClaimDone:
     """The step is over: its ``outcome``."""
 
@@ -274,9 +252,9 @@ ClaimNeed = Union[ClaimLoad, ClaimCompareAndSet, ClaimDone]
 
 def _need(n: Any) -> ClaimNeed:
     if isinstance(n, g.ClaimNeed.LOAD):
-        return ClaimLoad(n.id)
+        return ClaimLoad(n.id, _time(n.time))
     if isinstance(n, g.ClaimNeed.COMPARE_AND_SET):
-        return ClaimCompareAndSet(n.id, n.expected, n.new, n.ttl_ms)
+        return ClaimCompareAndSet(n.id, n.expected, n.new, _time(n.time))
     return ClaimDone(_OUTCOME[n.outcome])
 
 
@@ -335,36 +313,55 @@ def _store_failed(task: ClaimTask, method: str, error: BaseException) -> NoRetur
         raise failure from error
 
 
+class _TaskSteps:
+    """A ``ClaimTask`` as the store loop's ``Steps`` (``xborder._drive``): a store failure
+    raises ``StoreError``, the store's exception as its cause."""
+
+    __slots__ = ("task",)
+
+    def __init__(self, task: ClaimTask) -> None:
+        self.task = task
+
+    def need(self, next: ClaimNeed) -> Optional[Union[ClaimLoad, ClaimCompareAndSet]]:
+        return None if isinstance(next, ClaimDone) else next
+
+    def loaded(self, entry: Optional[str]) -> ClaimNeed:
+        return self.task.loaded(entry)
+
+    def swapped(self, applied: bool) -> ClaimNeed:
+        return self.task.swapped(applied)
+
+    def failed(self, method: str, error: Exception) -> ClaimNeed:
+        _store_failed(self.task, method, error)
+
+
+def _outcome(need: ClaimNeed) -> ClaimOutcome:
+    if not isinstance(need, ClaimDone):  # the loop ends on Done only
+        raise RuntimeError("xborder: a claim step ended on %r (a bug in xborder)" % (need,))
+    return need.outcome
+
+
+def _run_task(task: ClaimTask, store: Any, who: str) -> ClaimOutcome:
+    """Runs ``task`` to its outcome against the sync ``store`` (the one loop,
+    ``xborder._drive.drive``)."""
+    return _outcome(drive(store, task.start(), _TaskSteps(task), who))
+
+
+async def _run_task_async(task: ClaimTask, store: Any, who: str) -> ClaimOutcome:
+    """``_run_task`` with an asyncio ``store`` (``xborder._drive.drive_async``)."""
+    return _outcome(await drive_async(store, task.start(), _TaskSteps(task), who))
+
+
 async def claim_step_async(store: AsyncClaimStore, step: str, id: str, token: str, at_ms: int, *,
                            lease_ms: int = DEFAULT_LEASE_MS,
                            window_ms: Optional[int] = None) -> ClaimOutcome:
     """One claim step against an asyncio store: awaits ``store.load`` /
-    ``store.compare_and_set`` as core's ``ClaimTask`` asks; nothing blocks the loop. A store's
-    exception, or an answer of the wrong kind, is ``StoreError`` (``STORE_UNAVAILABLE``) with
-    it as ``__cause__``."""
+    ``store.compare_and_set`` as core's ``ClaimTask`` asks, with core's times; nothing blocks
+    the loop. A store's exception, or an answer of the wrong kind, is ``StoreError``
+    (``STORE_UNAVAILABLE``) with it as ``__cause__``."""
     _require_store(store, "store", sync=False)
     task = ClaimTask(step, id, token, at_ms, lease_ms, window_ms)
-    need = task.start()
-    while not isinstance(need, ClaimDone):
-        load = isinstance(need, ClaimLoad)
-        method = "load" if load else "compare_and_set"
-        try:
-            if isinstance(need, ClaimLoad):
-                pending: Awaitable[Any] = store.load(need.id)
-            else:
-                pending = store.compare_and_set(need.id, need.expected, need.new, need.ttl_ms)
-            if not inspect.isawaitable(pending):
-                raise TypeError("%s.%s must be async (return an awaitable), got %s: for a sync "
-                                "store, Claims.with_store" % (type(store).__name__, method,
-                                                              type(pending).__name__))
-            answer = await pending
-            need = (task.loaded(_loaded(answer, type(store).__name__)) if load
-                    else task.swapped(_swapped(answer, type(store).__name__)))
-        except XborderError:
-            raise
-        except Exception as e:
-            _store_failed(task, method, e)
-    return need.outcome
+    return await _run_task_async(task, store, type(store).__name__)
 
 
 class AsyncClaims:

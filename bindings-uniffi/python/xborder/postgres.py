@@ -14,17 +14,17 @@ package) and each load and compare-and-set is one statement (``LOAD``, ``INSERT`
             if claims.complete_in(conn, event_id, token, now_ms) is not ClaimOutcome.COMPLETED:
                 raise psycopg.Rollback()              # stale: another request took it over
 
-Times are the host's clock (``at_ms``, ms since the Unix epoch): a row expires at the step's
-time plus the TTL core gives (two leases for a claim, the window for a done id), and a row that
-expired at the step's time is no row. The hosts of one consumer must agree on the time within
+Times are the host's clock (``at_ms``, ms since the Unix epoch), as core gives them to the
+store (``StoreTime``): a row expires at ``expires_at_ms`` (the step's time plus two leases for a
+claim, plus the window for a done id), and a row that expired at the step's ``now_ms`` is no row. The hosts of one consumer must agree on the time within
 much less than the lease (NTP does). ``purge`` deletes the expired rows (run it now and then).
 """
 
 from typing import TYPE_CHECKING, Any, List, Optional
 
-from ._sql import (TABLE, SqlClaims, Statements, StepTime, drive, drive_async, migration,
-                   now_ms_param, now_param, store_call, store_load, _text)
-from .claims import ClaimOutcome
+from ._sql import (TABLE, AsyncStatementStore, SqlClaims, SqlStore, Statements, StatementStore,
+                   drive, drive_async, migration, now_ms_param)
+from .claims import ClaimOutcome, StoreTime
 from .errors import StoreError
 
 if TYPE_CHECKING:
@@ -156,7 +156,7 @@ class PostgresClaims(SqlClaims):
         or ``StoreError`` (``STORE_UNAVAILABLE``)."""
         pg = _sync(conn)
         task = self._task(step, id, token, at_ms)
-        return _run(pg, conn, task, now_param(at_ms), _own_transaction(pg, conn))
+        return _run(pg, conn, task, _own_transaction(pg, conn))
 
     def store(self, conn: "psycopg.Connection[Any]") -> "PostgresClaimStore":
         """These claims on ``conn`` as a store for ``xborder.handle_delivery`` (this lease and
@@ -175,7 +175,7 @@ class PostgresClaims(SqlClaims):
         pg = _sync(conn)
         _in_transaction(pg, conn)
         task = self._task("complete", id, token, at_ms)
-        return _run(pg, conn, task, now_param(at_ms), False)
+        return _run(pg, conn, task, False)
 
 
 class AsyncPostgresClaims(SqlClaims):
@@ -189,7 +189,7 @@ class AsyncPostgresClaims(SqlClaims):
         """``PostgresClaims.step`` on an ``AsyncConnection``."""
         pg = _async(conn)
         task = self._task(step, id, token, at_ms)
-        return await _run_async(pg, conn, task, now_param(at_ms), _own_transaction(pg, conn))
+        return await _run_async(pg, conn, task, _own_transaction(pg, conn))
 
     def store(self, conn: "psycopg.AsyncConnection[Any]") -> "AsyncPostgresClaimStore":
         """These claims on ``conn`` as a store for ``xborder.handle_delivery_async`` (this lease
@@ -203,24 +203,25 @@ class AsyncPostgresClaims(SqlClaims):
         pg = _async(conn)
         _in_transaction(pg, conn)
         task = self._task("complete", id, token, at_ms)
-        return await _run_async(pg, conn, task, now_param(at_ms), False)
+        return await _run_async(pg, conn, task, False)
 
 
-class PostgresClaimStore(StepTime):
+class PostgresClaimStore(SqlStore):
     """``PostgresClaims`` on one sync ``Connection``, as the store ``handle_delivery`` drives
     (``PostgresClaims.store(conn)``): each load and compare-and-set is one statement at the
-    step's time, committed at once unless ``conn`` is inside your open transaction. Its errors
+    times core gives (``StoreTime``), committed at once unless ``conn`` is inside your open transaction. Its errors
     are psycopg's (the handling answers them as ``STORE_UNAVAILABLE``). It is also a
     ``Transaction`` on its connection (``handle_delivery(..., transaction=store)``): the
     event's write and the claim's completion on this connection commit together."""
 
-    __slots__ = ("_conn", "_pg", "_tx")
+    __slots__ = ("_conn", "_pg", "_tx", "_statements")
 
     def __init__(self, claims: PostgresClaims, conn: "psycopg.Connection[Any]") -> None:
         self._pg = _sync(conn)
         super().__init__(claims)
         self._conn = conn
         self._tx = False
+        self._statements = StatementStore(_SQL, _int8(self._pg), self._query, self._execute)
 
     def begin(self) -> None:
         """Opens the transaction of ``handle_delivery(..., transaction=store)`` on the
@@ -270,29 +271,28 @@ class PostgresClaimStore(StepTime):
         row = self._statement(sql, params, True)
         return None if row is None else row[0]
 
-    def load(self, id: str) -> Optional[str]:
-        """The entry text of ``id`` (None: none, or expired at the step's time)."""
-        return store_load(_SQL, id, self._time(), _int8(self._pg), self._query)
+    def _execute(self, sql: str, params: List[Any]) -> int:
+        return int(self._statement(sql, params, False))
+
+    def load(self, id: str, time: StoreTime) -> Optional[str]:
+        """The entry text of ``id`` (None: none, or expired at ``time.now_ms``)."""
+        return self._statements.load(id, time)
 
     def compare_and_set(self, id: str, expected: Optional[str], new: Optional[str],
-                        ttl_ms: Optional[int]) -> bool:
+                        time: StoreTime) -> bool:
         """``ClaimStore.compare_and_set`` as one statement (``INSERT``, ``UPDATE``,
-        ``DELETE``)."""
-        now, int8 = self._time(), _int8(self._pg)
-        call = store_call(_SQL, id, expected, new, ttl_ms, now, int8)
-        if call is None:
-            return store_load(_SQL, id, now, int8, self._query) is None
-        return bool(self._statement(call[0], call[1], False) == 1)
+        ``DELETE``; the row expires at ``time.expires_at_ms``)."""
+        return self._statements.compare_and_set(id, expected, new, time)
 
     def __repr__(self) -> str:
         return "PostgresClaimStore(lease_ms=%d, window_ms=%r)" % (self.lease_ms, self.window_ms)
 
 
-class AsyncPostgresClaimStore(StepTime):
+class AsyncPostgresClaimStore(SqlStore):
     """``PostgresClaimStore`` on an ``AsyncConnection``, for ``handle_delivery_async``
     (``AsyncPostgresClaims.store(conn)``)."""
 
-    __slots__ = ("_conn", "_pg", "_tx")
+    __slots__ = ("_conn", "_pg", "_tx", "_statements")
 
     def __init__(self, claims: AsyncPostgresClaims,
                  conn: "psycopg.AsyncConnection[Any]") -> None:
@@ -300,6 +300,8 @@ class AsyncPostgresClaimStore(StepTime):
         super().__init__(claims)
         self._conn = conn
         self._tx = False
+        self._statements = AsyncStatementStore(_SQL, _int8(self._pg), self._query,
+                                               self._execute)
 
     async def begin(self) -> None:
         """``PostgresClaimStore.begin``, awaited (``handle_delivery_async(...,
@@ -351,25 +353,24 @@ class AsyncPostgresClaimStore(StepTime):
         row = await self._statement(sql, params, True)
         return None if row is None else row[0]
 
-    async def load(self, id: str) -> Optional[str]:
+    async def _execute(self, sql: str, params: List[Any]) -> int:
+        return int(await self._statement(sql, params, False))
+
+    async def load(self, id: str, time: StoreTime) -> Optional[str]:
         """``PostgresClaimStore.load``, awaited."""
-        return _text(await self._query(_SQL.load, [id, _int8(self._pg)(self._time())]))
+        return await self._statements.load(id, time)
 
     async def compare_and_set(self, id: str, expected: Optional[str], new: Optional[str],
-                              ttl_ms: Optional[int]) -> bool:
+                              time: StoreTime) -> bool:
         """``PostgresClaimStore.compare_and_set``, awaited."""
-        now, int8 = self._time(), _int8(self._pg)
-        call = store_call(_SQL, id, expected, new, ttl_ms, now, int8)
-        if call is None:
-            return await self._query(_SQL.load, [id, int8(now)]) is None
-        return bool(await self._statement(call[0], call[1], False) == 1)
+        return await self._statements.compare_and_set(id, expected, new, time)
 
     def __repr__(self) -> str:
         return "AsyncPostgresClaimStore(lease_ms=%d, window_ms=%r)" % (self.lease_ms,
                                                                        self.window_ms)
 
 
-def _run(pg: Any, conn: Any, task: Any, now: int, own: bool) -> ClaimOutcome:
+def _run(pg: Any, conn: Any, task: Any, own: bool) -> ClaimOutcome:
     try:
         with pg.RawCursor(conn, row_factory=pg.rows.tuple_row) as cur:
             def query(sql: str, params: List[Any]) -> Optional[str]:
@@ -381,7 +382,7 @@ def _run(pg: Any, conn: Any, task: Any, now: int, own: bool) -> ClaimOutcome:
                 cur.execute(sql, params)
                 return int(cur.rowcount)
 
-            return drive(task, _SQL, now, _int8(pg), query, execute,
+            return drive(task, StatementStore(_SQL, _int8(pg), query, execute),
                          conn.commit if own else None)
     except BaseException:
         if own:
@@ -389,7 +390,7 @@ def _run(pg: Any, conn: Any, task: Any, now: int, own: bool) -> ClaimOutcome:
         raise
 
 
-async def _run_async(pg: Any, conn: Any, task: Any, now: int, own: bool) -> ClaimOutcome:
+async def _run_async(pg: Any, conn: Any, task: Any, own: bool) -> ClaimOutcome:
     try:
         async with pg.AsyncRawCursor(conn, row_factory=pg.rows.tuple_row) as cur:
             async def query(sql: str, params: List[Any]) -> Optional[str]:
@@ -401,7 +402,7 @@ async def _run_async(pg: Any, conn: Any, task: Any, now: int, own: bool) -> Clai
                 await cur.execute(sql, params)
                 return int(cur.rowcount)
 
-            return await drive_async(task, _SQL, now, _int8(pg), query, execute,
+            return await drive_async(task, AsyncStatementStore(_SQL, _int8(pg), query, execute),
                                      conn.commit if own else None)
     except BaseException:
         if own:

@@ -8,13 +8,15 @@ values, whatever ``decode_responses`` is; integer replies 1 and 0).
     import redis
     claims = xborder.Claims.with_store(RedisClaimStore(redis.Redis()))
 
-Keys are ``prefix + id``; a finished id's key expires after the claims' window (7 days by
-default, core's), a claimed one's after the lease, so Redis never grows for ever.
+Keys are ``prefix + id``; each write expires after the ``ttl_ms`` core gives (``StoreTime``: the
+claims' window for a finished id, 7 days by default; two leases for a claimed one), so Redis
+never grows for ever.
 """
 
 from typing import TYPE_CHECKING, Any, List, Optional
 
 from . import _kinds
+from .claims import StoreTime
 
 if TYPE_CHECKING:
     import redis
@@ -56,15 +58,9 @@ def _applied(value: object) -> bool:
     raise TypeError("the compare-and-set script answered %r, not 1 or 0" % (value,))
 
 
-# Redis refuses an expiry past a signed 64-bit count of ms from now ("invalid expire time"); a
-# TTL longer than 2**53 ms (285,000 years: the window a caller gives for "for ever") is kept
-# without one.
-_FOREVER_MS = 1 << 53
-
-
-def _args(expected: Optional[str], new: Optional[str], ttl_ms: Optional[int]) -> List[str]:
-    ttl = "" if ttl_ms is None or ttl_ms >= _FOREVER_MS else str(ttl_ms)
-    return [expected or "", new or "", ttl]
+def _args(expected: Optional[str], new: Optional[str], time: StoreTime) -> List[str]:
+    """The script's arguments: core's ``ttl_ms`` as given ("" for none)."""
+    return [expected or "", new or "", "" if time.ttl_ms is None else str(time.ttl_ms)]
 
 
 class RedisClaimStore:
@@ -79,12 +75,14 @@ class RedisClaimStore:
         self.client = client
         self._script: Any = client.register_script(COMPARE_AND_SET)
 
-    def load(self, id: str) -> Optional[str]:
+    def load(self, id: str, time: StoreTime) -> Optional[str]:
+        """A GET (Redis drops an expired key itself: ``time`` is not needed)."""
         return _text(self.client.get(self.prefix + id))
 
     def compare_and_set(self, id: str, expected: Optional[str], new: Optional[str],
-                        ttl_ms: Optional[int]) -> bool:
-        return _applied(self._script(keys=[self.prefix + id], args=_args(expected, new, ttl_ms)))
+                        time: StoreTime) -> bool:
+        """The script: the new entry expires after ``time.ttl_ms``."""
+        return _applied(self._script(keys=[self.prefix + id], args=_args(expected, new, time)))
 
     def __repr__(self) -> str:
         return "RedisClaimStore(prefix=%r)" % self.prefix
@@ -102,13 +100,15 @@ class AsyncRedisClaimStore:
         self.client = client
         self._script: Any = client.register_script(COMPARE_AND_SET)
 
-    async def load(self, id: str) -> Optional[str]:
+    async def load(self, id: str, time: StoreTime) -> Optional[str]:
+        """``RedisClaimStore.load``, awaited."""
         return _text(await self.client.get(self.prefix + id))
 
     async def compare_and_set(self, id: str, expected: Optional[str], new: Optional[str],
-                              ttl_ms: Optional[int]) -> bool:
+                              time: StoreTime) -> bool:
+        """``RedisClaimStore.compare_and_set``, awaited."""
         return _applied(await self._script(keys=[self.prefix + id],
-                                           args=_args(expected, new, ttl_ms)))
+                                           args=_args(expected, new, time)))
 
     def __repr__(self) -> str:
         return "AsyncRedisClaimStore(prefix=%r)" % self.prefix

@@ -17,7 +17,8 @@ Python processes share one file).
 A ``sqlite3.Connection`` belongs to one thread (``check_same_thread``): give each thread its own
 (``connect`` is cheap). Times are the host's clock (``at_ms``, ms since the Unix epoch): a row
 expires at the step's time plus the TTL core gives, and a row that expired at the step's time is
-no row; ``purge`` deletes the expired rows (run it now and then). Needs SQLite 3.24 or newer
+no row (the times core gives the store, ``StoreTime``: the row's ``expires_at_ms``, the step's
+``now_ms``); ``purge`` deletes the expired rows (run it now and then). Needs SQLite 3.24 or newer
 (``INSERT ... ON CONFLICT``).
 """
 
@@ -25,9 +26,9 @@ import os
 import sqlite3
 from typing import Any, Callable, List, Optional, Union
 
-from ._sql import (TABLE, SqlClaims, Statements, StepTime, drive, migration, now_ms_param,
-                   now_param, store_call, store_load)
-from .claims import ClaimOutcome
+from ._sql import (TABLE, SqlClaims, SqlStore, Statements, StatementStore, drive, migration,
+                   now_ms_param)
+from .claims import ClaimOutcome, StoreTime
 from .errors import StoreError
 
 __all__ = ["MIGRATION", "TABLE", "LOAD", "INSERT", "UPDATE", "DELETE", "PURGE", "BUSY_TIMEOUT_S",
@@ -193,7 +194,7 @@ class SqliteClaims(SqlClaims):
         ``StoreError`` (``STORE_UNAVAILABLE``)."""
         _conn(conn)
         task = self._task(step, id, token, at_ms)
-        return _run(conn, task, now_param(at_ms))
+        return _run(conn, task)
 
     def store(self, conn: sqlite3.Connection) -> "SqliteClaimStore":
         """These claims on ``conn`` as a store for ``xborder.handle_delivery`` (this lease and
@@ -215,24 +216,25 @@ class SqliteClaims(SqlClaims):
                              "on it first, then complete_in, then commit), got a connection in "
                              "none")
         task = self._task("complete", id, token, at_ms)
-        return _run(conn, task, now_param(at_ms))
+        return _run(conn, task)
 
 
-class SqliteClaimStore(StepTime):
+class SqliteClaimStore(SqlStore):
     """``SqliteClaims`` on one connection, as the store ``handle_delivery`` drives
     (``SqliteClaims.store(conn)``): each load and compare-and-set is one statement at the
-    step's time, committed at once unless ``conn`` is inside your open transaction. Its errors
+    times core gives (``StoreTime``), committed at once unless ``conn`` is inside your open transaction. Its errors
     are ``sqlite3``'s (the handling answers them as ``STORE_UNAVAILABLE``). It is also a
     ``Transaction`` on its connection (``handle_delivery(..., transaction=store)``): the
     event's write and the claim's completion on this connection commit together."""
 
-    __slots__ = ("_conn", "_tx", "_failed")
+    __slots__ = ("_conn", "_tx", "_failed", "_statements")
 
     def __init__(self, claims: SqliteClaims, conn: sqlite3.Connection) -> None:
         self._conn = _conn(conn)
         super().__init__(claims)
         self._tx = False
         self._failed: Optional[BaseException] = None
+        self._statements = StatementStore(_SQL, _same, self._query, self._execute)
 
     def begin(self) -> None:
         """Opens the transaction of ``handle_delivery(..., transaction=store)`` on the
@@ -280,25 +282,24 @@ class SqliteClaimStore(StepTime):
         row = self._statement(sql, params, True)
         return None if row is None else row[0]
 
-    def load(self, id: str) -> Optional[str]:
-        """The entry text of ``id`` (None: none, or expired at the step's time)."""
-        return store_load(_SQL, id, self._time(), _same, self._query)
+    def _execute(self, sql: str, params: List[Any]) -> int:
+        return int(self._statement(sql, params, False))
+
+    def load(self, id: str, time: StoreTime) -> Optional[str]:
+        """The entry text of ``id`` (None: none, or expired at ``time.now_ms``)."""
+        return self._statements.load(id, time)
 
     def compare_and_set(self, id: str, expected: Optional[str], new: Optional[str],
-                        ttl_ms: Optional[int]) -> bool:
+                        time: StoreTime) -> bool:
         """``ClaimStore.compare_and_set`` as one statement (``INSERT``, ``UPDATE``,
-        ``DELETE``)."""
-        now = self._time()
-        call = store_call(_SQL, id, expected, new, ttl_ms, now, _same)
-        if call is None:
-            return store_load(_SQL, id, now, _same, self._query) is None
-        return bool(self._statement(call[0], call[1], False) == 1)
+        ``DELETE``; the row expires at ``time.expires_at_ms``)."""
+        return self._statements.compare_and_set(id, expected, new, time)
 
     def __repr__(self) -> str:
         return "SqliteClaimStore(lease_ms=%d, window_ms=%r)" % (self.lease_ms, self.window_ms)
 
 
-def _run(conn: sqlite3.Connection, task: Any, now: int) -> ClaimOutcome:
+def _run(conn: sqlite3.Connection, task: Any) -> ClaimOutcome:
     was = _state(conn)
 
     def query(sql: str, params: List[Any]) -> Optional[str]:
@@ -309,7 +310,7 @@ def _run(conn: sqlite3.Connection, task: Any, now: int) -> ClaimOutcome:
         return int(conn.execute(sql, params).rowcount)
 
     try:
-        return drive(task, _SQL, now, _same, query, execute, _finish(conn, was))
+        return drive(task, StatementStore(_SQL, _same, query, execute), _finish(conn, was))
     except BaseException:
         _undo(conn, was)
         raise

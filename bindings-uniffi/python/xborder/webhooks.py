@@ -13,9 +13,10 @@ from typing import Any, Awaitable, Callable, Dict, Mapping, NoReturn, Optional, 
 from . import _kinds
 from ._ffi import CoreEnum, GeneratedError, g, same_members, texts
 from ._kinds import Body, Strings
+from ._drive import drive, drive_async
 from .claims import (DEFAULT_LEASE_MS, AsyncClaims, AsyncClaimStore, ClaimCompareAndSet,
-                     ClaimLoad, ClaimOutcome, ClaimReply, Claims, ClaimStore, _failures, _loaded, _OUTCOME,
-                     _require_store, _rules, _swapped)
+                     ClaimLoad, ClaimOutcome, ClaimReply, Claims, ClaimStore, _failures, _OUTCOME,
+                     _require_store, _rules, _time)
 from .errors import _raise
 from ._event_kind import _KIND, EventKind
 from .events import Catalog
@@ -363,14 +364,27 @@ class _Driver:
                                "in xborder: please report it)" % _MAX_ACTS)
 
     def begin(self, at: int) -> Any:
-        begin = getattr(self.store, "step_at", None)
-        if begin is not None:
-            begin(at)  # a store whose statements take the step's time (SQL)
         return self.h.step(at)
 
-    def failed(self, method: str, e: BaseException) -> Any:
+    # The store loop's Steps (xborder._drive): the generated handling's acts, a Load or a
+    # CompareAndSet act read as the store need it is.
+
+    def need(self, act: Any) -> Optional[Union[ClaimLoad, ClaimCompareAndSet]]:
+        if isinstance(act, (g.HandlingAct.LOAD, g.HandlingAct.COMPARE_AND_SET)):
+            need = _act(act)
+            assert isinstance(need, (ClaimLoad, ClaimCompareAndSet))
+            return need
+        return None
+
+    def loaded(self, entry: Optional[str]) -> Any:
+        return self.h.loaded(entry)
+
+    def swapped(self, applied: bool) -> Any:
+        return self.h.swapped(applied)
+
+    def failed(self, method: str, error: BaseException) -> Any:
         return self.h.store_failed("store: %s.%s: %s: %s" % (self.who, method,
-                                                             type(e).__name__, e))
+                                                             type(error).__name__, error))
 
     def persisted(self, e: Optional[BaseException]) -> Any:
         if e is not None:
@@ -487,9 +501,9 @@ def _act(a: Any) -> HandlingAct:
     if isinstance(a, g.HandlingAct.PERSIST):
         return HandlingPersist(_envelope(a.envelope))
     if isinstance(a, g.HandlingAct.LOAD):
-        return ClaimLoad(a.id)
+        return ClaimLoad(a.id, _time(a.time))
     if isinstance(a, g.HandlingAct.COMPARE_AND_SET):
-        return ClaimCompareAndSet(a.id, a.expected, a.new, a.ttl_ms)
+        return ClaimCompareAndSet(a.id, a.expected, a.new, _time(a.time))
     if isinstance(a, g.HandlingAct.COMMIT):
         return HandlingCommit(a.id)
     if isinstance(a, g.HandlingAct.ANSWER):
@@ -718,8 +732,8 @@ def handle_delivery(receiver: Union[Receiver, str], claims: Union[Claims, ClaimS
     receiver verifies and decodes it; a live event is claimed in ``claims`` (a ``Claims``: in
     memory or ``Claims.with_store``; or a sync store itself: ``xborder.redis.RedisClaimStore``,
     ``PostgresClaims(...).store(conn)``, ``SqliteClaims(...).store(conn)``, any object with
-    ``load`` and ``compare_and_set``; with a ``step_at(at_ms)`` method, it is given each claim
-    step's time first), with this request's ``token`` (a new UUID by default) at
+    ``load(id, time)`` and ``compare_and_set(id, expected, new, time)``, given core's times),
+    with this request's ``token`` (a new UUID by default) at
     ``clock()`` (ms; ``time.time_ns() // 1_000_000`` by default), given to
     ``persist(envelope)``, then completed, or released when ``persist`` raised (its exception
     is the reply's ``persist_error``, never swallowed). Answer ``reply.status`` with
@@ -761,21 +775,8 @@ def handle_delivery(receiver: Union[Receiver, str], claims: Union[Claims, ClaimS
                 act = d.persisted(failure)
             elif isinstance(act, g.HandlingAct.COMMIT):
                 act = d.committed(_sync_call(d.tx.commit, "transaction.commit"))
-            elif isinstance(act, g.HandlingAct.LOAD):
-                try:
-                    text = _loaded(store.load(act.id), d.who)
-                except Exception as e:
-                    act = d.failed("load", e)
-                else:
-                    act = h.loaded(text)
-            elif isinstance(act, g.HandlingAct.COMPARE_AND_SET):
-                try:
-                    applied = _swapped(store.compare_and_set(act.id, act.expected, act.new,
-                                                             act.ttl_ms), d.who)
-                except Exception as e:
-                    act = d.failed("compare_and_set", e)
-                else:
-                    act = h.swapped(applied)
+            elif isinstance(act, (g.HandlingAct.LOAD, g.HandlingAct.COMPARE_AND_SET)):
+                act = drive(store, act, d, d.who)  # the package's one store loop
             else:
                 raise RuntimeError("xborder: an act this package does not know: %r" % (act,))
     except GeneratedError as e:  # INVALID_STEP: a bug of this driver
@@ -818,8 +819,8 @@ async def handle_delivery_async(receiver: Union[Receiver, str],
                                 transaction: Optional[AsyncTransaction] = None) -> DeliveryReply:
     """``handle_delivery`` for asyncio: the claims in an ``AsyncClaims`` (e.g. over
     ``xborder.redis.AsyncRedisClaimStore``) or an asyncio store itself
-    (``AsyncPostgresClaims(...).store(conn)``, any object with ``async load`` and ``async
-    compare_and_set``: awaited as core's handling asks), ``persist`` a coroutine function (or
+    (``AsyncPostgresClaims(...).store(conn)``, any object with ``async load(id, time)`` and
+    ``async compare_and_set(id, expected, new, time)``: awaited as core's handling asks), ``persist`` a coroutine function (or
     a sync one); nothing blocks the event loop but core's own work (verify, decode, decide).
     A ``transaction`` is an ``AsyncTransaction`` (``async begin()``, ``commit()``,
     ``rollback()``; ``AsyncPostgresClaims(...).store(conn)`` is one), driven as in
@@ -862,22 +863,8 @@ async def handle_delivery_async(receiver: Union[Receiver, str],
                     await _rollback_async(d, tx)
                 d.open = False
                 act = h.committed(failure is None)
-            elif isinstance(act, g.HandlingAct.LOAD):
-                try:
-                    text = _loaded(await _awaited(store.load(act.id), d.who, "load"), d.who)
-                except Exception as e:
-                    act = d.failed("load", e)
-                else:
-                    act = h.loaded(text)
-            elif isinstance(act, g.HandlingAct.COMPARE_AND_SET):
-                try:
-                    applied = _swapped(await _awaited(
-                        store.compare_and_set(act.id, act.expected, act.new, act.ttl_ms), d.who,
-                        "compare_and_set"), d.who)
-                except Exception as e:
-                    act = d.failed("compare_and_set", e)
-                else:
-                    act = h.swapped(applied)
+            elif isinstance(act, (g.HandlingAct.LOAD, g.HandlingAct.COMPARE_AND_SET)):
+                act = await drive_async(store, act, d, d.who)  # the package's one store loop
             else:
                 raise RuntimeError("xborder: an act this package does not know: %r" % (act,))
     except GeneratedError as e:  # INVALID_STEP: a bug of this driver

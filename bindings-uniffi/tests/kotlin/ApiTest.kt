@@ -169,15 +169,17 @@ fun shapeTests() {
     // An argument left out (null) is core's default, passed through.
     check("default lease: Retry-After 30", Claims().reply("claim", ClaimOutcome.IN_PROGRESS) == ClaimReply(503, 30L))
     check("default lease of a task: a claim lives two leases",
-        ClaimTask("claim", "e", "t", 0).use { t -> t.start(); t.loaded(null) } == ClaimNeed.CompareAndSet("e", null, "h:0:t", 60_000L))
+        ClaimTask("claim", "e", "t", 0).use { t -> t.start(); t.loaded(null) } == ClaimNeed.CompareAndSet("e", null, "h:0:t", StoreTime(0L, 60_000L, 60_000L)))
     val ttls = mutableListOf<Long?>()
+    val times = mutableListOf<StoreTime>()
     val recording = object : ClaimStore {
         val map = HashMap<String, String>()
-        override fun load(id: String): String? = map[id]
-        override fun compareAndSet(id: String, expected: String?, new: String?, ttlMs: Long?): Boolean {
+        override fun load(id: String, time: StoreTime): String? = map[id]
+        override fun compareAndSet(id: String, expected: String?, new: String?, time: StoreTime): Boolean {
             if (map[id] != expected) return false
             if (new == null) map.remove(id) else map[id] = new
-            ttls += ttlMs
+            ttls += time.ttlMs
+            times += time
             return true
         }
     }
@@ -186,8 +188,9 @@ fun shapeTests() {
     claims.step("claim", "evt_w", "t", 0)
     claims.step("complete", "evt_w", "t", 1)
     check("no window: a done id lives 7 days (core's default), a claim two leases", ttls == listOf<Long?>(2_000L, week)) { "$ttls" }
-    check("the longest window: a done id's TTL is Long.MAX_VALUE", Claims(recording, 1_000L, Long.MAX_VALUE).let { c ->
-        c.step("claim", "evt_m", "t", 0); c.step("complete", "evt_m", "t", 1); ttls.last() == Long.MAX_VALUE }) { "$ttls" }
+    check("the longest window: a done id's TTL is core's clamp, 2^48 - 1 (and its expiry)", Claims(recording, 1_000L, Long.MAX_VALUE).let { c ->
+        c.step("claim", "evt_m", "t", 0); c.step("complete", "evt_m", "t", 1)
+        ttls.last() == (1L shl 48) - 1 && times.last() == StoreTime(1L, (1L shl 48) - 1, (1L shl 48) - 1) }) { "$ttls $times" }
     check("default decode limits are core's", DecodeLimits.defaults().maxBodyBytes > 0 && DecodeLimits.defaults().maxDepth > 2)
     check("decodeEnvelope within limits", codeOf { Webhooks.decodeEnvelope(BODY, DecodeLimits(8, 64)) } == "BODY_TOO_LARGE")
     check("decodeEnvelope", Webhooks.decodeEnvelope(BODY).let { it.id == "evt_1" && it.kind == EventKind.LIVE && it.kind.toString() == "live" })
@@ -528,8 +531,8 @@ fun formTests() {
 /** A store written in Kotlin: entry texts in a map, compare-and-set under the object's lock. */
 class MapStore : ClaimStore {
     val map = HashMap<String, String>()
-    @Synchronized override fun load(id: String): String? = map[id]
-    @Synchronized override fun compareAndSet(id: String, expected: String?, new: String?, ttlMs: Long?): Boolean {
+    @Synchronized override fun load(id: String, time: StoreTime): String? = map[id]
+    @Synchronized override fun compareAndSet(id: String, expected: String?, new: String?, time: StoreTime): Boolean {
         if (map[id] != expected) return false
         if (new == null) map.remove(id) else map[id] = new
         return true
@@ -539,8 +542,8 @@ class MapStore : ClaimStore {
 /** The same store with suspend functions: each call suspends and resumes on a pool thread. */
 class SuspendStore(private val pool: ExecutorService) {
     private val map = HashMap<String, String>()
-    suspend fun load(id: String): String? = suspendCoroutine { c -> pool.execute { c.resume(synchronized(map) { map[id] }) } }
-    suspend fun compareAndSet(id: String, expected: String?, new: String?, ttlMs: Long?): Boolean = suspendCoroutine { c ->
+    suspend fun load(id: String, time: StoreTime): String? = suspendCoroutine { c -> pool.execute { c.resume(synchronized(map) { map[id] }) } }
+    suspend fun compareAndSet(id: String, expected: String?, new: String?, time: StoreTime): Boolean = suspendCoroutine { c ->
         pool.execute {
             c.resume(synchronized(map) {
                 if (map[id] != expected) false
@@ -558,8 +561,8 @@ suspend fun claimSuspending(store: SuspendStore, step: String, id: String, token
         var need = task.start()
         while (need !is ClaimNeed.Done) {
             need = when (need) {
-                is ClaimNeed.Load -> task.loaded(store.load(need.id))
-                is ClaimNeed.CompareAndSet -> task.swapped(store.compareAndSet(need.id, need.expected, need.new, need.ttlMs))
+                is ClaimNeed.Load -> task.loaded(store.load(need.id, need.time))
+                is ClaimNeed.CompareAndSet -> task.swapped(store.compareAndSet(need.id, need.expected, need.new, need.time))
                 is ClaimNeed.Done -> need
             }
         }
@@ -638,15 +641,15 @@ fun claimsTests() {
         // A store that throws, whatever it throws: STORE_UNAVAILABLE.
         for (thrown in listOf(RuntimeException("redis down"), XborderException("EMPTY_SECRET", null, "not a store code"), IllegalStateException())) {
             val failing = object : ClaimStore {
-                override fun load(id: String): String? = throw thrown
-                override fun compareAndSet(id: String, expected: String?, new: String?, ttlMs: Long?): Boolean = throw thrown
+                override fun load(id: String, time: StoreTime): String? = throw thrown
+                override fun compareAndSet(id: String, expected: String?, new: String?, time: StoreTime): Boolean = throw thrown
             }
             check("claims: a store throwing ${thrown::class.simpleName} is STORE_UNAVAILABLE",
                 codeOf { Claims.withStore(failing).step("claim", "evt_1", "r1", 0L) } == "STORE_UNAVAILABLE")
         }
         val foreign = object : ClaimStore {
-            override fun load(id: String): String? = "not an entry"
-            override fun compareAndSet(id: String, expected: String?, new: String?, ttlMs: Long?) = true
+            override fun load(id: String, time: StoreTime): String? = "not an entry"
+            override fun compareAndSet(id: String, expected: String?, new: String?, time: StoreTime) = true
         }
         check("claims: foreign text is STORE_UNAVAILABLE", codeOf { Claims.withStore(foreign).step("claim", "evt_1", "r1", 0L) } == "STORE_UNAVAILABLE")
         // Eight threads claim one id at once: exactly one wins, in either store.
@@ -670,9 +673,9 @@ fun claimsTests() {
             launch { claimSuspending(suspending, "complete", "evt_1", winner, 5L) }.get(10, TimeUnit.SECONDS) == ClaimOutcome.COMPLETED)
         // The task's own checks.
         val t = ClaimTask("claim", "evt_1", "r1", 0L, 100L)
-        check("task: starts with a load", t.start() == ClaimNeed.Load("evt_1"))
+        check("task: starts with a load", t.start() == ClaimNeed.Load("evt_1", StoreTime(0L, null, null)))
         val need = t.loaded(null)
-        check("task: asks a compare-and-set of core's texts", need == ClaimNeed.CompareAndSet("evt_1", null, "h:0:r1", 200L)) { "$need" }
+        check("task: asks a compare-and-set of core's texts", need == ClaimNeed.CompareAndSet("evt_1", null, "h:0:r1", StoreTime(0L, 200L, 200L))) { "$need" }
         check("task: a lost race loads again", t.swapped(false) is ClaimNeed.Load)
         check("task: foreign text", codeOf { t.loaded("garbage") } == "STORE_UNAVAILABLE")
         t.start(); t.loaded(null)
@@ -691,9 +694,9 @@ fun claimsTests() {
 
 /** [SuspendStore] as the API's SuspendClaimStore (each call suspends, resumed on a pool thread). */
 class SuspendStoreAdapter(val store: SuspendStore) : SuspendClaimStore {
-    override suspend fun load(id: String): String? = store.load(id)
-    override suspend fun compareAndSet(id: String, expected: String?, new: String?, ttlMs: Long?): Boolean =
-        store.compareAndSet(id, expected, new, ttlMs)
+    override suspend fun load(id: String, time: StoreTime): String? = store.load(id, time)
+    override suspend fun compareAndSet(id: String, expected: String?, new: String?, time: StoreTime): Boolean =
+        store.compareAndSet(id, expected, new, time)
 }
 
 /** handleDelivery, the one call (issue 33): blocking over Claims, suspending over a store. */
@@ -755,8 +758,8 @@ fun handlingTests() {
         check("handle (suspend): the release freed the entry", store.entry("evt_h5") == null) { "${store.entry("evt_h5")}" }
         // A store that throws: 503 STORE_UNAVAILABLE, nothing persisted.
         val down = object : SuspendClaimStore {
-            override suspend fun load(id: String): String? = throw java.io.IOException("connection refused")
-            override suspend fun compareAndSet(id: String, expected: String?, new: String?, ttlMs: Long?): Boolean = throw IllegalStateException()
+            override suspend fun load(id: String, time: StoreTime): String? = throw java.io.IOException("connection refused")
+            override suspend fun compareAndSet(id: String, expected: String?, new: String?, time: StoreTime): Boolean = throw IllegalStateException()
         }
         val u = launch { handleDelivery(receiver, down, body5, sig5) { count++ } }.get(10, TimeUnit.SECONDS)
         check("handle (suspend): a store that throws is 503 STORE_UNAVAILABLE",
@@ -801,14 +804,14 @@ fun handlingTests() {
             check("transaction: not by default", !h.inTransaction)
         }
         DeliveryHandling.withStoreSteps(receiver, body, sig, "t", 1000L, inTransaction = true).use { h ->
-            check("transaction (own store): a load", h.step(0L) == HandlingAct.Load("evt_h1"))
+            check("transaction (own store): a load", h.step(0L) == HandlingAct.Load("evt_h1", StoreTime(0L, null, null)))
             val held = h.loaded(null)
             check("transaction (own store): a compare-and-set", held is HandlingAct.CompareAndSet) { "$held" }
             val heldEntry = (held as HandlingAct.CompareAndSet).new
             check("transaction (own store): the persist", h.swapped(true) is HandlingAct.Persist)
             check("transaction (own store): the complete", h.persisted(true) == HandlingAct.Complete("evt_h1"))
             val load = h.step(1L)
-            check("transaction (own store): the complete loads (on the transaction)", load == HandlingAct.Load("evt_h1")) { "$load" }
+            check("transaction (own store): the complete loads (on the transaction)", load == HandlingAct.Load("evt_h1", StoreTime(1L, null, null))) { "$load" }
             val cas = h.loaded(heldEntry)
             check("transaction (own store): and compare-and-sets", cas is HandlingAct.CompareAndSet) { "$cas" }
             check("transaction (own store): then the commit", h.swapped(true) == HandlingAct.Commit("evt_h1"))
@@ -828,8 +831,8 @@ fun handlingTests() {
                 act.answer.status == 500 && act.answer.code == "PERSIST_FAILED" && !act.answer.persisted) { "$act" }
         }
         DeliveryHandling.withStoreSteps(receiver, body, sig, "t", 1000L).use { h ->
-            check("handling (own store): the claim asks a load", h.step(0L) == HandlingAct.Load("evt_h1"))
-            check("handling (own store): then a compare-and-set", h.loaded(null) == HandlingAct.CompareAndSet("evt_h1", null, "h:0:t", 2000L))
+            check("handling (own store): the claim asks a load", h.step(0L) == HandlingAct.Load("evt_h1", StoreTime(0L, null, null)))
+            check("handling (own store): then a compare-and-set", h.loaded(null) == HandlingAct.CompareAndSet("evt_h1", null, "h:0:t", StoreTime(0L, 2000L, 2000L)))
             check("handling (own store): applied, the persist", h.swapped(true) is HandlingAct.Persist)
         }
     } finally {
@@ -859,13 +862,13 @@ fun speedTests() {
     val store = object : ClaimStore {
         val map = HashMap<String, String>()
         val seen = ArrayList<String>()
-        @Synchronized override fun load(id: String): String? {
+        @Synchronized override fun load(id: String, time: StoreTime): String? {
             seen += Events.classify(id).kind.toString()
             seen += outcomeOf { Webhooks.verify(SECRET, BODY, bad) }
             seen += Receiver(SECRET).receive(BODY, good).action.toString()
             return map[id]
         }
-        @Synchronized override fun compareAndSet(id: String, expected: String?, new: String?, ttlMs: Long?): Boolean {
+        @Synchronized override fun compareAndSet(id: String, expected: String?, new: String?, time: StoreTime): Boolean {
             seen += outcomeOf { Webhooks.decodeEnvelope("{}".toByteArray()) }
             if (map[id] != expected) return false
             if (new == null) map.remove(id) else map[id] = new

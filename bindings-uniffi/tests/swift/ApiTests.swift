@@ -423,8 +423,8 @@ func normalizeTests() throws {
 final class DictStore: ClaimStore, @unchecked Sendable {
     private let lock = NSLock()
     private(set) var map: [String: String] = [:]
-    func load(id: String) throws -> String? { lock.lock(); defer { lock.unlock() }; return map[id] }
-    func compareAndSet(id: String, expected: String?, new: String?, ttlMs: UInt64?) throws -> Bool {
+    func load(id: String, time: StoreTime) throws -> String? { lock.lock(); defer { lock.unlock() }; return map[id] }
+    func compareAndSet(id: String, expected: String?, new: String?, time: StoreTime) throws -> Bool {
         lock.lock(); defer { lock.unlock() }
         if map[id] != expected { return false }
         map[id] = new
@@ -437,15 +437,15 @@ final class FailingStore: ClaimStore, @unchecked Sendable {
     struct Down: Error {}
     let thrown: Error?
     init(_ thrown: Error?) { self.thrown = thrown }
-    func load(id: String) throws -> String? { if let e = thrown { throw e }; return "not an entry" }
-    func compareAndSet(id: String, expected: String?, new: String?, ttlMs: UInt64?) throws -> Bool { if let e = thrown { throw e }; return true }
+    func load(id: String, time: StoreTime) throws -> String? { if let e = thrown { throw e }; return "not an entry" }
+    func compareAndSet(id: String, expected: String?, new: String?, time: StoreTime) throws -> Bool { if let e = thrown { throw e }; return true }
 }
 
 /// The same store for async/await: an actor whose methods suspend before they act.
 actor AsyncStore {
     var map: [String: String] = [:]
-    func load(id: String) async -> String? { await Task.yield(); return map[id] }
-    func compareAndSet(id: String, expected: String?, new: String?, ttlMs: UInt64?) async -> Bool {
+    func load(id: String, time: StoreTime) async -> String? { await Task.yield(); return map[id] }
+    func compareAndSet(id: String, expected: String?, new: String?, time: StoreTime) async -> Bool {
         await Task.yield()
         if map[id] != expected { return false }
         map[id] = new
@@ -460,10 +460,10 @@ func claimAsync(_ store: AsyncStore, _ step: String, _ id: String, _ token: Stri
     var need = try task.start()
     while true {
         switch need {
-        case .load(let id):
-            need = try task.loaded(entry: await store.load(id: id))
-        case .compareAndSet(let id, let expected, let new, let ttlMs):
-            need = try task.swapped(applied: await store.compareAndSet(id: id, expected: expected, new: new, ttlMs: ttlMs))
+        case .load(let id, let time):
+            need = try task.loaded(entry: await store.load(id: id, time: time))
+        case .compareAndSet(let id, let expected, let new, let time):
+            need = try task.swapped(applied: await store.compareAndSet(id: id, expected: expected, new: new, time: time))
         case .done(let outcome):
             return outcome
         }
@@ -588,9 +588,9 @@ func claimsTests() throws {
     let winner = String(entry.split(separator: ":", maxSplits: 2).last ?? "")
     check("claims: the async winner completes", try blocking { try await claimAsync(shared, "complete", "evt_1", winner, 5) } == .completed)
     let t = try ClaimTask(step: "claim", id: "evt_1", token: "r1", atMs: 0, leaseMs: 100)
-    check("task: starts with a load", try t.start() == .load(id: "evt_1"))
+    check("task: starts with a load", try t.start() == .load(id: "evt_1", time: StoreTime(nowMs: 0, ttlMs: nil, expiresAtMs: nil)))
     let need = try t.loaded(entry: nil)
-    check("task: asks a compare-and-set of core's texts", need == .compareAndSet(id: "evt_1", expected: nil, new: "h:0:r1", ttlMs: 200), "\(need)")
+    check("task: asks a compare-and-set of core's texts", need == .compareAndSet(id: "evt_1", expected: nil, new: "h:0:r1", time: StoreTime(nowMs: 0, ttlMs: 200, expiresAtMs: 200)), "\(need)")
     if case .load = try t.swapped(applied: false) { passed += 1 } else { failed += 1; print("FAIL task: a lost race loads again") }
     check("task: foreign text", codeOf { _ = try t.loaded(entry: "garbage") } == "STORE_UNAVAILABLE")
     _ = try t.start()
@@ -637,8 +637,8 @@ extension AsyncStore: AsyncClaimStore {}
 /// A store whose every call throws `thrown`.
 struct DownStore: AsyncClaimStore {
     struct Down: Error {}
-    func load(id: String) async throws -> String? { throw Down() }
-    func compareAndSet(id: String, expected: String?, new: String?, ttlMs: UInt64?) async throws -> Bool { throw Down() }
+    func load(id: String, time: StoreTime) async throws -> String? { throw Down() }
+    func compareAndSet(id: String, expected: String?, new: String?, time: StoreTime) async throws -> Bool { throw Down() }
 }
 
 final class Counter: @unchecked Sendable {
@@ -721,9 +721,9 @@ func handlingTests() throws {
     if case let .answer(answer) = try h.step(atMs: 6) { check("handling: answered 200", answer.reply.status == 200 && h.answer() == answer) }
     else { check("handling: answered 200", false) }
     let own = DeliveryHandling.withStoreSteps(receiver: receiver, body: body, signature: sig, token: "t", leaseMs: 1000)
-    check("handling (own store): the claim asks a load", try own.step(atMs: 0) == .load(id: "evt_h1"))
+    check("handling (own store): the claim asks a load", try own.step(atMs: 0) == .load(id: "evt_h1", time: StoreTime(nowMs: 0, ttlMs: nil, expiresAtMs: nil)))
     check("handling (own store): then a compare-and-set",
-          try own.loaded(entry: nil) == .compareAndSet(id: "evt_h1", expected: nil, new: "h:0:t", ttlMs: 2000))
+          try own.loaded(entry: nil) == .compareAndSet(id: "evt_h1", expected: nil, new: "h:0:t", time: StoreTime(nowMs: 0, ttlMs: 2000, expiresAtMs: 2000)))
 
     // In a transaction: claim, persist (not committed), complete, commit, then the answer; a
     // failed commit releases the claim (500 PERSIST_FAILED). lastStep(): each step's result.

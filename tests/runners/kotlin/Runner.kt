@@ -240,8 +240,8 @@ fun walk(i: JsonObject): JsonObject {
 /** The runner's own claims store, in Kotlin: entry texts in a map, compare-and-set under a lock. */
 class MapStore : ClaimStore {
     private val map = HashMap<String, String>()
-    @Synchronized override fun load(id: String): String? = map[id]
-    @Synchronized override fun compareAndSet(id: String, expected: String?, new: String?, ttlMs: Long?): Boolean {
+    @Synchronized override fun load(id: String, time: StoreTime): String? = map[id]
+    @Synchronized override fun compareAndSet(id: String, expected: String?, new: String?, time: StoreTime): Boolean {
         if (map[id] != expected) return false
         if (new == null) map.remove(id) else map[id] = new
         return true
@@ -275,8 +275,8 @@ fun claimsOp(i: JsonObject): JsonObject {
 class SuspendMapStore : SuspendClaimStore {
     private val map = HashMap<String, String>()
     private val pending = ArrayDeque<() -> Unit>()
-    override suspend fun load(id: String): String? = suspendCoroutine { c -> pending.addLast { c.resume(map[id]) } }
-    override suspend fun compareAndSet(id: String, expected: String?, new: String?, ttlMs: Long?): Boolean =
+    override suspend fun load(id: String, time: StoreTime): String? = suspendCoroutine { c -> pending.addLast { c.resume(map[id]) } }
+    override suspend fun compareAndSet(id: String, expected: String?, new: String?, time: StoreTime): Boolean =
         suspendCoroutine { c ->
             pending.addLast {
                 c.resume(if (map[id] != expected) false else { if (new == null) map.remove(id) else map[id] = new; true })
@@ -331,8 +331,8 @@ suspend fun handleSteps(i: JsonObject, store: SuspendClaimStore?, open: (Receive
                     check(++rounds <= 64) { "a step's store calls did not end" }
                     val s = store ?: error("a store act over Claims")
                     next = when (next) {
-                        is HandlingAct.Load -> h.loaded(s.load(next.id))
-                        is HandlingAct.CompareAndSet -> h.swapped(s.compareAndSet(next.id, next.expected, next.new, next.ttlMs))
+                        is HandlingAct.Load -> h.loaded(s.load(next.id, next.time))
+                        is HandlingAct.CompareAndSet -> h.swapped(s.compareAndSet(next.id, next.expected, next.new, next.time))
                         else -> next
                     }
                 }

@@ -253,11 +253,11 @@ class DictStore(x.ClaimStore):
         self.map = {}
         self.lock = threading.Lock()
 
-    def load(self, id):
+    def load(self, id, time):
         with self.lock:
             return self.map.get(id)
 
-    def compare_and_set(self, id, expected, new, ttl_ms):
+    def compare_and_set(self, id, expected, new, time):
         with self.lock:
             if self.map.get(id) != expected:
                 return False
@@ -296,11 +296,11 @@ class AsyncDictStore:
     def __init__(self):
         self.inner = DictStore()
 
-    async def load(self, id):
-        return self.inner.load(id)
+    async def load(self, id, time):
+        return self.inner.load(id, time)
 
-    async def compare_and_set(self, id, expected, new, ttl_ms):
-        return self.inner.compare_and_set(id, expected, new, ttl_ms)
+    async def compare_and_set(self, id, expected, new, time):
+        return self.inner.compare_and_set(id, expected, new, time)
 
 
 def step_text(h):
@@ -316,9 +316,9 @@ def finish_sync(h, act, store):
     """Answers the store calls of a step with a sync store: the act the step led to."""
     for _ in range(256):
         if isinstance(act, x.ClaimLoad):
-            act = h.loaded(store.load(act.id))
+            act = h.loaded(store.load(act.id, act.time))
         elif isinstance(act, x.ClaimCompareAndSet):
-            act = h.swapped(store.compare_and_set(act.id, act.expected, act.new, act.ttl_ms))
+            act = h.swapped(store.compare_and_set(act.id, act.expected, act.new, act.time))
         else:
             return act
     raise AssertionError("a claim step that never ends")
@@ -328,9 +328,9 @@ async def finish_async(h, act, store):
     """``finish_sync`` with an asyncio store, awaited."""
     for _ in range(256):
         if isinstance(act, x.ClaimLoad):
-            act = h.loaded(await store.load(act.id))
+            act = h.loaded(await store.load(act.id, act.time))
         elif isinstance(act, x.ClaimCompareAndSet):
-            act = h.swapped(await store.compare_and_set(act.id, act.expected, act.new, act.ttl_ms))
+            act = h.swapped(await store.compare_and_set(act.id, act.expected, act.new, act.time))
         else:
             return act
     raise AssertionError("a claim step that never ends")

@@ -247,8 +247,8 @@ func walkOp(_ i: Obj) throws -> Obj {
 final class DictStore: ClaimStore, @unchecked Sendable {
     private let lock = NSLock()
     private var map: [String: String] = [:]
-    func load(id: String) throws -> String? { lock.lock(); defer { lock.unlock() }; return map[id] }
-    func compareAndSet(id: String, expected: String?, new: String?, ttlMs: UInt64?) throws -> Bool {
+    func load(id: String, time: StoreTime) throws -> String? { lock.lock(); defer { lock.unlock() }; return map[id] }
+    func compareAndSet(id: String, expected: String?, new: String?, time: StoreTime) throws -> Bool {
         lock.lock(); defer { lock.unlock() }
         if map[id] != expected { return false }
         map[id] = new
@@ -282,8 +282,8 @@ func claimsOp(_ i: Obj) throws -> Obj {
 /// suspends before it acts.
 actor AsyncDictStore: AsyncClaimStore {
     private var map: [String: String] = [:]
-    func load(id: String) async throws -> String? { await Task.yield(); return map[id] }
-    func compareAndSet(id: String, expected: String?, new: String?, ttlMs: UInt64?) async throws -> Bool {
+    func load(id: String, time: StoreTime) async throws -> String? { await Task.yield(); return map[id] }
+    func compareAndSet(id: String, expected: String?, new: String?, time: StoreTime) async throws -> Bool {
         await Task.yield()
         if map[id] != expected { return false }
         map[id] = new
@@ -354,12 +354,12 @@ func handleSteps(_ i: Obj, store: AsyncClaimStore?,
             var rounds = 0
             loop: while true {
                 switch next {
-                case let .load(id):
+                case let .load(id, time):
                     guard let s = store else { throw RunnerError("a store act over Claims") }
-                    next = try h.loaded(entry: try await s.load(id: id))
-                case let .compareAndSet(id, expected, new, ttlMs):
+                    next = try h.loaded(entry: try await s.load(id: id, time: time))
+                case let .compareAndSet(id, expected, new, time):
                     guard let s = store else { throw RunnerError("a store act over Claims") }
-                    next = try h.swapped(applied: try await s.compareAndSet(id: id, expected: expected, new: new, ttlMs: ttlMs))
+                    next = try h.swapped(applied: try await s.compareAndSet(id: id, expected: expected, new: new, time: time))
                 default:
                     break loop
                 }

@@ -9,12 +9,15 @@ import Foundation
 /// atomic compare-and-set, never read. Whatever either function throws makes the claim step
 /// fail with `STORE_UNAVAILABLE` (a `CancellationError` cancels the handling instead).
 public protocol AsyncClaimStore {
-    /// The entry text of `id`, nil when it has none.
-    func load(id: String) async throws -> String?
-    /// Atomically: when the entry of `id` is `expected` (nil: none), make it `new` (nil: remove
-    /// it), which the store may drop after `ttlMs` milliseconds (nil: keep it), and answer true;
-    /// otherwise change nothing and answer false.
-    func compareAndSet(id: String, expected: String?, new: String?, ttlMs: UInt64?) async throws -> Bool
+    /// The entry text of `id`, nil when it has none (in a store that keeps expiry: or only one
+    /// that expired at `time.nowMs`).
+    func load(id: String, time: StoreTime) async throws -> String?
+    /// Atomically: when the entry of `id` is `expected` (nil: none, or only one expired at
+    /// `time.nowMs`), make it `new` (nil: remove it), which the store may drop after
+    /// `time.ttlMs` milliseconds, at `time.expiresAtMs` (nil: keep it), and answer true;
+    /// otherwise change nothing and answer false. The times are core's, already clamped: write
+    /// and compare them as given, never read an entry's text for a time.
+    func compareAndSet(id: String, expected: String?, new: String?, time: StoreTime) async throws -> Bool
 }
 
 /// What to answer the provider for one delivery, and why: core's answer, with the error the
@@ -124,15 +127,15 @@ private func drive(_ h: DeliveryHandling, store: AsyncClaimStore?, clock: () -> 
         switch act {
         case .claim, .complete, .release:
             act = try h.step(atMs: clock())
-        case let .load(id):
+        case let .load(id, time):
             act = try await storeCall(h, {
                 guard let s = store else { throw XborderHandlingNoStore() }
-                return try await s.load(id: id)
+                return try await s.load(id: id, time: time)
             }, then: { try h.loaded(entry: $0) })
-        case let .compareAndSet(id, expected, new, ttlMs):
+        case let .compareAndSet(id, expected, new, time):
             act = try await storeCall(h, {
                 guard let s = store else { throw XborderHandlingNoStore() }
-                return try await s.compareAndSet(id: id, expected: expected, new: new, ttlMs: ttlMs)
+                return try await s.compareAndSet(id: id, expected: expected, new: new, time: time)
             }, then: { try h.swapped(applied: $0) })
         case let .persist(envelope):
             var ok = true

@@ -72,14 +72,26 @@ class Claims : AutoCloseable {
  * fail with `STORE_UNAVAILABLE`. `dev.xborder.redis.RedisClaimStore` is one, over Jedis.
  */
 interface ClaimStore {
-    /** The entry text of [id], null when it has none. */
-    fun load(id: String): String?
+    /** The entry text of [id], null when it has none (in a store that keeps expiry: or only one
+     *  that expired at [StoreTime.nowMs]). */
+    fun load(id: String, time: StoreTime): String?
 
-    /** Atomically: when the entry of [id] is [expected] (null: none), make it [new] (null: remove
-     *  it), which the store may drop after [ttlMs] milliseconds (null: keep it), and answer true;
-     *  otherwise change nothing and answer false. */
-    fun compareAndSet(id: String, expected: String?, new: String?, ttlMs: Long?): Boolean
+    /** Atomically: when the entry of [id] is [expected] (null: none, or only one expired at
+     *  [StoreTime.nowMs]), make it [new] (null: remove it), which the store may drop after
+     *  [StoreTime.ttlMs] milliseconds, at [StoreTime.expiresAtMs] (null: keep it), and answer
+     *  true; otherwise change nothing and answer false. */
+    fun compareAndSet(id: String, expected: String?, new: String?, time: StoreTime): Boolean
 }
+
+/**
+ * The times of one store call, as core has clamped them (each at most 2^48 - 1): the step's time
+ * [nowMs], and for a write how long the store may keep the new entry ([ttlMs], from [nowMs]) and
+ * until when ([expiresAtMs]); null: no limit (a load or a removal has none). A store writes and
+ * compares them as given and never reads an entry's text for a time nor clamps one: a SQL store
+ * keeps [expiresAtMs] in a column and counts a row whose expiry is at or before [nowMs] as no
+ * row; a Redis store gives [ttlMs] to `PEXPIRE`.
+ */
+data class StoreTime(val nowMs: Long, val ttlMs: Long?, val expiresAtMs: Long?)
 
 /**
  * One claim step driven by the host, for stores that are awaited (coroutines, futures): [start],
@@ -112,11 +124,11 @@ class ClaimTask @JvmOverloads constructor(
 
 /** What a [ClaimTask] needs next from the store. */
 sealed class ClaimNeed {
-    /** Load the entry text of [id], then call `loaded`. */
-    data class Load(val id: String) : ClaimNeed()
+    /** Load the entry text of [id] at [time] (as [ClaimStore.load]), then call `loaded`. */
+    data class Load(val id: String, val time: StoreTime) : ClaimNeed()
 
     /** Compare-and-set as [ClaimStore.compareAndSet], then call `swapped` with its answer. */
-    data class CompareAndSet(val id: String, val expected: String?, val new: String?, val ttlMs: Long?) : ClaimNeed()
+    data class CompareAndSet(val id: String, val expected: String?, val new: String?, val time: StoreTime) : ClaimNeed()
 
     /** The step is over. */
     data class Done(val outcome: ClaimOutcome) : ClaimNeed()

@@ -55,13 +55,11 @@ fun interface Persist {
  * `STORE_UNAVAILABLE` (a [CancellationException] cancels the handling instead).
  */
 interface SuspendClaimStore {
-    /** The entry text of [id], null when it has none. */
-    suspend fun load(id: String): String?
+    /** The entry text of [id], null when it has none (as [ClaimStore.load]). */
+    suspend fun load(id: String, time: StoreTime): String?
 
-    /** Atomically: when the entry of [id] is [expected] (null: none), make it [new] (null: remove
-     *  it), which the store may drop after [ttlMs] milliseconds (null: keep it), and answer true;
-     *  otherwise change nothing and answer false. */
-    suspend fun compareAndSet(id: String, expected: String?, new: String?, ttlMs: Long?): Boolean
+    /** Atomically, as [ClaimStore.compareAndSet]: the times are core's ([StoreTime]). */
+    suspend fun compareAndSet(id: String, expected: String?, new: String?, time: StoreTime): Boolean
 }
 
 /** The most acts one handling takes: core ends every handling well within it (about 40: a claim
@@ -137,11 +135,11 @@ private suspend fun DeliveryHandling.run(
         act = when (val a = act) {
             is HandlingAct.Claim, is HandlingAct.Complete, is HandlingAct.Release -> step(clock())
             is HandlingAct.Load -> storeCall({ loaded(it) }) {
-                (store ?: throw IllegalStateException("no store to load from")).load(a.id)
+                (store ?: throw IllegalStateException("no store to load from")).load(a.id, a.time)
             }
             is HandlingAct.CompareAndSet -> storeCall({ swapped(it) }) {
                 (store ?: throw IllegalStateException("no store to compare-and-set in"))
-                    .compareAndSet(a.id, a.expected, a.new, a.ttlMs)
+                    .compareAndSet(a.id, a.expected, a.new, a.time)
             }
             is HandlingAct.Persist -> {
                 val ok = try {
@@ -300,11 +298,11 @@ sealed class HandlingAct {
 
     /** (Over the host's store.) Load the entry text of [id], then `loaded(text)`; a failed call
      *  is `storeFailed(message)`. */
-    data class Load(val id: String) : HandlingAct()
+    data class Load(val id: String, val time: StoreTime) : HandlingAct()
 
     /** (Over the host's store.) Compare-and-set as [ClaimStore.compareAndSet], then
      *  `swapped(applied)`; a failed call is `storeFailed(message)`. */
-    data class CompareAndSet(val id: String, val expected: String?, val new: String?, val ttlMs: Long?) : HandlingAct()
+    data class CompareAndSet(val id: String, val expected: String?, val new: String?, val time: StoreTime) : HandlingAct()
 
     /** (In a transaction.) Commit the host's transaction holding the event's write and the
      *  claim's completion, then `committed(ok)`. */

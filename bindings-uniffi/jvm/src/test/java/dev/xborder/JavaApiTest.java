@@ -259,13 +259,15 @@ class JavaApiTest {
     static final class MapStore implements ClaimStore {
         final Map<String, String> map = new HashMap<>();
         final List<Long> ttls = new ArrayList<>();
+        final List<StoreTime> times = new ArrayList<>();
 
-        @Override public synchronized String load(String id) { return map.get(id); }
+        @Override public synchronized String load(String id, StoreTime time) { return map.get(id); }
 
-        @Override public synchronized boolean compareAndSet(String id, String expected, String next, Long ttlMs) {
+        @Override public synchronized boolean compareAndSet(String id, String expected, String next, StoreTime time) {
             if (!Objects.equals(map.get(id), expected)) return false;
             if (next == null) map.remove(id); else map.put(id, next);
-            ttls.add(ttlMs);
+            ttls.add(time.getTtlMs());
+            times.add(time);
             return true;
         }
     }
@@ -299,6 +301,9 @@ class JavaApiTest {
         assertEquals(ClaimOutcome.COMPLETED, shared.step("complete", "evt_2", "a", 5_002));
         assertEquals(ClaimOutcome.DUPLICATE, shared.step("claim", "evt_2", "c", 5_003));
         assertEquals(List.of(60_000L, 60_000L), store.ttls, "a claim lives two leases, a done id the window");
+        // Core's times, as the store is given them: the step's, and the expiry to write.
+        assertEquals(new StoreTime(5_000L, 60_000L, 65_000L), store.times.get(0));
+        assertEquals(new StoreTime(5_002L, 60_000L, 65_002L), store.times.get(1));
         // No window: core's 7 days, the TTL a store gives a done id.
         MapStore week = new MapStore();
         Claims byDefault = Claims.withStore(week, 1_000L);
@@ -308,8 +313,8 @@ class JavaApiTest {
 
         // A store that throws: STORE_UNAVAILABLE, with 503 and Retry-After to answer.
         ClaimStore down = new ClaimStore() {
-            @Override public String load(String id) { throw new IllegalStateException("redis: connection refused"); }
-            @Override public boolean compareAndSet(String id, String expected, String next, Long ttlMs) { throw new IllegalStateException(); }
+            @Override public String load(String id, StoreTime time) { throw new IllegalStateException("redis: connection refused"); }
+            @Override public boolean compareAndSet(String id, String expected, String next, StoreTime time) { throw new IllegalStateException(); }
         };
         XborderException unavailable = assertThrows(XborderException.class, () -> new Claims(down).step("claim", "e", "t", 0));
         assertEquals("STORE_UNAVAILABLE", unavailable.getCode());
@@ -320,18 +325,18 @@ class JavaApiTest {
             ClaimNeed need = task.start();
             while (!(need instanceof ClaimNeed.Done)) {
                 if (need instanceof ClaimNeed.Load load) {
-                    need = task.loaded(store.load(load.getId()));
+                    need = task.loaded(store.load(load.getId(), load.getTime()));
                 } else {
                     ClaimNeed.CompareAndSet cas = (ClaimNeed.CompareAndSet) need;
-                    assertEquals(60_000L, cas.getTtlMs());
-                    need = task.swapped(store.compareAndSet(cas.getId(), cas.getExpected(), cas.getNew(), cas.getTtlMs()));
+                    assertEquals(new StoreTime(7_000L, 60_000L, 67_000L), cas.getTime());
+                    need = task.swapped(store.compareAndSet(cas.getId(), cas.getExpected(), cas.getNew(), cas.getTime()));
                 }
             }
             assertEquals(ClaimOutcome.CLAIMED, ((ClaimNeed.Done) need).getOutcome());
         }
         ClaimTask again = new ClaimTask("claim", "evt_3", "other", 7_001);
         assertInstanceOf(ClaimNeed.Load.class, again.start());
-        assertEquals(ClaimOutcome.IN_PROGRESS, ((ClaimNeed.Done) again.loaded(store.load("evt_3"))).getOutcome());
+        assertEquals(ClaimOutcome.IN_PROGRESS, ((ClaimNeed.Done) again.loaded(store.load("evt_3", new StoreTime(7_001L, null, null)))).getOutcome());
         ClaimTask failing = new ClaimTask("claim", "evt_4", "t", 1);
         failing.start();
         XborderException failed = assertThrows(XborderException.class, () -> failing.failed("redis: timeout"));
@@ -365,7 +370,7 @@ class JavaApiTest {
         // Act by act, over a store of the host's: the claim asks a load.
         try (DeliveryHandling h = DeliveryHandling.withStoreSteps(receiver, other, Webhooks.sign(SECRET, other), "t2")) {
             assertEquals(new HandlingAct.Claim("evt_2"), h.next());
-            assertEquals(new HandlingAct.Load("evt_2"), h.step(10L));
+            assertEquals(new HandlingAct.Load("evt_2", new StoreTime(10L, null, null)), h.step(10L));
         }
         // In a transaction (the Java overload with inTransaction): the complete step goes on to
         // the Commit act; committed(true) answers 200; lastStep is the complete's outcome.
@@ -444,13 +449,13 @@ class JavaApiTest {
         Map<String, String> map = new HashMap<>();
         int[] loads = {0};
         ClaimStore reentrant = new ClaimStore() {
-            @Override public synchronized String load(String id) {
+            @Override public synchronized String load(String id, StoreTime time) {
                 assertEquals(EventKind.UNKNOWN, Events.classify("not:an_event").getKind());
                 assertEquals("SIGNATURE_MISMATCH", code(() -> Webhooks.verify(SECRET, BODY, bad)));
                 if (++loads[0] % 3 == 0) throw new IllegalStateException("store down");
                 return map.get(id);
             }
-            @Override public synchronized boolean compareAndSet(String id, String expected, String next, Long ttlMs) {
+            @Override public synchronized boolean compareAndSet(String id, String expected, String next, StoreTime time) {
                 Webhooks.verify(SECRET, BODY, good);
                 if (!Objects.equals(map.get(id), expected)) return false;
                 if (next == null) map.remove(id); else map.put(id, next);

@@ -165,7 +165,7 @@ class SpeedTest {
         final String good = Webhooks.sign(SECRET, BODY);
         int loads;
 
-        @Override public synchronized String load(String id) {
+        @Override public synchronized String load(String id, StoreTime time) {
             inner.add(Events.classify(id.endsWith("0") ? "order:created" : "nope:nope").getKind().toString());
             inner.add(code(outcome(() -> { Webhooks.verify(SECRET, BODY, tampered(good)); return null; })));
             inner.add(rx.receive(BODY, good).getAction().toString());
@@ -173,7 +173,7 @@ class SpeedTest {
             return map.get(id);
         }
 
-        @Override public synchronized boolean compareAndSet(String id, String expected, String next, Long ttlMs) {
+        @Override public synchronized boolean compareAndSet(String id, String expected, String next, StoreTime time) {
             Webhooks.verify(SECRET, BODY, good);
             inner.add(code(outcome(() -> Webhooks.decodeEnvelope("{}".getBytes(StandardCharsets.UTF_8)))));
             if (!Objects.equals(map.get(id), expected)) return false;

@@ -37,6 +37,7 @@ import dev.xborder.Reason
 import dev.xborder.RegistrationCheck
 import dev.xborder.RejectedEvent
 import dev.xborder.RequiredField
+import dev.xborder.StoreTime
 import dev.xborder.WalkStep
 import dev.xborder.XborderException
 import dev.xborder.ffi.XborderException as FfiException
@@ -72,7 +73,9 @@ internal fun int(name: String, value: UInt): Int {
 internal fun int(name: String, value: UInt?): Int? = value?.let { int(name, it) }
 
 /** A time to live beyond Long.MAX_VALUE ms (292 million years) is Long.MAX_VALUE. */
-internal fun ttl(value: ULong?): Long? = value?.let { if (it > Long.MAX_VALUE.toULong()) Long.MAX_VALUE else it.toLong() }
+/** Core's store times (each at most 2^48 - 1: always a long). */
+internal fun storeTime(v: dev.xborder.ffi.StoreTime) =
+    StoreTime(long("nowMs", v.nowMs), long("ttlMs", v.ttlMs), long("expiresAtMs", v.expiresAtMs))
 
 // Errors: every generated variant to the one unchecked exception. ---------------------------------
 
@@ -174,16 +177,16 @@ internal fun walkStep(v: dev.xborder.ffi.WalkStep) = WalkStep(v.recordsJson, pag
 internal fun reply(v: dev.xborder.ffi.ClaimReply) = ClaimReply(v.status.toInt(), long("retryAfterS", v.retryAfterS))
 
 internal fun need(v: dev.xborder.ffi.ClaimNeed): ClaimNeed = when (v) {
-    is dev.xborder.ffi.ClaimNeed.Load -> ClaimNeed.Load(v.id)
-    is dev.xborder.ffi.ClaimNeed.CompareAndSet -> ClaimNeed.CompareAndSet(v.id, v.expected, v.new, ttl(v.ttlMs))
+    is dev.xborder.ffi.ClaimNeed.Load -> ClaimNeed.Load(v.id, storeTime(v.time))
+    is dev.xborder.ffi.ClaimNeed.CompareAndSet -> ClaimNeed.CompareAndSet(v.id, v.expected, v.new, storeTime(v.time))
     is dev.xborder.ffi.ClaimNeed.Done -> ClaimNeed.Done(outcome(v.outcome))
 }
 
 /** A store written against dev.xborder.ClaimStore, as the generated interface Rust calls. */
 internal class StoreAdapter(private val store: ClaimStore) : dev.xborder.ffi.ClaimStore {
-    override fun load(id: String): String? = store.load(id)
-    override fun compareAndSet(id: String, expected: String?, new: String?, ttlMs: ULong?): Boolean =
-        store.compareAndSet(id, expected, new, ttl(ttlMs))
+    override fun load(id: String, time: dev.xborder.ffi.StoreTime): String? = store.load(id, storeTime(time))
+    override fun compareAndSet(id: String, expected: String?, new: String?, time: dev.xborder.ffi.StoreTime): Boolean =
+        store.compareAndSet(id, expected, new, storeTime(time))
 }
 
 internal fun deliveryAnswer(v: dev.xborder.ffi.HandlingAnswer) =
@@ -194,8 +197,8 @@ internal fun act(v: dev.xborder.ffi.HandlingAct): HandlingAct = when (v) {
     is dev.xborder.ffi.HandlingAct.Persist -> HandlingAct.Persist(envelope(v.envelope))
     is dev.xborder.ffi.HandlingAct.Complete -> HandlingAct.Complete(v.id)
     is dev.xborder.ffi.HandlingAct.Release -> HandlingAct.Release(v.id)
-    is dev.xborder.ffi.HandlingAct.Load -> HandlingAct.Load(v.id)
-    is dev.xborder.ffi.HandlingAct.CompareAndSet -> HandlingAct.CompareAndSet(v.id, v.expected, v.new, ttl(v.ttlMs))
+    is dev.xborder.ffi.HandlingAct.Load -> HandlingAct.Load(v.id, storeTime(v.time))
+    is dev.xborder.ffi.HandlingAct.CompareAndSet -> HandlingAct.CompareAndSet(v.id, v.expected, v.new, storeTime(v.time))
     is dev.xborder.ffi.HandlingAct.Commit -> HandlingAct.Commit(v.id)
     is dev.xborder.ffi.HandlingAct.Answer -> HandlingAct.Answer(deliveryAnswer(v.answer))
 }

@@ -3,6 +3,7 @@
 package dev.xborder.redis
 
 import dev.xborder.ClaimStore
+import dev.xborder.StoreTime
 import java.security.MessageDigest
 import redis.clients.jedis.UnifiedJedis
 import redis.clients.jedis.exceptions.JedisNoScriptException
@@ -19,17 +20,17 @@ import redis.clients.jedis.exceptions.JedisNoScriptException
  * ```
  *
  * [redis] is any Jedis client of one Redis (`JedisPooled`, `UnifiedJedis`): thread-safe, one per
- * application. A done id's key lives the claims' window (7 days by default), a claim's two leases.
+ * application. Each key expires after the TTL core gives ([StoreTime.ttlMs]): a done id's the
+claims' window (7 days by default), a claim's two leases.
  */
 class RedisClaimStore @JvmOverloads constructor(private val redis: UnifiedJedis, private val prefix: String = DEFAULT_PREFIX) : ClaimStore {
-    override fun load(id: String): String? = redis.get(prefix + id)
+    /** A `GET` (Redis drops an expired key itself: [time] is not needed). */
+    override fun load(id: String, time: StoreTime): String? = redis.get(prefix + id)
 
-    override fun compareAndSet(id: String, expected: String?, new: String?, ttlMs: Long?): Boolean {
-        // The script's arguments: "" for none. A TTL Redis cannot hold (past its clock's range,
-        // hundreds of millions of years) is kept without one.
-        val ttl = if (ttlMs == null || ttlMs > Long.MAX_VALUE - System.currentTimeMillis()) "" else ttlMs.toString()
+    /** The script: the new entry expires after core's [StoreTime.ttlMs], as given. */
+    override fun compareAndSet(id: String, expected: String?, new: String?, time: StoreTime): Boolean {
         val keys = listOf(prefix + id)
-        val args = listOf(expected ?: "", new ?: "", ttl)
+        val args = listOf(expected ?: "", new ?: "", time.ttlMs?.toString() ?: "") // "" for none
         val applied = try {
             redis.evalsha(SCRIPT_SHA1, keys, args)
         } catch (e: JedisNoScriptException) {
