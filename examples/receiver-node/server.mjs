@@ -551,9 +551,9 @@ async function webhook(req, res) {
  * STORE_UNAVAILABLE); a compare-and-set that timed out is kept in `late.cas`.
  */
 const boundedStore = (store, late) => ({
-  load: (id) => bounded(store.load(id), "the claim store's load"),
-  compareAndSet(id, expected, next, ttlMs) {
-    const call = store.compareAndSet(id, expected, next, ttlMs);
+  load: (id, time) => bounded(store.load(id, time), "the claim store's load"),
+  compareAndSet(id, expected, next, ttlMs, time) {
+    const call = store.compareAndSet(id, expected, next, ttlMs, time);
     return bounded(call, "the claim store's compare-and-set").catch((e) => {
       if (e instanceof StoreTimeout) late.cas = call;
       throw e;
