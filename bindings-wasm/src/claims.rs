@@ -80,9 +80,9 @@ fn time_js(t: StoreTime) -> JsValue {
 
 /// A store call as the glue reads it, named under `key` (`op` for a claim task's need, `act`
 /// for a handling's): `{[key]: 'load', id, time}` or `{[key]: 'cas', id, expected, next, ttlMs,
-/// time}` (entry texts, `null` for none; `ttlMs` is `time.ttlMs`). Another need is given back.
-pub(crate) fn store_call_js(key: &str, need: Need) -> Result<JsValue, Need> {
-    Ok(match need {
+/// time}` (entry texts, `null` for none; `ttlMs` is `time.ttlMs`). `None` for another need.
+pub(crate) fn store_call_js(key: &str, need: Need) -> Option<JsValue> {
+    Some(match need {
         Need::Load { id, time } => js_object(&[
             (key, js_str("load")),
             ("id", js_str(&id)),
@@ -101,23 +101,21 @@ pub(crate) fn store_call_js(key: &str, need: Need) -> Result<JsValue, Need> {
             ("ttlMs", time.ttl_ms.map_or(JsValue::NULL, js_u64)),
             ("time", time_js(time)),
         ]),
-        other => return Err(other),
+        _ => return None,
     })
 }
 
 /// A store call (`store_call_js` under `op`) or `{op: 'done', outcome}`; `STORE_UNAVAILABLE` for
 /// a need this binding does not know.
 fn need_js(need: Need) -> Result<JsValue, JsValue> {
-    match store_call_js("op", need) {
-        Ok(call) => Ok(call),
-        Err(Need::Done(outcome)) => Ok(js_object(&[
+    if let Need::Done(outcome) = need {
+        return Ok(js_object(&[
             ("op", js_str("done")),
             ("outcome", js_str(outcome.as_str())),
-        ])),
-        Err(_) => Err(store_unavailable(
-            "xborder-wasm does not know what the claim task needs",
-        )),
+        ]));
     }
+    store_call_js("op", need)
+        .ok_or_else(|| store_unavailable("xborder-wasm does not know what the claim task needs"))
 }
 
 #[wasm_bindgen(js_class = ClaimTask)]

@@ -51,7 +51,7 @@ fn next_js(next: Next<'_>) -> JsValue {
         ) => named(act.as_str(), id),
         // Core's enums are non-exhaustive: an act (or a store call) this binding does not know
         // yet is named, so the glue stops on it (its loop accepts only the acts above).
-        Next::Store(need) => store_call_js("act", need).unwrap_or_else(|_| named("unknown", "")),
+        Next::Store(need) => store_call_js("act", need).unwrap_or_else(|| named("unknown", "")),
         _ => named("unknown", ""),
     }
 }
