@@ -89,8 +89,8 @@ impl From<claims::Reply> for ClaimReply {
     }
 }
 
-/// The times of one store call, as core has clamped them (core's `claims::StoreTime`, each at
-/// most 2^48 − 1): the step's time, and for a write how long the store may keep the new entry.
+/// The times of one store call, as core has clamped them (core's `claims::StoreTime`: `now_ms`
+/// and `ttl_ms` at most 2^48 − 1, `expires_at_ms` their sum, below 2^49): the step's time, and for a write how long the store may keep the new entry.
 /// A store writes and compares these numbers as they are; it never reads an entry's text for a
 /// time, nor clamps one. A SQL store keeps `expires_at_ms` in a column and counts a row whose
 /// expiry is at or before `now_ms` as no row; a Redis store gives `ttl_ms` to `PEXPIRE`.

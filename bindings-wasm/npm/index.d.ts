@@ -414,8 +414,8 @@ export interface ClaimReply {
 }
 
 /**
- * The times of one store call, as xborder's core clamped them (each at most 2^48 − 1 ms, the
- * year 10889): a store writes and compares these numbers as they are, and never reads an entry
+ * The times of one store call, as xborder's core clamped them (`nowMs` and `ttlMs` at most
+ * 2^48 − 1 ms, the year 10889; `expiresAtMs` their sum, below 2^49, an exact number): a store writes and compares these numbers as they are, and never reads an entry
  * text for a time nor clamps one.
  */
 export interface StoreTime {
@@ -423,7 +423,7 @@ export interface StoreTime {
   nowMs: number;
   /** How long the store may keep the new entry from `nowMs` (`null`: as long as it likes; a load or a removal has none). A Redis store gives it to `PEXPIRE`. */
   ttlMs: number | null;
-  /** `nowMs + ttlMs` (clamped): when the store may drop the new entry (`null`: never). A SQL store writes it in its expiry column. */
+  /** `nowMs + ttlMs` (not clamped, so an entry written at the latest time is not expired at it): when the store may drop the new entry (`null`: never). A SQL store writes it in its expiry column. */
   expiresAtMs: number | null;
 }
 

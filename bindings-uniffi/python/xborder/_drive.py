@@ -15,7 +15,8 @@ from typing import Any, Optional, Protocol, TypeVar, Union
 
 @dataclass(frozen=True)
 class StoreTime:
-    """The times of one store call, as core has clamped them (each at most 2**48 - 1): the
+    """The times of one store call, as core has clamped them (``now_ms`` and ``ttl_ms`` at
+    most 2**48 - 1, ``expires_at_ms`` their sum, below 2**49): the
     step's time ``now_ms``, and for a write how long the store may keep the new entry
     (``ttl_ms``, from ``now_ms``) and until when (``expires_at_ms``); None: no limit (a load or a
     removal has none). A store writes and compares these numbers as they are, and never reads

@@ -60,7 +60,7 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// another's (the busy timeout) instead of failing.
 ///
 /// Times are the host's clock (`at_ms`, milliseconds since the Unix epoch): a row expires when
-/// core says (`StoreTime::expires_at_ms`: the step's time plus the TTL, clamped by core), and a
+/// core says (`StoreTime::expires_at_ms`: the step's time plus the TTL core clamped), and a
 /// row that expired at the step's time is no row.
 ///
 /// ```

@@ -84,7 +84,8 @@ interface ClaimStore {
 }
 
 /**
- * The times of one store call, as core has clamped them (each at most 2^48 - 1): the step's time
+ * The times of one store call, as core has clamped them (nowMs and ttlMs at most 2^48 - 1,
+ * expiresAtMs their sum, below 2^49): the step's time
  * [nowMs], and for a write how long the store may keep the new entry ([ttlMs], from [nowMs]) and
  * until when ([expiresAtMs]); null: no limit (a load or a removal has none). A store writes and
  * compares them as given and never reads an entry's text for a time nor clamps one: a SQL store

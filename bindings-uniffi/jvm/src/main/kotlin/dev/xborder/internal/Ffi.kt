@@ -73,7 +73,7 @@ internal fun int(name: String, value: UInt): Int {
 internal fun int(name: String, value: UInt?): Int? = value?.let { int(name, it) }
 
 /** A time to live beyond Long.MAX_VALUE ms (292 million years) is Long.MAX_VALUE. */
-/** Core's store times (each at most 2^48 - 1: always a long). */
+/** Core's store times (below 2^49: always a long). */
 internal fun storeTime(v: dev.xborder.ffi.StoreTime) =
     StoreTime(long("nowMs", v.nowMs), long("ttlMs", v.ttlMs), long("expiresAtMs", v.expiresAtMs))
 
