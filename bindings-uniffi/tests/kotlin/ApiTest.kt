@@ -188,9 +188,9 @@ fun shapeTests() {
     claims.step("claim", "evt_w", "t", 0)
     claims.step("complete", "evt_w", "t", 1)
     check("no window: a done id lives 7 days (core's default), a claim two leases", ttls == listOf<Long?>(2_000L, week)) { "$ttls" }
-    check("the longest window: a done id's TTL is core's clamp, 2^48 - 1 (and its expiry)", Claims(recording, 1_000L, Long.MAX_VALUE).let { c ->
+    check("the longest window: a done id's TTL is core's clamp, 2^48 - 1, its expiry the step's time plus it", Claims(recording, 1_000L, Long.MAX_VALUE).let { c ->
         c.step("claim", "evt_m", "t", 0); c.step("complete", "evt_m", "t", 1)
-        ttls.last() == (1L shl 48) - 1 && times.last() == StoreTime(1L, (1L shl 48) - 1, (1L shl 48) - 1) }) { "$ttls $times" }
+        ttls.last() == (1L shl 48) - 1 && times.last() == StoreTime(1L, (1L shl 48) - 1, 1L shl 48) }) { "$ttls $times" }
     check("default decode limits are core's", DecodeLimits.defaults().maxBodyBytes > 0 && DecodeLimits.defaults().maxDepth > 2)
     check("decodeEnvelope within limits", codeOf { Webhooks.decodeEnvelope(BODY, DecodeLimits(8, 64)) } == "BODY_TOO_LARGE")
     check("decodeEnvelope", Webhooks.decodeEnvelope(BODY).let { it.id == "evt_1" && it.kind == EventKind.LIVE && it.kind.toString() == "live" })
