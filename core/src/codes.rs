@@ -41,6 +41,8 @@
 //! | `UNKNOWN_PARAMETER` | pagination | a list parameter this API does not have (`field` names it) | |
 //! | `MALFORMED_RESPONSE` | pagination | a list response is none of the provider's list envelopes | |
 //! | `OUT_OF_RANGE` | pagination | the page arithmetic passes 2^53 − 1 | |
+//! | `INVALID_SINCE` | catch-up | the checkpoint a catch-up starts from is not a date-time (`2026-11-27T12:00:00.000Z`, `T` and `Z` in either case, or `±HH:MM`) | |
+//! | `INVALID_OVERLAP` | catch-up | the catch-up's overlap is not an integer from 0 to 2^53 − 1 milliseconds | |
 //! | `INVALID_ROUTING_NUMBER` | beneficiary | not 9 digits with a valid ABA check digit (also an issue code) | |
 //! | `RULES_UNREADABLE` | beneficiary | the rules document was given and does not have its shape | |
 //! | `BANKS_UNREADABLE` | beneficiary | the bank list was given and does not have its shape | |
@@ -88,6 +90,7 @@
 //! | `HAS_NEXT_CONFLICT` | the page's `hasNext` contradicts its `total`; the walker follows `hasNext` |
 //! | `POSSIBLY_SKIPPED` | the total shrank, or the walk saw fewer unique records than `total` |
 //! | `STALLED` | two pages in a row brought nothing new: the walk ends |
+//! | `MALFORMED_RECORD` | (catch-up) records of `GET /v1/external-events` that are not events: reported, not passed on |
 //!
 //! ```
 //! use xborder_core::codes;
@@ -159,6 +162,7 @@ coded!(
     crate::events::RegistrationError,
     crate::events::CatalogError,
     crate::pagination::PaginationError => field,
+    crate::catch_up::CatchUpError => field,
     #[copy] crate::beneficiary::RoutingNumberError,
     crate::beneficiary::UnreadableDocument,
     crate::beneficiary::AccountDetailError,
@@ -233,6 +237,9 @@ pub const ERRORS: &[&str] = &[
     "UNKNOWN_PARAMETER",
     "MALFORMED_RESPONSE",
     "OUT_OF_RANGE",
+    // catch_up::CatchUpError (beside the pagination codes it carries)
+    "INVALID_SINCE",
+    "INVALID_OVERLAP",
     // beneficiary::RoutingNumberError (also an issue code)
     "INVALID_ROUTING_NUMBER",
     // beneficiary::UnreadableDocument (also issue codes): a document that cannot be read,
@@ -272,13 +279,15 @@ pub const ISSUES: &[&str] = &[
     "INVALID_BRANCH_CODE",
 ];
 
-/// Every drift code of the all-pages walker ([`crate::pagination::Drift`]).
+/// Every drift code of the all-pages walker ([`crate::pagination::Drift`]) and of a catch-up
+/// ([`crate::catch_up::CatchUpDrift`]).
 pub const DRIFTS: &[&str] = &[
     "TOTAL_CHANGED",
     "REPEATED_RECORDS",
     "HAS_NEXT_CONFLICT",
     "POSSIBLY_SKIPPED",
     "STALLED",
+    "MALFORMED_RECORD",
 ];
 
 #[cfg(test)]
@@ -497,6 +506,9 @@ mod tests {
         for e in every_pagination_error() {
             check(&e, e.code(), e.field());
         }
+        for e in every_catch_up_error() {
+            check(&e, e.code(), e.field());
+        }
         for e in every_registration_error() {
             check(&e, e.code(), None);
         }
@@ -516,6 +528,18 @@ mod tests {
         for e in every_transport_error() {
             check(&e, e.code(), None);
         }
+    }
+
+    fn every_catch_up_error() -> Vec<crate::catch_up::CatchUpError> {
+        use crate::catch_up::CatchUpError as E;
+        let mut all = vec![E::InvalidSince, E::InvalidOverlap];
+        all.extend(every_pagination_error().into_iter().map(E::Page));
+        for e in &all {
+            match e {
+                E::InvalidSince | E::InvalidOverlap | E::Page(_) => {}
+            }
+        }
+        all
     }
 
     fn every_transport_error() -> Vec<crate::transport::TransportError> {
@@ -542,6 +566,7 @@ mod tests {
         reported.extend(every_signature_error().iter().map(|e| e.code()));
         reported.extend(every_envelope_error().iter().map(|e| e.code()));
         reported.extend(every_pagination_error().iter().map(|e| e.code()));
+        reported.extend(every_catch_up_error().iter().map(|e| e.code()));
         reported.extend(every_registration_error().iter().map(|e| e.code()));
         reported.extend(every_routing_error().iter().map(|e| e.code()));
         reported.insert(StoreError::new("x").code());
@@ -573,7 +598,13 @@ mod tests {
         let issues: BTreeSet<_> = IssueCode::ALL.iter().map(|c| c.as_str()).collect();
         assert_eq!(issues, set(ISSUES));
         assert_eq!(IssueCode::ALL.len(), ISSUES.len());
-        let drifts: BTreeSet<_> = every_drift().iter().map(Drift::code).collect();
+        use crate::catch_up::CatchUpDrift;
+        let mut drifts: BTreeSet<_> = every_drift().iter().map(Drift::code).collect();
+        let malformed = CatchUpDrift::MalformedRecord { count: 1 };
+        match malformed {
+            CatchUpDrift::MalformedRecord { .. } | CatchUpDrift::Page(_) => {}
+        }
+        drifts.insert(malformed.code());
         assert_eq!(drifts, set(DRIFTS));
     }
 

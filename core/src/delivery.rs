@@ -582,7 +582,7 @@ impl<S: DedupeStore> Receiver<S> {
     }
 
     /// Everything after the signature: decode, classify, dedupe.
-    fn decide(&self, body: &[u8]) -> Decision {
+    pub(crate) fn decide(&self, body: &[u8]) -> Decision {
         let env = match Envelope::decode_with_limits(body, &self.catalog, &self.limits) {
             Ok(env) => env,
             Err(e) => return Decision::Reject(ReceiveError::Envelope(e)),

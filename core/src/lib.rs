@@ -2,7 +2,9 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod api;
 pub mod beneficiary;
+pub mod catch_up;
 pub mod claims;
 pub mod codes;
 mod countries;

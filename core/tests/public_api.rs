@@ -16,6 +16,17 @@ use std::path::{Path, PathBuf};
 /// The modules whose `pub` items are reachable by users.
 const PUBLIC: &[&str] = &[
     "lib.rs",
+    "api/mod.rs",
+    "api/error.rs",
+    "api/retry.rs",
+    "catch_up/mod.rs",
+    "catch_up/drift.rs",
+    "catch_up/error.rs",
+    "catch_up/receive.rs",
+    "catch_up/record.rs",
+    "catch_up/recovery.rs",
+    "catch_up/time.rs",
+    "catch_up/walk.rs",
     "claims/mod.rs",
     "claims/entry.rs",
     "claims/error.rs",

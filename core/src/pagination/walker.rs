@@ -189,6 +189,18 @@ impl PageWalker {
     /// assert!(!w.is_done()); // a bad response can be retried
     /// ```
     pub fn feed(&mut self, response: &Value) -> Result<WalkStep, PaginationError> {
+        self.feed_until(response, |_| false)
+    }
+
+    /// [`PageWalker::feed`], where `last` may end the walk at this page (a catch-up's page that
+    /// holds a record older than its window): the walk is then over by the caller's choice, so
+    /// the end-of-walk count ([`Drift::PossiblySkipped`] for a walk that met fewer records than
+    /// `total`) does not apply. `last` sees the page's records.
+    pub(crate) fn feed_until(
+        &mut self,
+        response: &Value,
+        last: impl FnOnce(&[Value]) -> bool,
+    ) -> Result<WalkStep, PaginationError> {
         let info = page_info(response, Some((self.params.page, self.params.page_size)))?;
         let data = response
             .get("data")
@@ -244,15 +256,16 @@ impl PageWalker {
         if stalled {
             drift.push(Drift::Stalled);
         }
+        let cut = last(data);
         match info.next_page {
-            Some(next) if !data.is_empty() && !stalled => self.params.page = next,
+            Some(next) if !data.is_empty() && !stalled && !cut => self.params.page = next,
             _ => {
                 self.done = true;
                 // A walk from the first page should have met `total` records by its end.
                 let flagged = drift
                     .iter()
                     .any(|d| matches!(d, Drift::PossiblySkipped { .. }));
-                if self.start_page == 0 && self.unique < info.total && !flagged {
+                if self.start_page == 0 && self.unique < info.total && !flagged && !cut {
                     drift.push(Drift::PossiblySkipped {
                         count: info.total - self.unique,
                     });
