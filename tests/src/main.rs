@@ -10,10 +10,12 @@ use std::process::ExitCode;
 
 use base64::Engine;
 use serde_json::{json, Map, Value};
+use xborder_core::api::ApiError;
 use xborder_core::beneficiary::{
     check_account, normalize, AccountDetail, AccountParams, AccountState, BeneficiaryValidator,
     FormInput,
 };
+use xborder_core::catch_up::{CatchUp, CatchUpError};
 use xborder_core::claims::{ClaimRules, ClaimStore, Claims, Entry, MemoryClaims, Need, StoreTime};
 use xborder_core::delivery::{Decision, Receiver, StoreError, DEFAULT_WINDOW};
 use xborder_core::envelope::Envelope;
@@ -374,6 +376,95 @@ fn pagination_walk(input: &Value) -> Outcome {
     Ok(json!({ "queries": queries, "records": records, "done": done, "drifts": drifts }))
 }
 
+/// FORMAT.md's `api.error`: an error answer read by core's [`ApiError`], from the parsed body or
+/// the response text.
+fn api_error(input: &Value) -> Outcome {
+    let method = input
+        .get("method")
+        .and_then(Value::as_str)
+        .ok_or("method must be a string")?;
+    let status = input
+        .get("status")
+        .and_then(Value::as_u64)
+        .and_then(|s| u16::try_from(s).ok())
+        .ok_or("status must be an HTTP status")?;
+    let headers: Vec<(&str, &str)> = input
+        .get("headers")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| v.as_str().map(|v| (k.as_str(), v)))
+        .collect();
+    let e = match input.get("body") {
+        Some(Value::String(text)) => ApiError::read_text(method, status, &headers, text),
+        Some(Value::Null) | None => ApiError::read(method, status, &headers, None),
+        Some(body) => ApiError::read(method, status, &headers, Some(body)),
+    };
+    Ok(json!({
+        "code": e.code, "message": e.message, "details": e.details, "requestId": e.request_id,
+        "retry": e.retry.as_str(), "afterMs": e.retry.after_ms(),
+    }))
+}
+
+/// FORMAT.md's `events.catch_up`: core's [`CatchUp`] fed the vector's pages as `pagination.walk`
+/// is, its events (oldest first), checkpoint and drifts.
+fn events_catch_up(input: &Value) -> Outcome {
+    let fail = |e: CatchUpError| Ok(json!({ "ok": false, "error": e.code() }));
+    let since = match input.get("since") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.as_str()),
+        Some(_) => return fail(CatchUpError::InvalidSince),
+    };
+    let mut c = match CatchUp::new(since) {
+        Ok(c) => c,
+        Err(e) => return fail(e),
+    };
+    if let Some(o) = input.get("overlapMs") {
+        c = match o
+            .as_u64()
+            .ok_or(CatchUpError::InvalidOverlap)
+            .and_then(|o| c.overlap_ms(o))
+        {
+            Ok(c) => c,
+            Err(e) => return fail(e),
+        };
+    }
+    if let Some(p) = input.get("pageSize") {
+        let size = p.as_u64().ok_or(CatchUpError::Page(
+            xborder_core::pagination::PaginationError::InvalidPageSize,
+        ));
+        c = match size.and_then(|p| c.page_size(p)) {
+            Ok(c) => c,
+            Err(e) => return fail(e),
+        };
+    }
+    let pages = input
+        .get("pages")
+        .and_then(Value::as_array)
+        .ok_or("pages must be a list")?;
+    let (mut queries, mut pages) = (vec![], pages.iter());
+    let done = loop {
+        let Some(request) = c.next_request() else {
+            break true;
+        };
+        let Some(page) = pages.next() else {
+            break false;
+        };
+        if let Err(e) = c.feed(page) {
+            return fail(e);
+        }
+        queries.push(request.to_query());
+    };
+    let events: Vec<Value> = c
+        .events()
+        .map(|e| json!({"id": e.id(), "event": e.event(), "entityId": e.entity_id(), "entityType": e.entity_type()}))
+        .collect();
+    let drifts: std::collections::BTreeSet<&str> = c.drifts().iter().map(|d| d.code()).collect();
+    Ok(
+        json!({ "queries": queries, "events": events, "checkpoint": c.checkpoint(), "done": done, "drifts": drifts }),
+    )
+}
+
 /// The runner's own store, written as a user writes one over SQL: entries kept as the text
 /// [`Entry::encode`] gives, compared as text, each with the expiry core gives
 /// (`time.expires_at_ms`); an entry whose expiry is at or before `time.now_ms` is no entry. It
@@ -636,6 +727,8 @@ fn op(name: &str) -> Option<Option<OpFn>> {
         "account.check" => account_check,
         "beneficiary.normalize" => beneficiary_normalize,
         "beneficiary.form" => beneficiary_form,
+        "api.error" => api_error,
+        "events.catch_up" => events_catch_up,
         _ => return None,
     };
     Some(Some(f))
@@ -768,9 +861,13 @@ fn check(expect: &Map<String, Value>, actual: &Value) -> Result<(), String> {
     Ok(())
 }
 
-/// The contract v4 files this runner reads whatever folders it is given (`api.json` belongs to
-/// a later issue), when present.
+/// The contract v4 files this runner reads whatever folders it is given, when present.
 const V4_FILES: &[&str] = &["accounts.json", "forms.json"];
+
+/// Contract v4's files of ops not every runtime has yet (issue 34's `api.error` and
+/// `events.catch_up`, run here first): read by the runners that implement them, beside
+/// whatever files they are given (the others join when their runtime has the ops).
+const V4_OWN: &[&str] = &["api.json"];
 
 fn vector_files() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = match std::env::var("XBORDER_VECTOR_DIRS") {
@@ -836,6 +933,9 @@ fn vector_files() -> Vec<PathBuf> {
             files.push(f);
         }
     }
+    let singles = singles
+        .into_iter()
+        .chain(V4_OWN.iter().map(|name| v4.join(name)));
     for f in singles {
         let listed = files.iter().any(|g| {
             g.file_name() == f.file_name() && g.parent().is_some_and(|p| p.ends_with("v4"))
