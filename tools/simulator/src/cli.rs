@@ -16,6 +16,7 @@ usage:
                           [--records DIR] [--crashed INSTANCE ...] [--allow-duplicates]
                           [--attempts PATH] [--logs PATH ...] [--json PATH]
   xborder-simulator slow-body --target HOST:PORT [...] (slow-body --help)
+  xborder-simulator api --events PATH [--listen ADDR] [--addr-file PATH] (api --help)
 
 send options (fractions are of --events):
   --url URL             endpoint, http:// only; repeat (or comma-separate) to spread
@@ -42,6 +43,9 @@ send options (fractions are of --events):
   --expect PATH         write the ids a receiver must persist (live events), one per line
   --attempts PATH       write every attempt of a live event, one JSON line each: id, sent_ms
                         and ended_ms (wall clock), status (0: no answer), for check --attempts
+  --external-events PATH  append every event generated (live and unknown) as the
+                        provider's GET /v1/external-events record, one JSON line each, before
+                        sending: what `xborder-simulator api --events PATH` serves
   --quiet               no progress line
 
 retries and leases: by default the attempts of a delivery come at 0, 50, 150, 350 and 750 ms
@@ -106,6 +110,7 @@ pub fn parse_send(args: &[String]) -> Result<Config, String> {
             "json" => cfg.json = Some(PathBuf::from(value(&k, v)?)),
             "expect" => cfg.expect = Some(PathBuf::from(value(&k, v)?)),
             "attempts" => cfg.attempts = Some(PathBuf::from(value(&k, v)?)),
+            "external-events" => cfg.external_events = Some(PathBuf::from(value(&k, v)?)),
             "quiet" => cfg.progress = Progress::Off,
             _ => return Err(format!("unknown option --{k}")),
         }

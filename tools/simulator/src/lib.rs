@@ -22,15 +22,22 @@
 //! ones are refused. `--expect PATH` writes the ids of the live events, one per line;
 //! [`check::check`] (the `check` subcommand) compares them with the receivers' files.
 //!
+//! The provider also keeps every event in `GET /v1/external-events`, where a consumer recovers
+//! what was dead-lettered (core's [`catch_up`](xborder_core::catch_up)): `send --external-events
+//! PATH` writes every event it generates there as the provider's record ([`external`]), and the
+//! `api` subcommand ([`api`]) serves that list over HTTP.
+//!
 //! [`slow::run`] (the `slow-body` subcommand) is an attacker instead: connections that trickle
 //! their bodies a byte at a time, to see what a receiver does with them (loopback only).
 #![forbid(unsafe_code)]
 
+pub mod api;
 mod args;
 mod attempts;
 pub mod check;
 pub mod cli;
 mod client;
+pub mod external;
 mod plan;
 mod run;
 pub mod slow;

@@ -3,13 +3,15 @@
 
 use std::process::ExitCode;
 
-use xborder_simulator::{check, cli, slow};
+use xborder_simulator::{api, check, cli, slow};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
         if args.first().map(String::as_str) == Some("slow-body") {
             print!("{}", slow::USAGE);
+        } else if args.first().map(String::as_str) == Some("api") {
+            print!("{}", api::USAGE);
         } else {
             print!("{}", cli::USAGE);
         }
@@ -19,6 +21,7 @@ fn main() -> ExitCode {
         Some("check") => check_main(args.get(1..).unwrap_or(&[])),
         Some("send") => send_main(args.get(1..).unwrap_or(&[])),
         Some("slow-body") => slow_main(args.get(1..).unwrap_or(&[])),
+        Some("api") => api_main(args.get(1..).unwrap_or(&[])),
         _ => send_main(&args),
     }
 }
@@ -34,6 +37,21 @@ fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
         .enable_all()
         .build()
         .map_err(|e| usage_error(&format!("runtime: {e}")))
+}
+
+fn api_main(args: &[String]) -> ExitCode {
+    let cfg = match api::parse(args) {
+        Ok(c) => c,
+        Err(e) => return usage_error(&e),
+    };
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(code) => return code,
+    };
+    match rt.block_on(api::serve(cfg)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => usage_error(&e),
+    }
 }
 
 fn send_main(args: &[String]) -> ExitCode {

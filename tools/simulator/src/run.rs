@@ -70,6 +70,9 @@ pub struct Config {
     /// answer or error came, wall clock ms), one JSON line each: `check --attempts` compares
     /// the receivers' claim times with them.
     pub attempts: Option<PathBuf>,
+    /// Where to append every event generated (live and unknown) as the provider's record of
+    /// `GET /v1/external-events` (what the `api` subcommand serves), one JSON line each.
+    pub external_events: Option<PathBuf>,
     /// The progress line.
     pub progress: Progress,
 }
@@ -97,6 +100,7 @@ impl Default for Config {
             json: None,
             expect: None,
             attempts: None,
+            external_events: None,
             progress: Progress::Auto,
         }
     }
@@ -655,6 +659,30 @@ pub fn validate(cfg: &Config) -> Result<(), String> {
     Ok(())
 }
 
+/// Appends the record of every event of `plan` to `path`: the provider creates the events of a
+/// run when it starts (each a millisecond after the last, from the wall clock), then delivers
+/// them, so the list holds an event before its first delivery, as the provider's does.
+fn append_records(path: &std::path::Path, plan: &plan::Plan) -> Result<(), String> {
+    use std::io::Write as _;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    let mut text = String::new();
+    for (i, e) in plan.events.iter().enumerate() {
+        let at = now.saturating_add(u64::try_from(i).unwrap_or(u64::MAX));
+        let line = crate::external::record(&e.body, at)
+            .ok_or_else(|| format!("event {} has no envelope", e.id))?;
+        text.push_str(&line);
+        text.push('\n');
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|e| format!("--external-events {}: {e}", path.display()))
+}
+
 /// Sends the plan of `cfg` and returns what happened. Connects to every `--url` first (an
 /// endpoint that is not there is an error before anything is sent), writes `--expect` before
 /// sending and `--json` at the end. An error is a configuration or file error, not a receiver's failure
@@ -677,6 +705,9 @@ pub async fn run(cfg: &Config) -> Result<Summary, String> {
             text.push('\n');
         }
         std::fs::write(path, text).map_err(|e| format!("--expect {}: {e}", path.display()))?;
+    }
+    if let Some(path) = &cfg.external_events {
+        append_records(path, &plan)?;
     }
     let plan_events = plan.events.len();
     let span = retry_span_ms(cfg);
