@@ -17,7 +17,7 @@ use serde::Serialize;
 use xborder_core::claims::{
     self, ClaimError, ClaimRules, Claims, IntoStep, MemoryClaims, Outcome, Reply as ClaimReply,
 };
-use xborder_core::delivery::{Decision, Receiver, StoreError};
+use xborder_core::delivery::{Action, Decision, Receiver, StoreError};
 use xborder_core::envelope::{Envelope, Limits};
 use xborder_core::handling::{Act, Answer as HandlingAnswer, Handling};
 use xborder_core::signature::SIGNATURE_HEADER;
@@ -56,6 +56,13 @@ struct Stats {
     duplicate: AtomicU64,
     in_progress: AtomicU64,
     ignored: AtomicU64,
+    /// Events a catch-up found and persisted (the webhook path had lost them).
+    recovered: AtomicU64,
+    /// Catch-ups that ended, and that failed (the API unreachable, a page unreadable).
+    catch_ups: AtomicU64,
+    catch_ups_failed: AtomicU64,
+    /// Events catch-ups found and could not handle (the next catch-up finds them again).
+    catch_up_unhandled: AtomicU64,
     rejected: AtomicU64,
     persist_failed: AtomicU64,
     store_errors: AtomicU64,
@@ -85,6 +92,10 @@ struct StatsView<'a> {
     duplicate: u64,
     in_progress: u64,
     ignored: u64,
+    recovered: u64,
+    catch_ups: u64,
+    catch_ups_failed: u64,
+    catch_up_unhandled: u64,
     rejected: u64,
     persist_failed: u64,
     store_errors: u64,
@@ -709,6 +720,10 @@ impl App {
             duplicate: g(&s.duplicate),
             in_progress: g(&s.in_progress),
             ignored: g(&s.ignored),
+            recovered: g(&s.recovered),
+            catch_ups: g(&s.catch_ups),
+            catch_ups_failed: g(&s.catch_ups_failed),
+            catch_up_unhandled: g(&s.catch_up_unhandled),
             rejected: g(&s.rejected),
             persist_failed: g(&s.persist_failed),
             store_errors: g(&s.store_errors),
@@ -994,7 +1009,7 @@ impl App {
         };
         let decision = self.receiver.receive(&body, signature.as_deref());
         match &decision {
-            Decision::Process(_) => self.process(decision).await,
+            Decision::Process(_) => self.process(decision).await.0,
             Decision::Reject(e) => {
                 // Core's status for the refusal (400 for the request's signature or envelope).
                 inc(&self.stats.rejected);
@@ -1022,17 +1037,23 @@ impl App {
     /// and logs it. In PostgreSQL and SQLite the handling is `in_transaction`: the persist is
     /// BEGIN and the event's row, the complete step runs on that transaction, and the commit
     /// act commits both (its result, `committed`, is core's to answer).
-    async fn process(self: &Arc<Self>, decision: Decision) -> Reply {
+    ///
+    /// Also gives core's answer (`None` where no handling answered: the naive store, or an act
+    /// this receiver cannot carry out), which the catch-up hands to its `Recovery`.
+    async fn process(self: &Arc<Self>, decision: Decision) -> (Reply, Option<HandlingAnswer>) {
         let token = format!(
             "{}-{}",
             self.token_prefix,
             self.counter.fetch_add(1, Ordering::Relaxed)
         );
         let Some(env) = decision.envelope().cloned() else {
-            return error(StatusCode::INTERNAL_SERVER_ERROR, "NOT_PROCESS", None);
+            return (
+                error(StatusCode::INTERNAL_SERVER_ERROR, "NOT_PROCESS", None),
+                None,
+            );
         };
         if let Store::Naive { .. } = self.store {
-            return self.naive(&env, &token).await;
+            return (self.naive(&env, &token).await, None);
         }
         let id = env.id();
         let in_transaction = matches!(self.store, Store::Postgres(_) | Store::Sqlite(_));
@@ -1060,7 +1081,7 @@ impl App {
                     if let Some(t) = tx.take() {
                         t.rollback().await;
                     }
-                    return self.answered_handling(a);
+                    return (self.answered_handling(a), Some(*a));
                 }
                 Act::Claim { .. } => {
                     claimed_at = self.clock.now_ms();
@@ -1165,7 +1186,56 @@ impl App {
                 break;
             }
         }
-        error(StatusCode::INTERNAL_SERVER_ERROR, "INVALID_STEP", None)
+        (
+            error(StatusCode::INTERNAL_SERVER_ERROR, "INVALID_STEP", None),
+            None,
+        )
+    }
+
+    /// An event a catch-up recovered (`Receiver::receive_recovered`'s decision), handled as a
+    /// delivery of it is: a `process` through [`App::process`] (claim, persist, complete, in the
+    /// same store and transaction), any other decision answered at once by core. Core's answer,
+    /// for the catch-up's `Recovery`; `None` where no handling answered (an act this receiver
+    /// cannot carry out: the catch-up stops there, its checkpoint before that event).
+    pub(crate) async fn handle_recovered(
+        self: &Arc<Self>,
+        decision: Decision,
+    ) -> Option<HandlingAnswer> {
+        let action = decision.action();
+        let answer = match action {
+            Action::Process => self.process(decision).await.1,
+            _ => Handling::new(decision, self.rules, "catch-up")
+                .answer()
+                .copied(),
+        };
+        match (action, &answer) {
+            (Action::Process, Some(a)) if a.persisted => inc(&self.stats.recovered),
+            (Action::Reject, _) => inc(&self.stats.rejected),
+            (Action::Ignore | Action::Duplicate, _) => inc(&self.stats.ignored),
+            _ => {}
+        }
+        answer
+    }
+
+    /// Counts a catch-up: one that ended (and what it found), or one that failed.
+    pub(crate) fn count_catch_up(&self, ended: Result<&xborder_core::catch_up::Tally, &str>) {
+        match ended {
+            Ok(t) => {
+                inc(&self.stats.catch_ups);
+                self.stats
+                    .catch_up_unhandled
+                    .fetch_add(t.failed, Ordering::Relaxed);
+            }
+            Err(e) => {
+                inc(&self.stats.catch_ups_failed);
+                self.log_error(&format!("catch-up: {e}"));
+            }
+        }
+    }
+
+    /// The receiver (its catalog, limits and dedupe window decide a recovered event).
+    pub(crate) fn receiver(&self) -> &Receiver {
+        &self.receiver
     }
 
     /// Counts (and logs) the complete step: `stale` (the lease ran out and another request took

@@ -63,6 +63,7 @@
 
 mod app;
 mod body;
+mod catch_up;
 mod clock;
 mod conn;
 // The simulator's option parser, one file for both binaries.
@@ -130,6 +131,10 @@ async fn serve(opts: opts::Opts) -> Result<ExitCode, String> {
         Duration::from_millis(opts.clock_sync_ms),
         Duration::from_millis(opts.pool_idle_ms),
     );
+    if let Some(url) = &opts.catch_up {
+        let cfg = catch_up::CatchUpCfg::new(url, opts.catch_up_every_ms, opts.checkpoint.clone())?;
+        catch_up::spawn(&app, cfg);
+    }
     let listener = TcpListener::bind(&opts.listen)
         .await
         .map_err(|e| format!("--listen {}: {e}", opts.listen))?;

@@ -83,6 +83,14 @@ usage: xborder-receiver --secret KEY [options]
                            every request in flight, then exit 0 and print `shutdown: N in flight
                            answered in M ms`; past N ms in all (default 10000) exit 1 anyway,
                            saying how many were cut
+  --catch-up URL           the provider's API (http://HOST:PORT, e.g. the simulator's `api`):
+                           events it dead-lettered are recovered from its GET
+                           /v1/external-events at start and every --catch-up-every-ms, each
+                           handled as its delivery is (claims make one already processed a
+                           duplicate); core's catch-up walks the list down to the checkpoint
+  --catch-up-every-ms N    between two catch-ups (default 60000)
+  --checkpoint PATH        keep the catch-up's checkpoint in PATH (without it, every catch-up
+                           walks the whole list)
   --drain-ms N             after SIGTERM, the open connections are still served: every answer
                            carries Connection: close, and a kept-alive connection is closed only
                            once it has been idle N ms (default 1000, at most --grace-ms), so a
@@ -127,6 +135,9 @@ pub(crate) struct Opts {
     pub(crate) clock_skew_ms: i64,
     pub(crate) grace_ms: u64,
     pub(crate) drain_ms: u64,
+    pub(crate) catch_up: Option<String>,
+    pub(crate) catch_up_every_ms: u64,
+    pub(crate) checkpoint: Option<PathBuf>,
 }
 
 impl Opts {
@@ -160,6 +171,9 @@ impl Opts {
             clock_skew_ms: 0,
             grace_ms: 10_000,
             drain_ms: 1_000,
+            catch_up: None,
+            catch_up_every_ms: 60_000,
+            checkpoint: None,
         };
         for (k, v) in args::options(args)? {
             match k.as_str() {
@@ -191,6 +205,9 @@ impl Opts {
                 "clock-skew-ms" => o.clock_skew_ms = args::number(&k, v)?,
                 "grace-ms" => o.grace_ms = args::number(&k, v)?,
                 "drain-ms" => o.drain_ms = args::number(&k, v)?,
+                "catch-up" => o.catch_up = Some(args::value(&k, v)?),
+                "catch-up-every-ms" => o.catch_up_every_ms = args::number(&k, v)?,
+                "checkpoint" => o.checkpoint = Some(PathBuf::from(args::value(&k, v)?)),
                 _ => return Err(format!("unknown option --{k}")),
             }
         }
@@ -208,6 +225,12 @@ impl Opts {
         }
         if o.pool_size == 0 {
             return Err("--pool must be at least 1".into());
+        }
+        if o.naive && o.catch_up.is_some() {
+            return Err("--catch-up needs claims (not --naive)".into());
+        }
+        if o.checkpoint.is_some() && o.catch_up.is_none() {
+            return Err("--checkpoint needs --catch-up URL".into());
         }
         if o.naive && o.redis.is_none() {
             return Err("--naive needs --redis".into());

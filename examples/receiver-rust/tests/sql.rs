@@ -290,3 +290,129 @@ fn on_postgres_a_stale_complete_inside_the_transaction_is_rolled_back() {
     assert_eq!((status, body.as_str()), (200, r#"{"result":"duplicate"}"#));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The outage the provider's retries do not cover (issue 34): a first run is processed; during a
+/// second the endpoint answers nothing (every connection closed unanswered), so every event of it
+/// is dead-lettered; the receiver comes back with `--catch-up` against the simulator's `GET
+/// /v1/external-events` and recovers them: every live event of both runs has one row (none lost,
+/// none twice: the first run's are duplicates to the catch-up), and a second catch-up from the
+/// checkpoint finds nothing new. No timing is asserted: the test waits for the receiver's own
+/// count of catch-ups.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_sqlite_a_catch_up_recovers_what_an_outage_dead_lettered_exactly_once() {
+    let dir = scratch("catch-up");
+    let db = dir.join("rx.db");
+    let records = dir.join("external-events.jsonl");
+    let sqlite = ["--sqlite", db.to_str().unwrap()];
+
+    // Up: the first run, processed.
+    let (rx1, a) = receiver(&dir, "rx1", &sqlite);
+    let mut up = sim(vec![format!("http://{a}/")], &dir, 60, 21);
+    up.run_id = Some("up".into());
+    up.external_events = Some(records.clone());
+    up.expect = Some(dir.join("expect-up.txt"));
+    let s = run(&up).await.unwrap();
+    assert!(s.ok, "{}", s.table());
+    drop(rx1);
+
+    // Down: connections accepted and closed unanswered, past the provider's five attempts.
+    let down = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let down_addr = down.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for conn in down.incoming() {
+            drop(conn);
+        }
+    });
+    let mut out = sim(vec![format!("http://{down_addr}/")], &dir, 60, 22);
+    out.run_id = Some("down".into());
+    out.external_events = Some(records.clone());
+    out.expect = Some(dir.join("expect-down.txt"));
+    (
+        out.duplicates,
+        out.replays,
+        out.bad_signatures,
+        out.backoff_ms,
+    ) = (0.0, 0.0, 0.0, 5);
+    let s = run(&out).await.unwrap();
+    assert_eq!(s.dead_lettered_events, 60, "{}", s.table());
+    let lost: usize = std::fs::read_to_string(dir.join("expect-down.txt"))
+        .unwrap()
+        .lines()
+        .count();
+    assert!(lost > 40, "live events of the outage: {lost}");
+
+    // The provider's list, and the receiver back with the catch-up.
+    let api_addr = dir.join("api.addr");
+    tokio::spawn(xborder_simulator::api::serve(
+        xborder_simulator::api::ApiConfig {
+            events: records.clone(),
+            listen: "127.0.0.1:0".parse().unwrap(),
+            addr_file: Some(api_addr.clone()),
+        },
+    ));
+    let api = loop {
+        match std::fs::read_to_string(&api_addr) {
+            Ok(a) if !a.is_empty() => break a,
+            _ => tokio::time::sleep(std::time::Duration::from_millis(20)).await,
+        }
+    };
+    let checkpoint = dir.join("checkpoint");
+    let catch_up = format!("http://{api}");
+    let mut args = sqlite.to_vec();
+    args.extend([
+        "--catch-up",
+        &catch_up,
+        "--catch-up-every-ms",
+        "100",
+        "--checkpoint",
+        checkpoint.to_str().unwrap(),
+    ]);
+    let (_rx2, b) = receiver(&dir, "rx2", &args);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    let st = loop {
+        let st = stats(&b);
+        if st["catch_ups"].as_u64().unwrap() >= 2 {
+            break st;
+        }
+        assert_eq!(st["catch_ups_failed"], 0, "{st}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no second catch-up: {st}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert_eq!(st["recovered"].as_u64(), Some(lost as u64), "{st}");
+    assert_eq!(st["catch_up_unhandled"], 0, "{st}");
+    let newest = std::fs::read_to_string(&records)
+        .unwrap()
+        .lines()
+        .last()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["createdAt"].clone())
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&checkpoint).unwrap(),
+        newest.as_str().unwrap()
+    );
+
+    // Each run checked on its own (`check` reads the ids of one run, the other's are "other
+    // runs"): every live event of each, one row.
+    let mut n = 0;
+    for run in ["up", "down"] {
+        std::fs::copy(
+            dir.join(format!("expect-{run}.txt")),
+            dir.join("expect.txt"),
+        )
+        .unwrap();
+        n += exactly_once(&dir, sqlite_rows(&db));
+    }
+    assert_eq!(
+        sqlite_rows(&db).len(),
+        n,
+        "no row beside the live events of the two runs"
+    );
+    println!(
+        "catch-up: {lost} live events dead-lettered by the outage, {} recovered; {n} live events, each one row",
+        st["recovered"]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
