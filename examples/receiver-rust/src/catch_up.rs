@@ -163,8 +163,10 @@ pub(crate) async fn run_once(app: &Arc<App>, cfg: &CatchUpCfg) -> Result<Tally, 
     let mut c = CatchUp::new(since.as_deref()).map_err(|e| e.to_string())?;
     while let Some(q) = c.next_request() {
         let p = page(cfg, &q.to_query()).await?;
+        // What drifted is said (a page at most once each), never dropped: MALFORMED_RECORD,
+        // and the walk's own (STALLED, POSSIBLY_SKIPPED keep the checkpoint where it was).
         for d in c.feed(&p).map_err(|e| e.to_string())? {
-            app.log_error(&format!("catch-up: {} ({d:?})", d.code()));
+            eprintln!("[{}] catch-up: {} ({d:?})", app.instance(), d.code());
         }
     }
     let found = c.events().len();
