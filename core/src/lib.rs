@@ -2,8 +2,10 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+#[cfg(feature = "api")]
 pub mod api;
 pub mod beneficiary;
+#[cfg(feature = "api")]
 pub mod catch_up;
 pub mod claims;
 pub mod codes;
