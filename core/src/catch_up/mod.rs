@@ -28,7 +28,7 @@ pub use drift::CatchUpDrift;
 pub use error::CatchUpError;
 pub use record::ExternalEvent;
 pub use recovery::{Recovery, Tally};
-pub use time::timestamp_ms;
+pub use time::{date_time, timestamp_ms};
 pub use walk::CatchUp;
 
 #[cfg(test)]

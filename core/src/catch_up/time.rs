@@ -78,6 +78,39 @@ pub fn timestamp_ms(text: &str) -> Option<i64> {
     Some(seconds * 1_000 + millis)
 }
 
+/// The date-time of `ms` since the Unix epoch as the provider writes `createdAt`
+/// (`YYYY-MM-DDTHH:MM:SS.mmmZ`), [`timestamp_ms`] read backwards: for a host that keeps a
+/// checkpoint of its own, or a test that writes records. `None` outside the years 0000–9999.
+///
+/// ```
+/// use xborder_core::catch_up::{date_time, timestamp_ms};
+/// assert_eq!(date_time(1_795_780_800_500).as_deref(), Some("2026-11-27T12:00:00.500Z"));
+/// assert_eq!(date_time(-1).as_deref(), Some("1969-12-31T23:59:59.999Z"));
+/// assert_eq!(timestamp_ms(&date_time(42).unwrap()), Some(42));
+/// ```
+pub fn date_time(ms: i64) -> Option<String> {
+    let (days, rest) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+    // Howard Hinnant's `civil_from_days`.
+    let z = days.checked_add(719_468)?;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = (yoe + era * 400).checked_add(i64::from(month <= 2))?;
+    (0..=9999).contains(&year).then(|| {
+        format!(
+            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+            rest / 3_600_000,
+            rest / 60_000 % 60,
+            rest / 1_000 % 60,
+            rest % 1_000
+        )
+    })
+}
+
 /// The number written by the `len` ASCII digits at `at`.
 fn digits(b: &[u8], at: usize, len: usize) -> Option<i64> {
     b.get(at..at + len)?.iter().try_fold(0i64, |n, d| {
@@ -186,29 +219,28 @@ mod tests {
             let _ = timestamp_ms(&s);
         }
 
+        /// Every millisecond of the years 0000 to 9999 reads back as itself.
         #[test]
-        fn agrees_with_a_day_count(days in 0i64..2_932_896, ms in 0i64..86_400_000) {
-            // 0000-03-01 .. 8000: format the date back from the count and read it again.
-            let t = days * 86_400_000 + ms - 62_162_035_200_000;
-            let (y, m, d) = civil_from_days(t.div_euclid(86_400_000));
-            let r = t.rem_euclid(86_400_000);
-            let text = format!(
-                "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
-                r / 3_600_000, r / 60_000 % 60, r / 1_000 % 60, r % 1_000
-            );
+        fn reads_back_what_date_time_writes(t in -62_167_219_200_000i64..253_402_300_800_000) {
+            let text = super::date_time(t).unwrap();
             proptest::prop_assert_eq!(timestamp_ms(&text), Some(t), "{}", text);
         }
     }
 
-    fn civil_from_days(z: i64) -> (i64, i64, i64) {
-        let z = z + 719_468;
-        let era = z.div_euclid(146_097);
-        let doe = z - era * 146_097;
-        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-        let mp = (5 * doy + 2) / 153;
-        let d = doy - (153 * mp + 2) / 5 + 1;
-        let m = if mp < 10 { mp + 3 } else { mp - 9 };
-        (yoe + era * 400 + i64::from(m <= 2), m, d)
+    #[test]
+    fn date_time_within_four_digit_years() {
+        use super::date_time;
+        assert_eq!(
+            date_time(-62_167_219_200_000).as_deref(),
+            Some("0000-01-01T00:00:00.000Z")
+        );
+        assert_eq!(
+            date_time(253_402_300_799_999).as_deref(),
+            Some("9999-12-31T23:59:59.999Z")
+        );
+        assert_eq!(date_time(-62_167_219_200_001), None);
+        assert_eq!(date_time(253_402_300_800_000), None);
+        assert_eq!(date_time(i64::MIN), None);
+        assert_eq!(date_time(i64::MAX), None);
     }
 }

@@ -4,36 +4,22 @@
 //! pages of that list (newest first by default, `{data, total, page, pageSize}`).
 
 use serde_json::{json, Value};
-use xborder_core::catch_up::timestamp_ms;
+use xborder_core::catch_up::{date_time, timestamp_ms};
 
 /// The merchant every simulated record names.
 pub const MERCHANT_ID: &str = "m_simulator";
 
-/// `ms` since the Unix epoch as the provider writes `createdAt`: `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+/// `ms` since the Unix epoch as the provider writes `createdAt`: `YYYY-MM-DDTHH:MM:SS.mmmZ`
+/// (core's [`date_time`]; past year 9999, its last millisecond).
 ///
 /// ```
 /// assert_eq!(xborder_simulator::external::created_at(1_795_780_800_500), "2026-11-27T12:00:00.500Z");
 /// ```
 pub fn created_at(ms: u64) -> String {
-    let days = ms / 86_400_000;
-    let rest = ms % 86_400_000;
-    // Howard Hinnant's civil_from_days, for days since 1970-01-01 (non-negative here).
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + u64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rest / 3_600_000,
-        rest / 60_000 % 60,
-        rest / 1_000 % 60,
-        rest % 1_000
-    )
+    i64::try_from(ms)
+        .ok()
+        .and_then(date_time)
+        .unwrap_or_else(|| "9999-12-31T23:59:59.999Z".to_owned())
 }
 
 /// The record of the event whose webhook envelope is `body`, created at `ms`: one JSON line.
