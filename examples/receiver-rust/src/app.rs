@@ -92,10 +92,6 @@ struct StatsView<'a> {
     duplicate: u64,
     in_progress: u64,
     ignored: u64,
-    recovered: u64,
-    catch_ups: u64,
-    catch_ups_failed: u64,
-    catch_up_unhandled: u64,
     rejected: u64,
     persist_failed: u64,
     store_errors: u64,
@@ -133,6 +129,12 @@ struct StatsView<'a> {
     completions_retry_pending: u64,
     /// The store's clock minus this host's, in ms (added to every time given to the claims).
     clock_offset_ms: i64,
+    /// The catch-up (`--catch-up`): events found and persisted, catch-ups ended and failed,
+    /// events found and not handled (found again next time).
+    recovered: u64,
+    catch_ups: u64,
+    catch_ups_failed: u64,
+    catch_up_unhandled: u64,
 }
 
 /// One persisted event.
@@ -720,10 +722,6 @@ impl App {
             duplicate: g(&s.duplicate),
             in_progress: g(&s.in_progress),
             ignored: g(&s.ignored),
-            recovered: g(&s.recovered),
-            catch_ups: g(&s.catch_ups),
-            catch_ups_failed: g(&s.catch_ups_failed),
-            catch_up_unhandled: g(&s.catch_up_unhandled),
             rejected: g(&s.rejected),
             persist_failed: g(&s.persist_failed),
             store_errors: g(&s.store_errors),
@@ -744,6 +742,10 @@ impl App {
             completions_retry_dropped: g(&s.completions_retry_dropped),
             completions_retry_pending: g(&s.completions_retry_pending),
             clock_offset_ms: self.clock.offset_ms(),
+            recovered: g(&s.recovered),
+            catch_ups: g(&s.catch_ups),
+            catch_ups_failed: g(&s.catch_ups_failed),
+            catch_up_unhandled: g(&s.catch_up_unhandled),
         })
         .unwrap_or_else(|_| "{}".to_owned())
     }
