@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Empty};
+use http_body_util::{BodyExt, Empty, Limited};
 use hyper::Request;
 use hyper_util::rt::TokioIo;
 use serde_json::Value;
@@ -65,7 +65,12 @@ impl CatchUpCfg {
     }
 }
 
-/// One GET: the status, the headers and the body text.
+/// The most a page's body may hold: a page of 100 records is far below it; a peer that sends
+/// more is refused, not buffered.
+const MAX_PAGE_BYTES: usize = 16 << 20;
+
+/// One GET: the status, the headers and the body text (at most [`MAX_PAGE_BYTES`], all within
+/// `cfg.timeout`, one connection at a time).
 async fn get(cfg: &CatchUpCfg, path: &str) -> Result<(u16, Vec<(String, String)>, String), String> {
     let fetch = async {
         let stream = tokio::net::TcpStream::connect(&cfg.authority)
@@ -90,11 +95,10 @@ async fn get(cfg: &CatchUpCfg, path: &str) -> Result<(u16, Vec<(String, String)>
                     .map(|v| (k.as_str().to_owned(), v.to_owned()))
             })
             .collect();
-        let body = res
-            .into_body()
+        let body = Limited::new(res.into_body(), MAX_PAGE_BYTES)
             .collect()
             .await
-            .map_err(|e| e.to_string())?
+            .map_err(|e| format!("GET {path}: {e} (a page is read up to {MAX_PAGE_BYTES} bytes)"))?
             .to_bytes();
         Ok((status, headers, String::from_utf8_lossy(&body).into_owned()))
     };
