@@ -26,6 +26,7 @@ case "$cmd" in
     [ -f bindings-uniffi/demo.sh ] && step "kotlin demo (uniffi)" bash bindings-uniffi/demo.sh
     ;;
   test)
+    bash tests/tools/disk.sh || { echo "xborder test: not started (disk)"; exit 1; }
     step "toolchains" bash tests/tools/setup.sh wasm browser kotlin swift python redis postgres
     step "cargo fmt --check" cargo fmt --all -- --check
     step "cargo clippy (no-panic lints)" cargo clippy --workspace --all-targets -- -D warnings
