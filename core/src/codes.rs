@@ -43,6 +43,7 @@
 //! | `OUT_OF_RANGE` | pagination | the page arithmetic passes 2^53 − 1 | |
 //! | `INVALID_SINCE` | catch-up | the checkpoint a catch-up starts from is not a date-time (`2026-11-27T12:00:00.000Z`, `T` and `Z` in either case, or `±HH:MM`) | |
 //! | `INVALID_OVERLAP` | catch-up | the catch-up's overlap is not an integer from 0 to 2^53 − 1 milliseconds | |
+//! | `API_ERROR` | catch-up | the API answered a page of `GET /v1/external-events` with an error it does not ask to retry (a 401, a 404), or the page's tries are spent: the error carries the API's status, code, message and request id | |
 //! | `INVALID_ROUTING_NUMBER` | beneficiary | not 9 digits with a valid ABA check digit (also an issue code) | |
 //! | `RULES_UNREADABLE` | beneficiary | the rules document was given and does not have its shape | |
 //! | `BANKS_UNREADABLE` | beneficiary | the bank list was given and does not have its shape | |
@@ -247,6 +248,7 @@ pub const ERRORS: &[&str] = &[
     // catch_up::CatchUpError (beside the pagination codes it carries)
     "INVALID_SINCE",
     "INVALID_OVERLAP",
+    "API_ERROR",
     // beneficiary::RoutingNumberError (also an issue code)
     "INVALID_ROUTING_NUMBER",
     // beneficiary::UnreadableDocument (also issue codes): a document that cannot be read,
@@ -549,11 +551,12 @@ mod tests {
     #[cfg(feature = "api")]
     fn every_catch_up_error() -> Vec<crate::catch_up::CatchUpError> {
         use crate::catch_up::CatchUpError as E;
-        let mut all = vec![E::InvalidSince, E::InvalidOverlap];
+        let api = crate::api::ApiError::read("GET", 401, &[], None);
+        let mut all = vec![E::InvalidSince, E::InvalidOverlap, E::Api(Box::new(api))];
         all.extend(every_pagination_error().into_iter().map(E::Page));
         for e in &all {
             match e {
-                E::InvalidSince | E::InvalidOverlap | E::Page(_) => {}
+                E::InvalidSince | E::InvalidOverlap | E::Page(_) | E::Api(_) => {}
             }
         }
         all

@@ -488,6 +488,33 @@ impl<'a> Scanner<'a> {
         Ok(())
     }
 
+    /// An array at the cursor: `item` is called with the cursor at each item and must consume it
+    /// (with [`Scanner::value`], [`Scanner::object`] or [`Scanner::array`]).
+    pub(crate) fn array(
+        &mut self,
+        mut item: impl FnMut(&mut Self) -> Result<(), Malformed>,
+    ) -> Result<(), Malformed> {
+        if self.peek() != Some(b'[') || self.depth >= self.max_depth {
+            return Err(Malformed);
+        }
+        self.depth += 1;
+        self.pos = ws(self.bytes, self.pos + 1);
+        if self.peek() != Some(b']') {
+            loop {
+                item(self)?;
+                self.ws();
+                match self.peek() {
+                    Some(b',') => self.pos = ws(self.bytes, self.pos + 1),
+                    Some(b']') => break,
+                    _ => return Err(Malformed),
+                }
+            }
+        }
+        self.pos += 1;
+        self.depth -= 1;
+        Ok(())
+    }
+
     /// The raw bytes from `start` to the cursor.
     pub(crate) fn since(&self, start: usize) -> Result<&'a [u8], Malformed> {
         self.bytes.get(start..self.pos).ok_or(Malformed)
@@ -534,25 +561,11 @@ impl Scanner<'_> {
                 Ok(Value::Object(map))
             }
             Some(b'[') => {
-                if self.depth >= self.max_depth {
-                    return Err(Malformed);
-                }
-                self.depth += 1;
-                self.pos = ws(self.bytes, self.pos + 1);
                 let mut items = Vec::new();
-                if self.peek() != Some(b']') {
-                    loop {
-                        items.push(self.tree()?);
-                        self.ws();
-                        match self.peek() {
-                            Some(b',') => self.pos = ws(self.bytes, self.pos + 1),
-                            Some(b']') => break,
-                            _ => return Err(Malformed),
-                        }
-                    }
-                }
-                self.pos += 1;
-                self.depth -= 1;
+                self.array(|s| {
+                    items.push(s.tree()?);
+                    Ok(())
+                })?;
                 Ok(Value::Array(items))
             }
             _ => {

@@ -20,6 +20,7 @@ const PUBLIC: &[&str] = &[
     "api/error.rs",
     "api/retry.rs",
     "catch_up/mod.rs",
+    "catch_up/answer.rs",
     "catch_up/drift.rs",
     "catch_up/error.rs",
     "catch_up/receive.rs",

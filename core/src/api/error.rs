@@ -20,7 +20,7 @@ use crate::pagination::MAX_SAFE_INTEGER;
 /// assert_eq!(e.retry, Retry::After { after_ms: Some(1_500) });
 /// assert_eq!(e.request_id, Some(json!(41)));
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ApiError {
     /// The HTTP status.

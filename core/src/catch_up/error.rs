@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::api::ApiError;
 use crate::pagination::PaginationError;
 
 /// Why a catch-up cannot start, or cannot read a page.
@@ -21,6 +22,10 @@ pub enum CatchUpError {
     /// The page size cannot be sent (`INVALID_PAGE_SIZE`), or a page is not a list envelope
     /// (`MALFORMED_RESPONSE`: the walk can ask for it again).
     Page(PaginationError),
+    /// The API answered a page request with an error it does not ask to retry, or the page's
+    /// tries are spent ([`CatchUp::answered`](super::CatchUp::answered)): its status, code,
+    /// message and request id as read ([`ApiError`]). The walk can go on with the same request.
+    Api(Box<ApiError>),
 }
 
 impl CatchUpError {
@@ -35,6 +40,7 @@ impl CatchUpError {
             CatchUpError::InvalidSince => "INVALID_SINCE",
             CatchUpError::InvalidOverlap => "INVALID_OVERLAP",
             CatchUpError::Page(e) => e.code(),
+            CatchUpError::Api(_) => "API_ERROR",
         }
     }
 
@@ -48,6 +54,7 @@ impl CatchUpError {
             CatchUpError::InvalidSince => Some("since"),
             CatchUpError::InvalidOverlap => Some("overlapMs"),
             CatchUpError::Page(e) => e.field(),
+            CatchUpError::Api(_) => None,
         }
     }
 }
@@ -64,6 +71,27 @@ impl fmt::Display for CatchUpError {
                 "INVALID_OVERLAP: the overlap is not an integer from 0 to 2^53 - 1 milliseconds"
             ),
             CatchUpError::Page(e) => write!(f, "{e}"),
+            CatchUpError::Api(e) => {
+                write!(f, "API_ERROR: the API answered {}", e.status)?;
+                if let Some(code) = &e.code {
+                    write!(f, " {code}")?;
+                }
+                if let Some(message) = &e.message {
+                    write!(f, ": {message}")?;
+                }
+                // A string or an integer (`ApiError::request_id`), written without a JSON
+                // writer (the WASM module carries none).
+                match &e.request_id {
+                    Some(serde_json::Value::String(id)) => write!(f, " (request {id})")?,
+                    Some(serde_json::Value::Number(n)) => match (n.as_u64(), n.as_i64()) {
+                        (Some(id), _) => write!(f, " (request {id})")?,
+                        (None, Some(id)) => write!(f, " (request {id})")?,
+                        (None, None) => {}
+                    },
+                    _ => {}
+                }
+                Ok(())
+            }
         }
     }
 }

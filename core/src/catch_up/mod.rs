@@ -13,17 +13,21 @@
 //! is only reported by the provider's own retention).
 //!
 //! The module by concern: the date-time of a record ([`timestamp_ms`]), a record read as an
-//! event ([`ExternalEvent`]), the walk ([`CatchUp`], [`CatchUpDrift`], [`CatchUpError`]), and
-//! the handling of what it found ([`Recovery`], [`Tally`]).
+//! event ([`ExternalEvent`]), the walk ([`CatchUp`], [`CatchUpDrift`], [`CatchUpError`]), a page
+//! request's answer and its retries ([`CatchUp::answered`], [`Fetched`]), and the handling of
+//! what it found ([`Recovery`], [`Tally`]).
 
+mod answer;
 mod drift;
 mod error;
+mod payload;
 mod receive;
 mod record;
 mod recovery;
 mod time;
 mod walk;
 
+pub use answer::Fetched;
 pub use drift::CatchUpDrift;
 pub use error::CatchUpError;
 pub use record::ExternalEvent;

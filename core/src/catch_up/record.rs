@@ -27,6 +27,9 @@ pub struct ExternalEvent {
     entity_id: String,
     entity_type: String,
     data: Option<Value>,
+    /// `data` as JSON text: the payload's raw text when the page was read from its text
+    /// ([`CatchUp::answered`](super::CatchUp::answered)), else `data` written by serde_json.
+    data_text: Option<String>,
     created_at: String,
     created_at_ms: i64,
 }
@@ -60,6 +63,23 @@ impl ExternalEvent {
     /// assert!(ExternalEvent::from_record(&r).is_none());
     /// ```
     pub fn from_record(r: &Value) -> Option<ExternalEvent> {
+        let mut e = Self::read(r)?;
+        e.data_text = e.data.as_ref().and_then(|d| serde_json::to_string(d).ok());
+        Some(e)
+    }
+
+    /// [`ExternalEvent::from_record`] with the payload's raw text as `entity.data` (`raw`:
+    /// what the page's text held for this record).
+    pub(super) fn from_record_text(r: &Value, raw: Option<&String>) -> Option<ExternalEvent> {
+        let mut e = Self::read(r)?;
+        if e.data.is_some() {
+            e.data_text = raw.cloned();
+        }
+        Some(e)
+    }
+
+    /// The record's fields, without `data_text`.
+    fn read(r: &Value) -> Option<ExternalEvent> {
         let created_at = text(r, "createdAt")?;
         Some(ExternalEvent {
             id: text(r, "id")?.to_owned(),
@@ -67,6 +87,7 @@ impl ExternalEvent {
             entity_id: text(r, "aggregateId")?.to_owned(),
             entity_type: text(r, "aggregateType")?.to_owned(),
             data: r.get("payload").filter(|p| !p.is_null()).cloned(),
+            data_text: None,
             created_at_ms: timestamp_ms(created_at)?,
             created_at: created_at.to_owned(),
         })
@@ -166,14 +187,76 @@ impl ExternalEvent {
 impl ExternalEvent {
     /// [`ExternalEvent::envelope`] as JSON text: the body a webhook delivery of this event
     /// would have carried, for [`Receiver::receive_recovered`](crate::delivery::Receiver::receive_recovered)
-    /// or a host that stores bodies.
+    /// or a host that stores bodies. `entity.data` is the payload's raw text when the page was
+    /// read from its text ([`CatchUp::answered`](super::CatchUp::answered)).
     ///
     /// ```
     /// # let e = xborder_core::catch_up::ExternalEvent::from_record(&serde_json::json!({"id": "e", "name": "ubo:created", "aggregateType": "ubo", "aggregateId": "u", "createdAt": "2026-01-01T00:00:00Z"})).unwrap();
-    /// assert_eq!(e.envelope_text(), r#"{"entity":{"id":"u","type":"ubo"},"event":"ubo:created","id":"e"}"#);
+    /// assert_eq!(e.envelope_text(), r#"{"id":"e","event":"ubo:created","entity":{"id":"u","type":"ubo"}}"#);
     /// ```
     pub fn envelope_text(&self) -> String {
-        // Writing a `Value` cannot fail (its keys are strings).
-        serde_json::to_string(&self.envelope()).unwrap_or_default()
+        let mut out = String::with_capacity(64 + self.data_text.as_ref().map_or(0, String::len));
+        out.push_str("{\"id\":");
+        push_string(&mut out, &self.id);
+        out.push_str(",\"event\":");
+        push_string(&mut out, &self.event);
+        out.push_str(",\"entity\":{\"id\":");
+        push_string(&mut out, &self.entity_id);
+        out.push_str(",\"type\":");
+        push_string(&mut out, &self.entity_type);
+        if let Some(data) = &self.data_text {
+            out.push_str(",\"data\":");
+            out.push_str(data);
+        }
+        out.push_str("}}");
+        out
+    }
+}
+
+/// `s` as a JSON string (quotes, backslashes and control characters escaped).
+fn push_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if u32::from(c) < 0x20 => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                let n = u32::from(c) as usize;
+                out.push_str("\\u00");
+                out.push(char::from(HEX.get(n >> 4).copied().unwrap_or(b'0')));
+                out.push(char::from(HEX.get(n & 15).copied().unwrap_or(b'0')));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ExternalEvent;
+    use serde_json::{json, Value};
+
+    #[test]
+    fn the_envelope_text_is_json_with_the_payload_raw() {
+        let r = json!({"id": "e\"1\\\u{1}", "name": "order:created", "aggregateType": "order",
+            "aggregateId": "o\u{e9}", "payload": {"amount": 0.1}, "createdAt": "2026-01-01T00:00:00Z"});
+        let raw = r#"{"amount": 0.10}"#.to_owned();
+        let e = ExternalEvent::from_record_text(&r, Some(&raw)).unwrap();
+        let text = e.envelope_text();
+        assert!(text.ends_with(r#""data":{"amount": 0.10}}}"#), "{text}");
+        let back: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back["id"], "e\"1\\\u{1}");
+        assert_eq!(back["entity"]["id"], "o\u{e9}");
+        // From a parsed record: the payload as serde_json writes it, the same envelope.
+        let e = ExternalEvent::from_record(&r).unwrap();
+        let back: Value = serde_json::from_str(&e.envelope_text()).unwrap();
+        assert_eq!(back, e.envelope());
+        // No payload: no data, whatever the raw text says.
+        let none = json!({"id": "e", "name": "order:created", "aggregateType": "order",
+            "aggregateId": "o", "payload": null, "createdAt": "2026-01-01T00:00:00Z"});
+        let e = ExternalEvent::from_record_text(&none, Some(&raw)).unwrap();
+        assert!(!e.envelope_text().contains("data"));
     }
 }

@@ -3,7 +3,7 @@
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
-use super::{CatchUp, Recovery};
+use super::{CatchUp, Fetched, Recovery};
 use crate::claims::{Outcome, Reply};
 use crate::delivery::{Decision, ReceiveError, Receiver};
 use crate::handling::{Answer, Handling};
@@ -127,6 +127,62 @@ fn a_recovered_event_is_decided_as_its_delivery() {
         rx.receive_recovered(&not_an_object).reply().status,
         400,
         "entity.data must be an object, as in a delivery"
+    );
+}
+
+#[test]
+fn a_page_answer_is_retried_as_the_api_says_then_given_up() {
+    let mut c = CatchUp::new(None).unwrap();
+    let busy = r#"{"error": {"CODE": "TOO_MANY_REQUESTS", "MESSAGE": "Slow down", "DETAILS": {"retryAfterMs": 1500}}}"#;
+    // Four waits (the delay of the body, of the header cut to 30 s, the default), then the
+    // fifth answer to the same request ends the catch-up with the API's error.
+    assert_eq!(c.answered(429, &[], busy), Ok(Fetched::Wait { ms: 1_500 }));
+    assert_eq!(
+        c.answered(503, &[("retry-after", "3600")], ""),
+        Ok(Fetched::Wait { ms: 30_000 })
+    );
+    assert_eq!(
+        c.answered(502, &[], "<html>"),
+        Ok(Fetched::Wait { ms: 1_000 })
+    );
+    assert_eq!(c.answered(500, &[], ""), Ok(Fetched::Wait { ms: 1_000 }));
+    let e = c.answered(429, &[], busy).unwrap_err();
+    assert_eq!(e.code(), "API_ERROR");
+    assert_eq!(
+        e.to_string(),
+        "API_ERROR: the API answered 429 TOO_MANY_REQUESTS: Slow down"
+    );
+    assert!(c.next_request().is_some(), "the walk can go on");
+    // A page resets the tries: four more waits are allowed for the next request.
+    let mut c = CatchUp::new(None).unwrap().page_size(1).unwrap();
+    assert_eq!(c.answered(500, &[], ""), Ok(Fetched::Wait { ms: 1_000 }));
+    let first = page(vec![record("b", "2026-11-27T12:02:00Z")], 2, 0, 1).to_string();
+    assert_eq!(
+        c.answered(200, &[], &first),
+        Ok(Fetched::Page { drifts: vec![] })
+    );
+    for _ in 0..4 {
+        assert_eq!(c.answered(504, &[], ""), Ok(Fetched::Wait { ms: 1_000 }));
+    }
+    assert_eq!(c.answered(504, &[], "").unwrap_err().code(), "API_ERROR");
+}
+
+#[test]
+fn a_page_answer_that_is_not_a_list_is_malformed_and_changes_nothing() {
+    let mut c = CatchUp::new(None).unwrap();
+    for text in ["", "<html>", "[]", r#"{"data": 1}"#] {
+        let e = c.answered(200, &[], text).unwrap_err();
+        assert_eq!(e.code(), "MALFORMED_RESPONSE", "{text}");
+    }
+    assert_eq!(c.next_request().unwrap().page, 0);
+    // Not retried: a 401 or a 404 ends the catch-up at once, with the request id.
+    let e = CatchUp::new(None)
+        .unwrap()
+        .answered(404, &[], r#"{"error": "Not found", "requestId": "r-9"}"#)
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "API_ERROR: the API answered 404: Not found (request r-9)"
     );
 }
 

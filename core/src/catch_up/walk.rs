@@ -2,6 +2,7 @@
 
 use serde_json::Value;
 
+use super::payload::payload_texts;
 use super::record::record_time;
 use super::{timestamp_ms, CatchUpDrift, CatchUpError, ExternalEvent, Recovery};
 use crate::pagination::{ListParams, PageWalker, SortOrder, MAX_SAFE_INTEGER};
@@ -43,6 +44,8 @@ pub struct CatchUp {
     found: Vec<(usize, ExternalEvent)>,
     received: usize,
     drifts: Vec<CatchUpDrift>,
+    /// Answers to the pending request that asked for a retry ([`CatchUp::answered`]).
+    pub(super) tries: u32,
 }
 
 impl CatchUp {
@@ -81,6 +84,7 @@ impl CatchUp {
             found: Vec::new(),
             received: 0,
             drifts: Vec::new(),
+            tries: 0,
         })
     }
 
@@ -160,6 +164,39 @@ impl CatchUp {
     /// assert_eq!(c.feed(&json!({"error": "x"})).unwrap_err().code(), "MALFORMED_RESPONSE");
     /// ```
     pub fn feed(&mut self, page: &Value) -> Result<Vec<CatchUpDrift>, CatchUpError> {
+        self.feed_with(page, |record, _| ExternalEvent::from_record(record))
+    }
+
+    /// [`CatchUp::feed`] of a page's JSON text, each event's `entity.data` the record's
+    /// `payload` exactly as the text holds it (a delivery's `entity.data` is the raw text of the
+    /// body likewise). `MALFORMED_RESPONSE` when the text is not JSON, or not a list envelope.
+    ///
+    /// ```
+    /// let mut c = xborder_core::catch_up::CatchUp::new(None).unwrap();
+    /// c.feed_text(r#"{"data": [{"id": "e", "name": "order:created", "aggregateType": "order",
+    ///     "aggregateId": "o", "payload": {"amount": 10.50}, "createdAt": "2026-11-27T12:00:00Z"}],
+    ///     "total": 1, "page": 0, "pageSize": 100}"#).unwrap();
+    /// let e = c.events().next().unwrap();
+    /// assert!(e.envelope_text().ends_with(r#""data":{"amount": 10.50}}}"#));
+    /// assert_eq!(c.feed_text("<html>").unwrap_err().code(), "MALFORMED_RESPONSE");
+    /// ```
+    pub fn feed_text(&mut self, page: &str) -> Result<Vec<CatchUpDrift>, CatchUpError> {
+        let value = crate::parse_json(page).map_err(|_| {
+            CatchUpError::Page(crate::pagination::PaginationError::MalformedResponse)
+        })?;
+        let raw = payload_texts(page);
+        self.feed_with(&value, |record, i| {
+            ExternalEvent::from_record_text(record, raw.get(i).and_then(Option::as_ref))
+        })
+    }
+
+    /// [`CatchUp::feed`], each record (at its position in `data`) read by `event` (generic, so
+    /// that a build which reads pages from text only carries no JSON writer).
+    fn feed_with(
+        &mut self,
+        page: &Value,
+        event: impl Fn(&Value, usize) -> Option<ExternalEvent>,
+    ) -> Result<Vec<CatchUpDrift>, CatchUpError> {
         let start = self.window_start();
         let older = |r: &Value| matches!((start, record_time(r)), (Some(s), Some(t)) if t < s);
         let step = self
@@ -168,8 +205,12 @@ impl CatchUp {
         let mut drift: Vec<CatchUpDrift> =
             step.drift.iter().cloned().map(CatchUpDrift::Page).collect();
         let mut malformed = 0;
-        for record in step.records(page) {
-            match ExternalEvent::from_record(record) {
+        let data = page.get("data").and_then(Value::as_array);
+        for &i in &step.fresh {
+            let Some(record) = data.and_then(|d| d.get(i)) else {
+                continue;
+            };
+            match event(record, i) {
                 None => malformed += 1,
                 Some(e) if start.is_some_and(|s| e.created_at_ms() < s) => {}
                 Some(e) => {
