@@ -13,9 +13,7 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Empty, Limited};
 use hyper::Request;
 use hyper_util::rt::TokioIo;
-use serde_json::Value;
-use xborder_core::api::{ApiError, Retry};
-use xborder_core::catch_up::{CatchUp, Tally};
+use xborder_core::catch_up::{CatchUp, Fetched, Tally};
 
 use crate::app::App;
 
@@ -107,38 +105,6 @@ async fn get(cfg: &CatchUpCfg, path: &str) -> Result<(u16, Vec<(String, String)>
         .map_err(|_| format!("GET {path}: no answer in {:?}", cfg.timeout))?
 }
 
-/// One page of the list: retried as core's `api.error` says (a 429 or a 5xx on this `GET`,
-/// after the delay the answer gave, else 1 s; at most 5 tries), anything else an error.
-async fn page(cfg: &CatchUpCfg, query: &str) -> Result<Value, String> {
-    let path = format!("{}/v1/external-events?{query}", cfg.prefix);
-    let mut tries = 0;
-    loop {
-        tries += 1;
-        let (status, headers, text) = get(cfg, &path).await?;
-        if (200..300).contains(&status) {
-            return xborder_core::parse_json(&text).map_err(|e| format!("GET {path}: {e}"));
-        }
-        let pairs: Vec<(&str, &str)> = headers
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .collect();
-        let e = ApiError::read_text("GET", status, &pairs, &text);
-        match e.retry {
-            Retry::After { after_ms } if tries < 5 => {
-                let wait = after_ms.unwrap_or(1_000).min(30_000);
-                tokio::time::sleep(Duration::from_millis(wait)).await;
-            }
-            _ => {
-                return Err(format!(
-                    "GET {path}: {status} {} {}",
-                    e.code.unwrap_or_default(),
-                    e.message.unwrap_or_default()
-                ))
-            }
-        }
-    }
-}
-
 fn read_checkpoint(path: Option<&Path>) -> Result<Option<String>, String> {
     let Some(path) = path else { return Ok(None) };
     match std::fs::read_to_string(path) {
@@ -165,12 +131,30 @@ fn write_checkpoint(path: Option<&Path>, checkpoint: Option<&str>) -> Result<(),
 pub(crate) async fn run_once(app: &Arc<App>, cfg: &CatchUpCfg) -> Result<Tally, String> {
     let since = read_checkpoint(cfg.checkpoint.as_deref())?;
     let mut c = CatchUp::new(since.as_deref()).map_err(|e| e.to_string())?;
+    // Core says whether an answer is a page, a wait before the same request (a 429 or a 5xx of
+    // this GET, at most five tries) or the error that ends the catch-up.
     while let Some(q) = c.next_request() {
-        let p = page(cfg, &q.to_query()).await?;
-        // What drifted is said (a page at most once each), never dropped: MALFORMED_RECORD,
-        // and the walk's own (STALLED, POSSIBLY_SKIPPED keep the checkpoint where it was).
-        for d in c.feed(&p).map_err(|e| e.to_string())? {
-            eprintln!("[{}] catch-up: {} ({d:?})", app.instance(), d.code());
+        let path = format!("{}/v1/external-events?{}", cfg.prefix, q.to_query());
+        let (status, headers, text) = get(cfg, &path).await?;
+        let pairs: Vec<(&str, &str)> = headers
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        match c.answered(status, &pairs, &text) {
+            // What drifted is said (a page at most once each), never dropped: MALFORMED_RECORD,
+            // and the walk's own (STALLED, POSSIBLY_SKIPPED keep the checkpoint where it was).
+            Ok(Fetched::Page { drifts }) => {
+                for d in drifts {
+                    eprintln!("[{}] catch-up: {} ({d:?})", app.instance(), d.code());
+                }
+            }
+            Ok(Fetched::Wait { ms }) => tokio::time::sleep(Duration::from_millis(ms)).await,
+            Ok(other) => {
+                return Err(format!(
+                    "GET {path}: an answer this receiver does not know ({other:?})"
+                ))
+            }
+            Err(e) => return Err(format!("GET {path}: {e}")),
         }
     }
     let found = c.events().len();
