@@ -574,12 +574,19 @@ def test_rolling():
     """SIGTERM while 16 clients post back to back on kept-alive connections (a new connection
     when an answer says Connection: close): every request written is answered. Before writing
     on a kept-alive connection a client looks whether the server closed it (then it is closed
-    BEFORE the request: it reconnects); a refused connection ends the client."""
-    rx = Receiver("--grace-ms", "10000")
+    BEFORE the request: it reconnects); a refused connection ends the client. The one request
+    that may go unanswered is the server's documented close: a kept-alive connection still idle
+    at the end of the drain period (SIGTERM + --drain-ms) is closed, so a request a client only
+    began to write after that instant (the client late, not the server: a busy machine can stall
+    a thread that long) can meet the close; it is counted apart (`late`), never as unanswered."""
+    drain_s = 1.0
+    rx = Receiver("--grace-ms", "10000", "--drain-ms", str(int(drain_s * 1000)))
     n = 16
-    counts = dict(answered=0, answered_close=0, closed_before=0, unanswered=0, refused=0)
+    counts = dict(answered=0, answered_close=0, closed_before=0, unanswered=0, refused=0,
+                  late=0)
     lock = threading.Lock()
     termed = threading.Event()
+    termed_at = [float("inf")]  # when SIGTERM was sent (the drain begins after it)
     details = []
 
     def add(key, n=1):
@@ -591,6 +598,7 @@ def test_rolling():
         deadline = time.monotonic() + 60
         i = 0
         while time.monotonic() < deadline:
+            fresh = sock is None
             if sock is None:
                 try:
                     sock = socket.create_connection((rx.host, rx.port), timeout=10)
@@ -607,6 +615,8 @@ def test_rolling():
             i += 1
             data = body(f"evt_roll_{k}_{i}")
             sig = xborder.sign(SECRET, data)
+            kept_alive = i > 1 and not fresh
+            began = time.monotonic()
             try:
                 sock.sendall(head("/webhooks", len(data), [f"X-Webhook-Signature: {sig}"]) + data)
                 status, headers, _ = read_answer_keep(sock, timeout=20)
@@ -615,6 +625,11 @@ def test_rolling():
                 why = f"{type(e).__name__}: {e}"
             else:
                 why = "closed with no answer"
+            if status is None and kept_alive and began >= termed_at[0] + drain_s:
+                add("late")  # written after the drain period ended: the server's idle close
+                sock.close()
+                sock = None
+                continue
             if status != 200:
                 add("unanswered")
                 with lock:
@@ -639,6 +654,7 @@ def test_rolling():
                 if counts["answered"] >= 200:
                     break
             time.sleep(0.1)
+        termed_at[0] = time.monotonic()
         termed.set()
         rx.p.send_signal(signal.SIGTERM)
         code = rx.p.wait(timeout=60)
