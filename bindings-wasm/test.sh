@@ -97,6 +97,12 @@ devservers() {
     bash "$HERE/scripts/consumer.sh" "$next15" &&
     node "$HERE/tests/devservers.mjs" "$next15" next-build
 }
+catchup() {
+  # The simulator's GET /v1/external-events (a debug build of the workspace's tool).
+  (cd "$ROOT" && cargo build -q -p xborder-simulator) &&
+    bash "$HERE/scripts/consumer.sh" "$SCRATCH/consumer-tarball" &&
+    node "$HERE/tests/catchup.mjs" "$SCRATCH/consumer-tarball" "${CARGO_TARGET_DIR:-$ROOT/target}/debug/xborder-simulator"
+}
 deferred() {
   bash "$HERE/scripts/consumer.sh" "$SCRATCH/consumer-deferred" &&
     node "$HERE/tests/deferred.mjs" "$SCRATCH/consumer-deferred" "$HERE/README.md"
@@ -109,6 +115,7 @@ run tarball tarball
 run lifecycle node "$HERE/tests/lifecycle.mjs" "$SCRATCH/consumer-tarball" # NOT_INITIALIZED, init() retried, FREED
 run json node "$HERE/tests/json.mjs" "$HERE/js/api/json.js"
 run recipes recipes
+run catchup catchup # catchUp against the simulator's GET /v1/external-events; readApiError
 run runtimes bash "$HERE/tests/runtimes.sh" "$SCRATCH/consumer-runtimes"
 run types bash "$HERE/tests/types.sh" "$SCRATCH/consumer-types"
 run size bash "$HERE/tests/size.sh"
@@ -121,4 +128,4 @@ run deferred deferred
 run e2e e2e
 if [ ${#failed[@]} -gt 0 ]; then echo "wasm tests: FAILED: ${failed[*]}"; exit 1; fi
 [ -z "$only" ] || { echo "wasm tests: $only passed"; exit 0; }
-echo "wasm tests: all passed (tarball, lifecycle, json, recipes, runtimes, types, size, publish, panic, forms, bundlers, devservers, deferred, e2e)"
+echo "wasm tests: all passed (tarball, lifecycle, json, recipes, catchup, runtimes, types, size, publish, panic, forms, bundlers, devservers, deferred, e2e)"

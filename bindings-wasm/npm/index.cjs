@@ -35,5 +35,8 @@ module.exports = {
   requiredFields: api.requiredFields,
   listQuery: api.listQuery,
   pageInfo: api.pageInfo,
+  readApiError: api.readApiError,
+  CatchUp: api.CatchUp,
+  catchUp: api.catchUp,
   //@TEST-HOOKS __panicForTests: api.__panicForTests,
 };

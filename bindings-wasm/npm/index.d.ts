@@ -127,6 +127,14 @@ export type TransportErrorCode = "BODY_TIMEOUT" | "TOO_MANY_CONNECTIONS";
  */
 export type LifecycleErrorCode = "NOT_INITIALIZED" | "FREED" | "WASM_LOAD_FAILED";
 /**
+ * Why a catch-up cannot start or go on: `INVALID_SINCE` (the checkpoint is not a date-time,
+ * `field` `since`), `INVALID_OVERLAP` (`overlapMs` is not an integer from 0 to 2^53 − 1,
+ * `field` `overlapMs`), `API_ERROR` (the API answered a page with an error it does not ask to
+ * retry, or the page's five tries are spent: `api` holds its answer read), besides the page's
+ * `INVALID_PAGE_SIZE` and `MALFORMED_RESPONSE`.
+ */
+export type CatchUpErrorCode = "INVALID_SINCE" | "INVALID_OVERLAP" | "API_ERROR";
+/**
  * Every code an `XborderError` carries. `MALFORMED_JSON` is also thrown for a JS value that
  * cannot be written as JSON (a BigInt, a cycle); `INTERNAL_ERROR` is a bug of xborder (a panic),
  * after which the module is reset: objects made before answer again, made again from what made
@@ -145,6 +153,7 @@ export type ErrorCode =
   | AccountErrorCode
   | TransportErrorCode
   | LifecycleErrorCode
+  | CatchUpErrorCode
   | "STORE_UNAVAILABLE"
   | "INTERNAL_ERROR";
 
@@ -169,6 +178,8 @@ export class XborderError extends Error {
   readonly field?: string;
   /** The refused names (`VALIDATION_FAILED` from `createWebhookBody`). */
   readonly rejected?: RejectedEvent[];
+  /** The API's answer read (`API_ERROR` from a catch-up). */
+  readonly api?: ApiErrorInfo;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1342,6 +1353,184 @@ export class PageWalker {
    */
   free(): void;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The provider's API: its error answers, and the catch-up of dead-lettered events. A server's:
+// in the package's main entry (Node, Bun, Deno); the browser module (`xborder-wasm/web`) is built
+// without them (its size budget), and there `readApiError`, `new CatchUp` and `catchUp` throw (or
+// reject with) a TypeError saying so.
+
+/**
+ * What a client may do after an error answer: `after` (retry after `afterMs`, or a delay of your
+ * own when it is `null`: a 429, or a 408/500/502/503/504 on a GET, HEAD, OPTIONS, PUT or
+ * DELETE), `check_first` (the same on any other method: the create may have happened, so look it
+ * up before sending it again; the API takes no idempotency key), `no`.
+ */
+export type RetryAdvice = "after" | "check_first" | "no";
+
+/** An error answer of the provider's API, read (`readApiError`). Absent parts are `null`. */
+export interface ApiErrorInfo {
+  /** The HTTP status. */
+  status: number;
+  /** `error.CODE` (or `error.code`). */
+  code: string | null;
+  /** `error.MESSAGE` (or `error.message`), or the text of `{"error": "text"}`. */
+  message: string | null;
+  /** The strings of an `error.DETAILS` list. */
+  details: string[] | null;
+  /** `requestId`, as sent (a string or an integer). */
+  requestId: string | number | null;
+  /** What to do next. */
+  retry: RetryAdvice;
+  /** With `after`: the delay the answer gave (`DETAILS.retryAfterMs`, `Retry-After` in seconds). */
+  afterMs: number | null;
+}
+
+/**
+ * Response headers as `readApiError` and `CatchUp#answered` take them: a Fetch `Headers` (or
+ * anything with its `forEach`), a plain object of values (Node's `res.headers`), or pairs.
+ */
+export type ResponseHeaders =
+  | { forEach(callback: (value: string, name: string) => void): void }
+  | { readonly [name: string]: string | readonly string[] | undefined }
+  | readonly (readonly [string, string])[]
+  | null
+  | undefined;
+
+/** What `readApiError` reads. */
+export interface ApiErrorInput {
+  /** The request's method (`"POST"`, any case). */
+  method: string;
+  /** The answer's status (100 to 599). */
+  status: number;
+  /** The answer's headers (`Retry-After` is read). */
+  headers?: ResponseHeaders;
+  /** The body: its text (a string), or the JSON you parsed from it; absent when none. */
+  body?: unknown;
+}
+
+/**
+ * Reads an error answer of the provider's API into its parts and the retry advice: a 429 after
+ * its delay; after a 5xx on a POST, look the beneficiary (or order) up before sending it again.
+ * Reading never fails on what the server sent (anything else reads as no fields).
+ * @throws {TypeError} when `method` is not a string, `status` not an HTTP status, or `headers`
+ *   not headers.
+ */
+export function readApiError(input: ApiErrorInput): ApiErrorInfo;
+
+/** Why a catch-up's walk may have missed an event (`DriftCode`), or records it could not read. */
+export type CatchUpDrift =
+  | Drift
+  /** Records of `GET /v1/external-events` that are not events: reported, not passed on. */
+  | { code: "MALFORMED_RECORD"; count: number };
+
+/** An event the catch-up found (a record of `GET /v1/external-events`). */
+export interface ExternalEvent {
+  /** The event's id: the `id` its webhook envelope had. */
+  id: string;
+  /** Its name (`order:created`). */
+  event: string;
+  entityId: string;
+  entityType: string;
+  /** When the provider wrote it (a date-time). */
+  createdAt: string;
+}
+
+/** Where a catch-up starts. */
+export interface CatchUpWalkOptions {
+  /** The checkpoint the last catch-up returned; absent: walk everything the provider keeps. */
+  since?: string | null;
+  /** How far before `since` to look again, for records written late (300000: 5 minutes). */
+  overlapMs?: number | null;
+  /** Records per page (100). */
+  pageSize?: number | null;
+}
+
+/**
+ * The walk of `GET /v1/external-events` down to a checkpoint, one page at a time: newest first
+ * (the list has no `since` filter), ended by the first page holding a record older than `since`
+ * minus the overlap; each id once, events oldest first. `catchUp` runs it for you.
+ */
+export class CatchUp {
+  /** @throws {XborderError} `INVALID_SINCE`, `INVALID_OVERLAP`, `INVALID_PAGE_SIZE`. */
+  constructor(options?: CatchUpWalkOptions | null);
+  /** The query of the next page (`GET /v1/external-events?` + it), `null` when the walk is over. */
+  nextQuery(): string | null;
+  isDone(): boolean;
+  /**
+   * Feeds the page answered to `nextQuery()` (the parsed body or its text): its drift.
+   * @throws {XborderError} `MALFORMED_RESPONSE` (the page can be asked for again).
+   */
+  feed(page: unknown): CatchUpDrift[];
+  /**
+   * The answer to `nextQuery()` as your HTTP client got it: `{ drifts }` (the page was fed) or
+   * `{ waitMs }` (send the same query again after it: a 429 or a 5xx, at most five tries).
+   * @throws {XborderError} `API_ERROR` (with `api`), `MALFORMED_RESPONSE`.
+   */
+  answered(status: number, headers: ResponseHeaders, text: string): { drifts: CatchUpDrift[]; waitMs?: undefined } | { waitMs: number; drifts?: undefined };
+  /** The events found so far, oldest first. */
+  events(): ExternalEvent[];
+  /** Every drift so far. */
+  drifts(): CatchUpDrift[];
+  /** The checkpoint once every event found is handled (`null`: none yet). */
+  checkpoint(): string | null;
+  /** Releases the walk's WebAssembly memory now; later uses throw `FREED`. */
+  free(): void;
+}
+
+/** The options of `catchUp`: the walk's, the API's, and the handling's (as `handleDelivery`'s). */
+export interface CatchUpOptions<Tx = unknown> extends CatchUpWalkOptions, ClaimRulesOptions {
+  /**
+   * Your GET of the API: `path` is `/v1/external-events?page=...`; resolve to the Fetch
+   * `Response` (or an object with `status`, `headers` and `text()`).
+   */
+  get(path: string): PromiseLike<{ status: number; headers?: ResponseHeaders; text(): string | PromiseLike<string> }>;
+  /** Waits before a retry (`setTimeout` by default). */
+  sleep?: ((ms: number) => unknown) | null;
+  /** Called with each page's drift (log it: `STALLED` or `POSSIBLY_SKIPPED` keep the checkpoint where it was). */
+  onDrift?: ((drift: CatchUpDrift) => unknown) | null;
+  /** The receiver that keys your deliveries (its catalog classifies the events). */
+  receiver: Receiver;
+  /** The same claims as your webhook endpoint's (one of `claims` and `store`). */
+  claims?: Claims | null;
+  store?: ClaimStore | null;
+  /** The same write as your webhook endpoint's (`handleDelivery`'s `persist`). */
+  persist(envelope: Envelope, tx?: Tx): unknown;
+  transaction?: DeliveryTransaction<Tx> | null;
+  now?: (() => number) | null;
+  /** The prefix of each event's request token (a UUID by default). */
+  token?: string | null;
+}
+
+/** What a catch-up came to. */
+export interface CatchUpResult {
+  /** Pass it as `since` next time (keep it: a file, a row). `null`: nothing found yet. */
+  checkpoint: string | null;
+  /** Events found in the window. */
+  found: number;
+  /** Persisted now: events the webhook path had lost. */
+  processed: number;
+  /** Already processed (a duplicate) or ignored, as a delivery of them would be. */
+  skipped: number;
+  /** Refused as a delivery of them would be (an envelope core cannot read): not tried again. */
+  rejected: number;
+  /** Not handled (a store or your persist failed): the checkpoint stops before the first of them. */
+  failed: number;
+  /** Every drift of the walk. */
+  drifts: CatchUpDrift[];
+}
+
+/**
+ * One catch-up: walks `GET /v1/external-events` down to `since` with your `get`, retries as the
+ * API says, then hands each event found (oldest first) to the same handling as a delivery
+ * (claims, your `persist`, complete): an event your webhook endpoint already processed is a
+ * duplicate. Schedule it (every few minutes) and run it after an outage. It rests on the
+ * provider keeping the same `id` on both paths; events it kept shorter than your outage are lost
+ * to it too.
+ * @throws {XborderError} (rejects with) `API_ERROR`, `MALFORMED_RESPONSE`, `INVALID_SINCE`, ...
+ * @throws {TypeError} (rejects with) when an option is of the wrong kind.
+ */
+export function catchUp<Tx = unknown>(options: CatchUpOptions<Tx>): Promise<CatchUpResult>;
 
 // ---------------------------------------------------------------------------------------------
 // Loading

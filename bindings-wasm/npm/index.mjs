@@ -25,5 +25,8 @@ export const {
   requiredFields,
   listQuery,
   pageInfo,
+  readApiError,
+  CatchUp,
+  catchUp,
   //@TEST-HOOKS __panicForTests,
 } = xborder;

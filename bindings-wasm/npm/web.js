@@ -31,6 +31,9 @@ export const {
   requiredFields,
   listQuery,
   pageInfo,
+  readApiError,
+  CatchUp,
+  catchUp,
 } = api;
 
 /**

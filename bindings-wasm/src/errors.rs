@@ -67,14 +67,7 @@ mod tests {
         // Codes the npm package reports as an issue, never as a thrown error
         // (INVALID_ROUTING_NUMBER), or reports only in an answer: PERSIST_FAILED, the code of
         // handleDelivery's answer to a failed persist (typed beside ErrorCode in HandlingAnswer).
-        // The catch-up's own (INVALID_SINCE, INVALID_OVERLAP) are not thrown until the npm
-        // package has the catch-up (issue 34).
-        let not_thrown_in_js = [
-            "INVALID_ROUTING_NUMBER",
-            "PERSIST_FAILED",
-            "INVALID_SINCE",
-            "INVALID_OVERLAP",
-        ];
+        let not_thrown_in_js = ["INVALID_ROUTING_NUMBER", "PERSIST_FAILED"];
         // Issue codes that are also thrown: `beneficiaryForm` refuses a form with core's
         // `FormError` (INVALID_VALUE with its field, RULES_MISMATCH, BANKS_MISMATCH beside
         // RULES_UNREADABLE and BANKS_UNREADABLE, which are in ERRORS).

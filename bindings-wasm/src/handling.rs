@@ -66,6 +66,32 @@ pub struct WasmDeliveryHandling {
     inner: StoreSteps,
 }
 
+impl WasmDeliveryHandling {
+    /// The handling of `decision` (a recovered event's: `catch_up.rs`), as `new` makes one.
+    #[cfg(feature = "api")]
+    pub(crate) fn of(
+        decision: xborder_core::delivery::Decision,
+        token: &str,
+        lease_ms: Option<f64>,
+        window_ms: Option<f64>,
+        in_transaction: bool,
+    ) -> WasmDeliveryHandling {
+        let mut h = Handling::new(decision, claim_rules(lease_ms, window_ms), token);
+        if in_transaction {
+            h = h.in_transaction();
+        }
+        WasmDeliveryHandling {
+            inner: StoreSteps::new(h),
+        }
+    }
+
+    /// Core's answer, once the handling is over.
+    #[cfg(feature = "api")]
+    pub(crate) fn answer_of(&self) -> Option<Answer> {
+        self.inner.handling().answer().copied()
+    }
+}
+
 #[wasm_bindgen(js_class = DeliveryHandling)]
 impl WasmDeliveryHandling {
     /// The handling of `receiver`'s decision on `body` with the signature header (its value, or

@@ -24,18 +24,25 @@
 //!   module is re-instantiated at once; the glue makes the objects made before again on their
 //!   next call. The test hook that panics on purpose is in the `test-hooks` build only.
 //!
-//! One module per concern, as in core: `account` (account details as typed), `events`, `signatures` (signatures, envelopes and
+//! One module per concern, as in core: `account` (account details as typed), `api` (the API's
+//! error answers), `catch_up` (the walk of `GET /v1/external-events` and the recovery of what it
+//! found), `events`, `signatures` (signatures, envelopes and
 //! the receiver), `claims`, `handling` (one delivery from the decision to the answer), `beneficiary`, `pagination`; `errors` makes every error an
 //! `XborderError` through core's `Coded` trait, `json` reads JS values as JSON documents. The
 //! JavaScript each imports is `js/imports/<concern>.js`; the public API over it is `js/api/`.
 //!
 //! The cargo features `webhooks` (signatures, envelopes, the receiver, claims and webhook
-//! registration), `events` (event names) and `pagination` (list queries, the page walker) are on
+//! registration), `events` (event names), `pagination` (list queries, the page walker) and `api`
+//! (the API's error answers and the catch-up, with `pagination`) are on
 //! by default: without them (`--no-default-features`) the crate is the forms module
 //! (`xborder-wasm/forms`: beneficiaries only), for pages that render a beneficiary form.
 
 mod account;
+#[cfg(feature = "api")]
+mod api;
 mod beneficiary;
+#[cfg(feature = "api")]
+mod catch_up;
 #[cfg(feature = "webhooks")]
 mod claims;
 mod errors;

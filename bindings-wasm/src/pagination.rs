@@ -98,7 +98,7 @@ fn info_js(info: &PageInfo) -> JsValue {
     )
 }
 
-fn drift_js(d: &Drift) -> JsValue {
+pub(crate) fn drift_js(d: &Drift) -> JsValue {
     let code = ("code", js_str(d.code()));
     match *d {
         Drift::TotalChanged { from, to } => {

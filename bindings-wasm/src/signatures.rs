@@ -188,6 +188,12 @@ impl WasmReceiver {
 }
 
 impl WasmReceiver {
+    /// Core's receiver (the catch-up decides a recovered event with it).
+    #[cfg(feature = "api")]
+    pub(crate) fn inner(&self) -> &delivery::Receiver {
+        &self.inner
+    }
+
     /// Core's decision on one delivery: the header as `receive` takes it; `tags` the host's
     /// HMACs (`receive_with_tags`), or none (the module's own).
     pub(crate) fn decide(

@@ -75,6 +75,11 @@ const calls = (xb) => ({
   'Claims.withStore': () => xb.Claims.withStore(mapStore()),
   'Claims.errorReply': () => xb.Claims.errorReply(new Error('x')),
   'verify (headers)': () => xb.verify(secret, body, { 'x-webhook-signature': goodSig }),
+  // The catch-up and the API's answers: a TypeError in the browser module (not in it), after
+  // NOT_INITIALIZED as every call before init(); catchUp rejects (its receiver throws first).
+  readApiError: () => xb.readApiError({ method: 'GET', status: 503 }),
+  CatchUp: () => new xb.CatchUp(),
+  catchUp: () => xb.catchUp({ receiver: new xb.Receiver(secret), claims: new xb.Claims(), get: async () => null, persist: () => {} }),
 });
 // Every export but init and XborderError has its call above (a new export must be added).
 {
@@ -180,11 +185,18 @@ await loading;
 assert.equal(web.init(), web.init(new Uint8Array([1, 2, 3])));
 await web.init();
 assert.deepEqual(web.classifyEvent('order:created'), { kind: 'live', entity: 'order', action: 'created' });
-for (const [, call] of Object.entries(calls(web))) await call(); // each one works now (handleDelivery: resolves)
+// Each one works now (handleDelivery: resolves); the browser module's catch-up and API answers
+// throw their TypeError (checked at the end).
+const SERVER_ONLY = ['readApiError', 'CatchUp', 'catchUp'];
+for (const [name, call] of Object.entries(calls(web))) if (!SERVER_ONLY.includes(name)) await call();
 assert.equal(web.sign(secret, body), node.sign(secret, body));
 // Node's entry is loaded on import: init() resolves at once, nothing is NOT_INITIALIZED.
 await node.init();
-for (const [, call] of Object.entries(calls(node))) await call();
+for (const [name, call] of Object.entries(calls(node))) {
+  // catchUp's `get` answers null: a TypeError naming it, after every option was checked.
+  if (name === 'catchUp') await assert.rejects(call(), /options\.get\(path\)/);
+  else await call();
+}
 
 // ---------------------------------------------------------------------------------------------
 // After free(): every method of every class throws FREED; free() again does nothing.
@@ -230,6 +242,18 @@ for (const [entry, xb] of [['node', node], ['web', web]]) {
       stepAsync: (o) => o.stepAsync('claim', 'evt_1', 'req_a', 0),
       reply: (o) => o.reply('claim', 'claimed'),
     }],
+    // The node entry only (the browser module has no CatchUp: see below).
+    ...(entry === 'node' ? {
+      CatchUp: [() => new xb.CatchUp({ pageSize: 5 }), {
+        nextQuery: (o) => o.nextQuery(),
+        isDone: (o) => o.isDone(),
+        feed: (o) => o.feed({ data: [], total: 0 }),
+        answered: (o) => o.answered(503, { 'retry-after': '1' }, ''),
+        events: (o) => o.events(),
+        drifts: (o) => o.drifts(),
+        checkpoint: (o) => o.checkpoint(),
+      }],
+    } : {}),
     DeliveryHandling: [() => new xb.DeliveryHandling({ receiver: new xb.Receiver(secret), claims: new xb.Claims(), body, signature: sig, inTransaction: true }), {
       next: (o) => o.next(),
       step: (o) => o.step(0),
@@ -288,5 +312,12 @@ for (const [entry, xb] of [['node', node], ['web', web]]) {
   assert.equal(rx.receive(body, sig).action, 'process');
   rx.free();
 }
+
+// The browser module leaves out the catch-up and the API's answers: each says where they are.
+for (const call of [() => web.readApiError({ method: 'GET', status: 503 }), () => new web.CatchUp()]) {
+  assert.throws(call, (e) => e instanceof TypeError && /not in the browser module.*'xborder-wasm'/.test(e.message));
+}
+await assert.rejects(web.catchUp({}), (e) => e instanceof TypeError && /catchUp is not in the browser module/.test(e.message));
+assert.equal(node.readApiError({ method: 'GET', status: 503 }).retry, 'after');
 
 console.log('lifecycle: ok (NOT_INITIALIZED before init, WASM_LOAD_FAILED saying what came instead, init retried after a failed load, FREED after free for every class, in both entries)');

@@ -32,6 +32,12 @@
 # compare-and-set acts, one builder for both): measured 193,118 / 83,817 B (browsers: 151 B
 # gzipped of headroom left) and 228,383 / 93,569 B (Node); forms unchanged (84,302 / 39,114 B,
 # byte-identical); budgets unchanged.
+# Issue 34 added the catch-up and the API's error answers (core's `api` feature: CatchUp, its
+# page answers and retries, the records read with their payloads raw, Recovery over
+# DeliveryHandling, readApiError; 17 exports' shims) to the Node module only: measured 269,633 /
+# 109,576 B (from 228,317 / 93,476 B: +41.3 KB / +16.1 KB gzipped), its budget raised as above to
+# 265 / 109 KiB. The browser module is built without them (a server's job; its entry throws a
+# TypeError saying where they are): 193,067 / 83,811 B, budget unchanged; forms unchanged.
 # Fails over a budget. What keeps the browser module there (no JSON parser, number conversion or
 # float formatting in the module; see ARCHITECTURE.md) must not come back unnoticed.
 set -euo pipefail
@@ -46,7 +52,7 @@ check() { # FILE BUDGET_RAW BUDGET_GZ
   fi
 }
 check "$PKG/web/xborder_wasm_bg.wasm" $((190 * 1024)) $((82 * 1024))
-check "$PKG/node/xborder_wasm_bg.wasm" $((224 * 1024)) $((92 * 1024))
+check "$PKG/node/xborder_wasm_bg.wasm" $((265 * 1024)) $((109 * 1024))
 check "$PKG/forms/xborder_wasm_bg.wasm" $((84 * 1024)) $((40 * 1024))
-[ $fail = 0 ] && echo "size: browsers' module within 190 KiB / 82 KiB gzipped; Node's within 224 KiB / 92 KiB; forms within 84 KiB / 40 KiB"
+[ $fail = 0 ] && echo "size: browsers' module within 190 KiB / 82 KiB gzipped; Node's within 265 KiB / 109 KiB; forms within 84 KiB / 40 KiB"
 exit $fail

@@ -53,6 +53,17 @@ xb_vector_dirs() {
   export XBORDER_VECTOR_FILES=${XBORDER_VECTOR_FILES:-}
 }
 
+# xb_vector_file_api: adds contract v4's api.json (issue 34's api.error and events.catch_up) to
+# XBORDER_VECTOR_FILES when it exists and is not listed: called by the runners of the runtimes
+# that have its ops, until every runtime does and it joins the list above.
+xb_vector_file_api() {
+  local v4=$ROOT/../shared/conformance/v4
+  if [ -f "$v4/api.json" ] && [[ ":${XBORDER_VECTOR_FILES:-}:" != *"/v4/api.json:"* ]]; then
+    XBORDER_VECTOR_FILES+=${XBORDER_VECTOR_FILES:+:}$(cd "$v4" && pwd)/api.json
+  fi
+  export XBORDER_VECTOR_FILES
+}
+
 # xb_stage_vectors DEST: copies the vectors into DEST/<n>/ for a runner that sees only one folder
 # tree (the Swift root): each folder of XBORDER_VECTOR_DIRS, then each file of
 # XBORDER_VECTOR_FILES alone in a folder of its own (unless its folder is one of the folders);

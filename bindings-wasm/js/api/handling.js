@@ -79,6 +79,8 @@ function handling(rt, receiving, Claims) {
     },
   };
   const ERROR = Symbol('error');
+  const MAKERS = new WeakSet(); // the catch-up's makers of a recovered event's handling
+  const CHECK_ONLY = () => undefined; // a "maker" that makes nothing: the options checked alone
   const HOST_STORE = Symbol('store');
   const MEMORY = Symbol('claims');
 
@@ -116,7 +118,7 @@ function handling(rt, receiving, Claims) {
    * step it asks for, `persisted(ok)` reports the host's write, until `{ act: 'answer' }`.
    */
   class DeliveryHandling {
-    constructor(opts) {
+    constructor(opts, make) {
       const o = options('options', opts, CHECKS);
       if (o.receiver === undefined) throw refuse('options.receiver', 'a Receiver', undefined, 'pass the Receiver that keys the deliveries');
       if ((o.claims === undefined) === (o.store === undefined)) {
@@ -134,8 +136,13 @@ function handling(rt, receiving, Claims) {
         rules = Claims.withStore(o.store, { leaseMs: o.leaseMs, windowMs: o.windowMs })[RULES];
         this[HOST_STORE] = o.store;
       }
-      const args = [...inputs(o.receiver, o.body, o.signature), o.token, ...rules, o.inTransaction];
+      if (make === CHECK_ONLY) return; // the catch-up's check of its options: nothing made
+      // `make` (the catch-up's, never a caller's): the handling of a recovered event, which has
+      // no body or signature.
+      const recovered = MAKERS.has(make) ? make : undefined;
+      const args = recovered ? [] : [...inputs(o.receiver, o.body, o.signature), o.token, ...rules, o.inTransaction];
       adopt(this, (first) => {
+        if (first && recovered) return recovered(live(o.receiver), ...rules, o.inTransaction);
         if (first) return new raw.DeliveryHandling(live(o.receiver), ...args);
         throw rt.lost('this DeliveryHandling was lost when xborder-wasm was reset after an internal error; answer the delivery 503 (the provider retries) and handle the retry with a new one');
       });
@@ -256,6 +263,12 @@ function handling(rt, receiving, Claims) {
     if (opts === null || typeof opts !== 'object') {
       throw refuse('options', 'an options object ({ receiver, claims | store, body, signature, persist })', opts);
     }
+    const { persist, clock, t, rest } = common(opts);
+    return drive(handlingOf(rest, t), persist, t, clock);
+  }
+
+  /** The options every one call shares (`persist`, `now`, `transaction`), checked; the rest as given. */
+  function common(opts) {
     const { persist, now, transaction, ...rest } = opts;
     PERSIST(persist);
     const clock = now === undefined || now === null ? Date.now : NOW(now);
@@ -263,11 +276,25 @@ function handling(rt, receiving, Claims) {
     if (rest.inTransaction !== undefined) {
       throw new TypeError('xborder: `options.inTransaction` goes with DeliveryHandling; handleDelivery takes `options.transaction`');
     }
-    const h = new DeliveryHandling(t === undefined ? rest : { ...rest, inTransaction: true });
+    return { persist, clock, t, rest };
+  }
+
+  /** The DeliveryHandling of `rest` (with `make`: a recovered event's), in `t`'s transaction when given. */
+  function handlingOf(rest, t, make) {
+    const h = new DeliveryHandling(t === undefined ? rest : { ...rest, inTransaction: true }, make);
     if (t !== undefined && h[MEMORY]) {
       h.free();
       throw new TypeError('xborder: `options.transaction` needs the claims in your database: pass `options.store` (or Claims.withStore(store)), whose `transaction.store(tx)` is the same store on the transaction');
     }
+    return h;
+  }
+
+  /**
+   * Drives `h` to its answer (the persist, the commit in `t`, the claim steps at `clock()`), then
+   * frees it: handleDelivery's result. `seen(raw)` (the catch-up's) is handed the handling's
+   * wasm-bindgen object once it is over.
+   */
+  async function drive(h, persist, t, clock, seen) {
     let tx;
     let open = false; // a transaction begun, not yet committed or rolled back
     const rollback = async () => {
@@ -287,6 +314,7 @@ function handling(rt, receiving, Claims) {
           out.action = h.action;
           out.envelope = envelope ?? h.envelope;
           if (h.error !== null) out.error = h.error;
+          if (seen !== undefined) seen(live(h));
           return out;
         }
         if (act.act === 'persist') {
@@ -331,7 +359,25 @@ function handling(rt, receiving, Claims) {
     }
   }
 
-  return { DeliveryHandling, handleDelivery };
+  /**
+   * For the catch-up's one call: the options of `handleDelivery` without `body` and `signature`
+   * (`receiver`, `claims` | `store`, `persist`, `transaction`, `now`, `leaseMs`, `windowMs`),
+   * checked once; `run(make, seen)` then handles one recovered event (`make(receiver, leaseMs,
+   * windowMs, inTransaction)` its wasm-bindgen handling, `seen` as in `drive`): its result.
+   */
+  function prepare(opts) {
+    if (opts.body !== undefined || opts.signature !== undefined) {
+      throw new TypeError('xborder: a catch-up has no `body` or `signature`: its events come from GET /v1/external-events');
+    }
+    const { persist, clock, t, rest } = common(opts);
+    handlingOf(rest, t, CHECK_ONLY); // every option checked before the first page
+    return (make, seen) => {
+      MAKERS.add(make);
+      return drive(handlingOf(rest, t, make), persist, t, clock, seen);
+    };
+  }
+
+  return { DeliveryHandling, handleDelivery, internals: { prepare, newToken } };
 }
 
 export { handling };

@@ -19,6 +19,8 @@
 // a BeneficiaryValidator's form (which must agree), `beneficiary.normalize` through
 // normalizeBeneficiary (the draft given must come back unchanged); results compared by the v4
 // rules (an expected null matches null or absent, `issues` paired by their keys, `fields` in order).
+// Contract v4's api.json (issue 34): `api.error` through readApiError, `events.catch_up` through
+// the public CatchUp.
 
 const OPS = [
   'event.classify',
@@ -37,6 +39,8 @@ const OPS = [
   'account.check',
   'beneficiary.form',
   'beneficiary.normalize',
+  'api.error',
+  'events.catch_up',
 ];
 
 /** Ops FORMAT.md defines that this runner does not implement yet: counted as skipped. */
@@ -279,6 +283,42 @@ const handlers = {
         return { queries, records, done, drifts };
       } finally {
         walker.free();
+      }
+    }),
+  // Contract v4 (issue 34): an error answer through readApiError (the body as the vector gives
+  // it: a string is the response text, anything else the parsed body), its FORMAT.md keys.
+  'api.error': (xb, i) =>
+    attempt(xb, () => {
+      const e = xb.readApiError({ method: i.method, status: i.status, headers: i.headers, body: i.body });
+      return { code: e.code, message: e.message, details: e.details, requestId: e.requestId, retry: e.retry, afterMs: e.afterMs };
+    }),
+  // The public CatchUp fed the vector's pages as `pagination.walk` feeds a PageWalker: its
+  // events (oldest first), checkpoint and the set of drift codes.
+  'events.catch_up': (xb, i) =>
+    attempt(xb, () => {
+      const walk = new xb.CatchUp({ since: i.since, overlapMs: i.overlapMs, pageSize: i.pageSize });
+      try {
+        const queries = [];
+        let fed = 0;
+        let done;
+        for (;;) {
+          const query = walk.nextQuery();
+          if (query === null) {
+            done = true;
+            break;
+          }
+          if (fed === i.pages.length) {
+            done = false;
+            break;
+          }
+          walk.feed(i.pages[fed++]);
+          queries.push(query);
+        }
+        const events = walk.events().map((e) => ({ id: e.id, event: e.event, entityId: e.entityId, entityType: e.entityType }));
+        const drifts = [...new Set(walk.drifts().map((d) => d.code))].sort();
+        return { queries, events, checkpoint: walk.checkpoint(), done, drifts };
+      } finally {
+        walk.free();
       }
     }),
   'delivery.claims': async (xb, i, { asyncStore }) => {

@@ -11,5 +11,9 @@ bash "$ROOT/bindings-wasm/scripts/consumer.sh" "$SCRATCH" >&2
 cp "$HERE/run.mjs" "$HERE/conformance.mjs" "$SCRATCH/"
 # shellcheck source=vectors.sh
 . "$HERE/vectors.sh"
+# Contract v4's api.json: the Node module has its ops (issue 34). The browser runner does not read
+# it yet: the browser module is built without the catch-up (its size budget; ARCHITECTURE.md).
+xb_vector_file_api
+export VECTOR_FILES=$XBORDER_VECTOR_FILES
 cp "$HERE/files.mjs" "$SCRATCH/"
 exec node "$SCRATCH/run.mjs" "$VECTOR_DIRS" "$VECTOR_FILES" "$OWN_VECTORS"
