@@ -80,15 +80,15 @@
 // The first line on stdout is the bound address; GET /healthz, GET /stats.
 import http from 'node:http';
 import net from 'node:net';
-import { appendFileSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Claims, Receiver, handleDelivery } from 'xborder-wasm';
+import { Claims, Receiver, catchUp, handleDelivery } from 'xborder-wasm';
 
 const USAGE = 'usage: server.mjs --listen HOST:PORT --secret KEY [--redis URL | --postgres URL | --sqlite PATH] ' +
   '[--persist FILE] [--records DIR] [--instance NAME] [--lease-ms N] [--window-ms N] [--capacity N] [--prefix TEXT] ' +
   '[--max-body-bytes N] [--body-timeout-ms N] [--header-timeout-ms N] [--idle-timeout-ms N] [--max-connections N] ' +
   '[--store-timeout-ms N] [--pool N] [--pool-idle-ms N] [--clock-sync-ms N] [--clock-skew-ms N] [--grace-ms N] ' +
-  '[--drain-ms N] [--persist-delay-ms N]';
+  '[--drain-ms N] [--persist-delay-ms N] [--catch-up http://HOST:PORT [--catch-up-every-ms N] [--checkpoint FILE]]';
 const opts = { listen: '127.0.0.1:0', secrets: [], leaseMs: 30000, windowMs: 7 * 86400000,
   instance: `rx-${process.pid}`, capacity: 1000000, prefix: 'xb:claims:',
   maxBodyBytes: 1048576, bodyTimeoutMs: 10000, headerTimeoutMs: 10000, idleTimeoutMs: 75000,
@@ -138,11 +138,21 @@ for (let i = 0; i < args.length; i += 1) {
     case 'drain-ms': opts.drainMs = count(); break;
     // Tests: wait N ms between the claim and the persist (a store stopped in between).
     case 'persist-delay-ms': opts.persistDelayMs = count(); break;
+    // The catch-up of dead-lettered events: the provider's API (GET /v1/external-events).
+    case 'catch-up': opts.catchUp = value(); break;
+    case 'catch-up-every-ms': opts.catchUpEveryMs = positive(); break;
+    case 'checkpoint': opts.checkpoint = value(); break;
     default: fail(`unknown argument ${args[i]}`);
   }
 }
 function fail(why) { console.error(`receiver-node: ${why}\n${USAGE}`); process.exit(2); }
 if (opts.secrets.length === 0) fail('--secret is required');
+if (opts.catchUp !== undefined && !/^http:\/\/[^/]+:\d+(\/.*)?$/.test(opts.catchUp)) {
+  fail(`--catch-up ${opts.catchUp}: http://HOST:PORT[/prefix] only`);
+}
+if (opts.catchUp === undefined && (opts.catchUpEveryMs !== undefined || opts.checkpoint !== undefined)) {
+  fail('--catch-up-every-ms and --checkpoint go with --catch-up');
+}
 if ([opts.redis, opts.postgres, opts.sqlite].filter((v) => v !== undefined).length > 1) {
   fail('one claims store: --redis, --postgres or --sqlite');
 }
@@ -318,7 +328,8 @@ if (opts.records) mkdirSync(opts.records, { recursive: true });
 const stats = { instance: opts.instance, requests: 0, processed: 0, duplicate: 0, in_progress: 0,
   ignored: 0, rejected: 0, persist_failed: 0, store_errors: 0, stale: 0, again: 0,
   body_too_large: 0, body_timeouts: 0, connections_refused: 0, connections: 0, clock_offset_ms: 0,
-  completions_retried: 0, completions_recovered: 0 };
+  completions_retried: 0, completions_recovered: 0, recovered: 0, catch_ups: 0, catch_ups_failed: 0,
+  catch_up_unhandled: 0 };
 const boot = Date.now();
 let counter = 0;
 let shutdown = null; // { at, answered } once SIGTERM or SIGINT came
@@ -760,6 +771,68 @@ function beginShutdown(signal) {
 process.on('SIGTERM', () => beginShutdown('SIGTERM'));
 process.on('SIGINT', () => beginShutdown('SIGINT'));
 
+// The catch-up (--catch-up): at start and every --catch-up-every-ms (60 s unless given), the
+// events the provider dead-lettered (an outage longer than its five attempts) are recovered from
+// its GET /v1/external-events by catchUp (xborder-wasm): core walks the list down to the
+// checkpoint (kept in --checkpoint, written whole), decides each event as its delivery and
+// drives the same handling as the webhook route (these claims, this persist and transaction),
+// and says where the checkpoint may move. One at a time; /stats counts them.
+const catchUpBase = opts.catchUp?.replace(/\/+$/, '');
+function readCheckpoint() {
+  if (!opts.checkpoint) return null;
+  try {
+    return readFileSync(opts.checkpoint, 'utf8').trim() || null;
+  } catch (e) {
+    if (e.code === 'ENOENT') return null;
+    throw e;
+  }
+}
+function writeCheckpoint(checkpoint) {
+  if (!opts.checkpoint || checkpoint === null) return;
+  const tmp = `${opts.checkpoint}.tmp`;
+  writeFileSync(tmp, checkpoint);
+  renameSync(tmp, opts.checkpoint);
+}
+async function catchUpOnce() {
+  const since = readCheckpoint();
+  let n = 0; // the events persisted by this catch-up, for their records' token
+  const result = await catchUp({
+    since,
+    get: (path) => fetch(`${catchUpBase}${path}`, { signal: AbortSignal.timeout(10000) }),
+    receiver,
+    token: `${opts.instance}-${boot}-catch-up-${(counter += 1)}`,
+    ...(hostStore ? { store: boundedStore(hostStore, {}), ...rules } : { claims }),
+    now,
+    onDrift: (d) => console.error(`receiver-node ${opts.instance}: catch-up: ${d.code}`),
+    persist: async (envelope, tx) => {
+      n += 1;
+      if (sql) return sql.insert(tx, eventRow(envelope, `catch-up-${n}`, now()));
+      return persist(envelope, `catch-up-${n}`, now());
+    },
+    ...(sql ? { transaction: sqlTransaction } : {}),
+  });
+  writeCheckpoint(result.checkpoint);
+  stats.recovered += result.processed;
+  stats.catch_up_unhandled += result.failed;
+  console.error(`receiver-node ${opts.instance}: catch-up: ${result.found} events found since ${since ?? 'the start'} ` +
+    `(${result.processed} processed, ${result.skipped} already handled or ignored, ${result.rejected} rejected, ` +
+    `${result.failed} not handled); checkpoint ${result.checkpoint ?? 'none'}`);
+}
+function catchUpNowAndThen() {
+  const run = async () => {
+    if (shutdown) return;
+    try {
+      await catchUpOnce();
+      stats.catch_ups += 1;
+    } catch (e) {
+      stats.catch_ups_failed += 1;
+      console.error(`receiver-node ${opts.instance}: catch-up failed: ${e.code ?? ''} ${e.message}`);
+    }
+    if (!shutdown) setTimeout(run, opts.catchUpEveryMs ?? 60000).unref();
+  };
+  run();
+}
+
 const at = opts.listen.lastIndexOf(':');
 server.listen(Number(opts.listen.slice(at + 1)), opts.listen.slice(0, at), () => {
   const a = server.address();
@@ -768,4 +841,5 @@ server.listen(Number(opts.listen.slice(at + 1)), opts.listen.slice(0, at), () =>
   console.error(`receiver-node ${opts.instance}: ${where}, lease ${opts.leaseMs} ms, records ${opts.records ?? 'none'}` +
     `${sql ? ', events in table xborder_events' : ''}; body ${opts.maxBodyBytes} B in ${opts.bodyTimeoutMs} ms, ` +
     `${opts.maxConnections} connections, store timeout ${opts.storeTimeoutMs} ms, clock offset ${clock.offsetMs} ms`);
+  if (catchUpBase) catchUpNowAndThen();
 });

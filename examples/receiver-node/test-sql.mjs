@@ -608,6 +608,70 @@ async function main() {
         }
       });
     }
+    // The catch-up (issue 34): events the provider dead-lettered, recovered from the
+    // simulator's GET /v1/external-events by server.mjs --catch-up; one of them was delivered
+    // before (a duplicate to the catch-up). No timing is asserted: the test waits for the
+    // receiver's own count of catch-ups.
+    await test('server.mjs --sqlite --catch-up: dead-lettered events recovered once each, the checkpoint kept', async () => {
+      const secret = 'whsec_catch_up';
+      const db = join(work, 'catch-up.db');
+      const records = join(work, 'external-events.jsonl');
+      const at = (n) => `2026-11-27T12:0${n}:00.000Z`;
+      writeFileSync(records, [0, 1, 2, 3, 4].map((n) => JSON.stringify({ id: `evt_cu_${n}`, name: 'order:created',
+        aggregateType: 'order', aggregateId: `ord_${n}`, merchantId: 'm_1', payload: { id: `ord_${n}`, amount: 10.5 },
+        createdAt: at(n) })).join('\n') + '\n');
+      const addrFile = join(work, 'api.addr');
+      const api = spawn(join(root, 'target/debug/xborder-simulator'), ['api', '--events', records, '--addr-file', addrFile],
+        { stdio: 'ignore' });
+      const start = async (extra) => {
+        const child = spawn(process.execPath, [join(here, 'server.mjs'), '--listen', '127.0.0.1:0', '--secret', secret,
+          '--sqlite', db, '--instance', 'rx-catch-up', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let stderr = '';
+        child.stderr.on('data', (d) => { stderr += d; });
+        const addr = await new Promise((ok, no) => {
+          createInterface({ input: child.stdout }).once('line', ok);
+          child.once('exit', (code) => no(new Error(`server.mjs exited (${code}) before its address: ${stderr}`)));
+        });
+        return { child, addr, stderr: () => stderr };
+      };
+      try {
+        // Before the outage: evt_cu_1 delivered and processed.
+        const first = await start([]);
+        const body = JSON.stringify({ id: 'evt_cu_1', event: 'order:created', entity: { id: 'ord_1', type: 'order' } });
+        const r = await fetch(`http://${first.addr}/webhooks`, { method: 'POST', body,
+          headers: { 'content-type': 'application/json', 'x-webhook-signature': sign(secret, body) } });
+        assert.equal(r.status, 200);
+        first.child.kill('SIGKILL');
+        for (let i = 0; i < 600 && !existsSync(addrFile); i++) await new Promise((ok) => { setTimeout(ok, 50); });
+        const checkpoint = join(work, 'checkpoint');
+        const back = await start(['--catch-up', `http://${readFileSync(addrFile, 'utf8').trim()}`,
+          '--catch-up-every-ms', '100', '--checkpoint', checkpoint]);
+        try {
+          let stats;
+          for (let i = 0; ; i++) {
+            stats = await (await fetch(`http://${back.addr}/stats`)).json();
+            if (stats.catch_ups >= 2) break;
+            assert.equal(stats.catch_ups_failed, 0, back.stderr());
+            assert.ok(i < 2400, `no second catch-up in 120 s: ${JSON.stringify(stats)} ${back.stderr()}`);
+            await new Promise((ok) => { setTimeout(ok, 50); });
+          }
+          assert.deepEqual([stats.recovered, stats.catch_up_unhandled, stats.catch_ups_failed], [4, 0, 0], JSON.stringify(stats));
+          assert.equal(readFileSync(checkpoint, 'utf8'), at(4));
+          const d = new Database(db, { readonly: true });
+          try {
+            const ids = d.prepare('SELECT id FROM xborder_events ORDER BY id').all().map((x) => x.id);
+            assert.deepEqual(ids, ['evt_cu_0', 'evt_cu_1', 'evt_cu_2', 'evt_cu_3', 'evt_cu_4']);
+          } finally {
+            d.close();
+          }
+          assert.match(back.stderr(), /catch-up: 5 events found since the start \(4 processed, 1 already handled/);
+        } finally {
+          back.child.kill('SIGKILL');
+        }
+      } finally {
+        api.kill();
+      }
+    });
     sq.close();
   } catch (e) {
     failed += 1;

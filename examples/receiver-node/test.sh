@@ -12,6 +12,8 @@ bash "$HERE/setup.sh"
 [ -f "${XBORDER_CACHE:-$HOME/.cache/xborder}/env.sh" ] && . "${XBORDER_CACHE:-$HOME/.cache/xborder}/env.sh"
 node "$HERE/../../stores/node/test-redis.mjs"
 node "$HERE/../../stores/node/test-sql-time.mjs"
+# The simulator's GET /v1/external-events, for server.mjs --catch-up (test-sql.mjs).
+(cd "$HERE/../.." && cargo build -q -p xborder-simulator)
 node "$HERE/test-sql.mjs"
 node "$HERE/test-receiver.mjs"
 node "$HERE/test-hostile.mjs"
