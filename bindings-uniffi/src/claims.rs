@@ -551,10 +551,9 @@ mod tests {
         let lease = format!("lease_ms = {}", claims::DEFAULT_LEASE_MS);
         let window = format!("window = {}", delivery::DEFAULT_WINDOW);
         let capacity = format!("capacity = {}", delivery::DEFAULT_WINDOW);
-        for attr in src
-            .lines()
-            .filter(|l| l.contains("#[uniffi::constructor(default("))
-        {
+        for attr in src.lines().filter(|l| {
+            l.contains("#[uniffi::constructor(default(") || l.contains("#[uniffi::method(default(")
+        }) {
             if attr.contains("lease_ms =") {
                 assert!(attr.contains(&lease), "{attr}");
             }
@@ -565,7 +564,7 @@ mod tests {
                 assert!(attr.contains(&capacity), "{attr}");
             }
         }
-        assert_eq!(src.matches(&lease).count(), 4);
+        assert_eq!(src.matches(&lease).count(), 5);
         assert_eq!(src.matches(&window).count(), 2);
     }
 

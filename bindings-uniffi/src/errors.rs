@@ -4,10 +4,10 @@
 use serde_json::Value;
 use xborder_core::codes::Coded;
 use xborder_core::{
-    beneficiary, claims, delivery, envelope, events, handling, pagination, signature,
+    beneficiary, catch_up, claims, delivery, envelope, events, handling, pagination, signature,
 };
 
-use crate::RejectedEvent;
+use crate::{ApiErrorInfo, RejectedEvent};
 #[cfg(doc)]
 use crate::{Catalog, ClaimStore};
 
@@ -115,6 +115,30 @@ pub enum XborderError {
         /// What happened, for people.
         detail: String,
     },
+    /// A catch-up cannot start: `INVALID_SINCE` (`field`: `since`), `INVALID_OVERLAP`
+    /// (`overlapMs`). (Its page errors, `INVALID_PAGE_SIZE` and `MALFORMED_RESPONSE`, are
+    /// `Pagination` errors.)
+    #[error("{detail}")]
+    CatchUp {
+        /// The stable code.
+        code: String,
+        /// The parameter concerned: `since` or `overlapMs`.
+        field: Option<String>,
+        /// What happened, for people.
+        detail: String,
+    },
+    /// `API_ERROR`: the API answered a catch-up's page request with an error it does not ask to
+    /// retry (a 401, a 404), or the page's tries are spent. The walk can go on with the same
+    /// request.
+    #[error("{detail}")]
+    Api {
+        /// `API_ERROR`.
+        code: String,
+        /// The API's answer as core read it: its status, code, message, request id and retry.
+        answer: ApiErrorInfo,
+        /// What happened, for people.
+        detail: String,
+    },
 }
 
 #[uniffi::export]
@@ -131,18 +155,21 @@ impl XborderError {
             | XborderError::Json { code, .. }
             | XborderError::Document { code, .. }
             | XborderError::Form { code, .. }
-            | XborderError::Pagination { code, .. } => code.clone(),
+            | XborderError::Pagination { code, .. }
+            | XborderError::CatchUp { code, .. }
+            | XborderError::Api { code, .. } => code.clone(),
         }
     }
 
     /// The field concerned: the envelope field of an `Envelope` error, the parameter or filter
     /// key of a `Pagination` error, the step input (`do`, `id`, `token`) of a `Claim` error,
-    /// where they name one.
+    /// the parameter of a `CatchUp` error, where they name one.
     pub fn error_field(&self) -> Option<String> {
         match self {
             XborderError::Envelope { field, .. }
             | XborderError::Pagination { field, .. }
             | XborderError::Form { field, .. }
+            | XborderError::CatchUp { field, .. }
             | XborderError::Claim { field, .. } => field.clone(),
             _ => None,
         }
@@ -201,6 +228,25 @@ impl From<pagination::PaginationError> for XborderError {
             code,
             field,
             detail,
+        }
+    }
+}
+
+impl From<catch_up::CatchUpError> for XborderError {
+    fn from(e: catch_up::CatchUpError) -> Self {
+        let (code, field, detail) = coded(&e);
+        match e {
+            catch_up::CatchUpError::Page(page) => page.into(),
+            catch_up::CatchUpError::Api(api) => XborderError::Api {
+                code,
+                answer: ApiErrorInfo::from(api.as_ref()),
+                detail,
+            },
+            _ => XborderError::CatchUp {
+                code,
+                field,
+                detail,
+            },
         }
     }
 }
@@ -349,6 +395,49 @@ mod tests {
             XborderError::from(c.add_wildcard("order:x").unwrap_err()),
         ] {
             assert!(xborder_core::codes::ERRORS.contains(&e.error_code().as_str()));
+        }
+    }
+
+    /// Every catch-up error keeps core's code and field, through `Coded`; a page error is a
+    /// `Pagination` error, `API_ERROR` carries the API's answer.
+    #[test]
+    fn catch_up_errors_keep_code_field_and_answer() {
+        use xborder_core::api::ApiError;
+        use xborder_core::catch_up::CatchUpError as E;
+        let body = serde_json::json!({"error": {"CODE": "UNAUTHORIZED", "MESSAGE": "bad key"},
+            "requestId": "r1"});
+        let api = ApiError::read("GET", 401, &[], Some(&body));
+        let all = [
+            E::InvalidSince,
+            E::InvalidOverlap,
+            E::Page(pagination::PaginationError::InvalidPageSize),
+            E::Page(pagination::PaginationError::MalformedResponse),
+            E::Api(Box::new(api)),
+        ];
+        for core in all {
+            let e = XborderError::from(core.clone());
+            assert_eq!(
+                (e.error_code().as_str(), e.error_field().as_deref()),
+                (core.code(), core.field())
+            );
+            assert_eq!(e.to_string(), core.to_string());
+            assert!(xborder_core::codes::ERRORS.contains(&e.error_code().as_str()));
+            match (&core, &e) {
+                (E::Page(_), XborderError::Pagination { .. })
+                | (E::InvalidSince | E::InvalidOverlap, XborderError::CatchUp { .. }) => {}
+                (E::Api(_), XborderError::Api { answer, .. }) => {
+                    assert_eq!(
+                        (
+                            answer.status,
+                            answer.code.as_deref(),
+                            answer.message.as_deref()
+                        ),
+                        (401, Some("UNAUTHORIZED"), Some("bad key"))
+                    );
+                    assert_eq!(answer.retry, crate::Retry::No);
+                }
+                _ => panic!("{core:?} crossed as {e:?}"),
+            }
         }
     }
 }

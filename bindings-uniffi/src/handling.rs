@@ -3,8 +3,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use xborder_core::claims;
 use xborder_core::handling::{self, Act, Next, StoreSteps};
+use xborder_core::{claims, delivery};
 
 use crate::claims::{
     claim_rules, ClaimNeed, ClaimOutcome, ClaimReply, Claims, NeedAnswer, StoreTime,
@@ -181,6 +181,31 @@ impl DeliveryHandling {
         let mut guard = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         f(&mut guard)
     }
+
+    /// The handling of a receiver's `decision` under `rules`, its steps run against `claims`
+    /// (or, `None`, handed to the host as store acts): every constructor's one body, and the
+    /// catch-up's for a recovered event (`Recovery.handling`).
+    pub(crate) fn of(
+        decision: delivery::Decision,
+        rules: claims::ClaimRules,
+        token: String,
+        claims: Option<Arc<Claims>>,
+        in_transaction: bool,
+    ) -> Self {
+        let h = transaction(
+            handling::Handling::new(decision, rules, token),
+            in_transaction,
+        );
+        DeliveryHandling {
+            inner: Mutex::new(StoreSteps::new(h)),
+            claims,
+        }
+    }
+
+    /// Core's answer, once the handling is over.
+    pub(crate) fn core_answer(&self) -> Option<handling::Answer> {
+        self.with(|s| s.handling().answer().copied())
+    }
 }
 
 /// `h`, in a transaction when asked.
@@ -227,14 +252,8 @@ impl DeliveryHandling {
         in_transaction: bool,
     ) -> Self {
         let decision = receiver.inner.receive(&body, signature.as_deref());
-        let h = transaction(
-            handling::Handling::new(decision, claims.rules(), token),
-            in_transaction,
-        );
-        DeliveryHandling {
-            inner: Mutex::new(StoreSteps::new(h)),
-            claims: Some(claims),
-        }
+        let rules = claims.rules();
+        DeliveryHandling::of(decision, rules, token, Some(claims), in_transaction)
     }
 
     /// The handling of one delivery whose claims live in a store the host calls itself (an
@@ -253,14 +272,8 @@ impl DeliveryHandling {
         in_transaction: bool,
     ) -> Self {
         let decision = receiver.inner.receive(&body, signature.as_deref());
-        let h = transaction(
-            handling::Handling::new(decision, claim_rules(lease_ms, window_ms), token),
-            in_transaction,
-        );
-        DeliveryHandling {
-            inner: Mutex::new(StoreSteps::new(h)),
-            claims: None,
-        }
+        let rules = claim_rules(lease_ms, window_ms);
+        DeliveryHandling::of(decision, rules, token, None, in_transaction)
     }
 
     /// What to do next.

@@ -10,13 +10,20 @@
 //!
 //! One module per core concern, each converting that concern only and exporting its functions
 //! (errors, events, signature, envelope, delivery, beneficiary, account, form, pagination,
-//! claims), re-exported
-//! here.
+//! claims, handling, api, catch_up), re-exported here.
+
+// `XborderError::Api` carries the API's answer (`ApiErrorInfo`, ~170 bytes with its code and
+// detail) by value: uniffi lowers an error's fields as they are declared and has no `Box` field,
+// and an error crosses the boundary once per failed call (never a hot path), so the size of
+// `Result<_, XborderError>` is accepted here rather than flattening the answer into text.
+#![allow(clippy::result_large_err)]
 
 uniffi::setup_scaffolding!("xborder");
 
 mod account;
+mod api;
 mod beneficiary;
+mod catch_up;
 mod claims;
 mod delivery;
 mod envelope;
@@ -28,9 +35,11 @@ mod pagination;
 mod signature;
 
 pub use account::{AccountCheck, AccountKind, AccountParams, AccountState, Reason};
+pub use api::{ApiErrorInfo, HttpHeader, RequestId, Retry};
 pub use beneficiary::{
     BeneficiaryValidation, BeneficiaryValidator, FieldSource, Issue, IssueCode, RequiredField,
 };
+pub use catch_up::{CatchUp, ExternalEvent, Fetched, Recovery, Tally};
 pub use claims::{ClaimNeed, ClaimOutcome, ClaimReply, ClaimStore, ClaimTask, Claims, StoreTime};
 pub use delivery::{Action, Decision, Receiver};
 pub use envelope::{DecodeLimits, Envelope};
@@ -40,6 +49,7 @@ pub use form::{AccountLength, FormField, FormInput, FormOption, FormSource};
 pub use pagination::{Drift, PageInfo, PageRequest, PageWalker, WalkStep};
 
 pub use account::{check_account, parse_account_kind};
+pub use api::{read_api_error, read_api_error_text};
 pub use beneficiary::{normalize_beneficiary, required_fields, validate_beneficiary};
 pub use claims::claim_error_reply;
 pub use envelope::{decode_envelope, default_decode_limits};

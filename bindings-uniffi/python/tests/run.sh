@@ -11,6 +11,8 @@
 #   test_sql.py      xborder.postgres (psycopg 3, sync and asyncio) against a PostgreSQL started here
 #                    (tests/servers/postgres.sh), xborder.sqlite (sqlite3) on files
 #   test_fastapi.py  the README's FastAPI app under uvicorn, against a redis-server started here
+#   test_catch_up.py xborder.catch_up (the one call, sync and asyncio) and xborder.api against the
+#                    simulator's GET /v1/external-events (xborder-simulator api, built here)
 # Called by bindings-uniffi/test.sh python; builds the wheel only when dist/ has none.
 # The test tools (mypy, fastapi, uvicorn, redis-py, psycopg 3) come from PyPI into a virtualenv of their own,
 # made once per list of requirements under $XBORDER_CACHE/python-test-venv/ (printing what it
@@ -67,4 +69,9 @@ check test_readme.py "$py" "$HERE/test_readme.py" "$README"
 check test_redis.py "$py" "$HERE/test_redis.py"
 check test_sql.py "$py" "$HERE/test_sql.py"
 check test_fastapi.py "$py" "$HERE/test_fastapi.py" "$README"
+sim=${CARGO_TARGET_DIR:-$UNIFFI/../target}/debug/xborder-simulator
+check "cargo build -p xborder-simulator" bash -c 'cd "$1" && cargo build -q -p xborder-simulator' _ "$UNIFFI/.."
+check test_catch_up.py env XBORDER_SIMULATOR="$sim" "$py" "$HERE/test_catch_up.py"
+check "mypy --strict test_catch_up.py" "$py" -m mypy --strict --no-incremental \
+  --cache-dir "$work/.mypy_cache" "$HERE/test_catch_up.py"
 exit $status

@@ -92,6 +92,8 @@ def wrong_kinds() -> None:
     validator = x.BeneficiaryValidator()
     walker = x.PageWalker({})
     ok_persist = lambda env: None  # noqa: E731
+    ok_get = lambda path: (200, {}, '{"data": [], "total": 0, "page": 0, "pageSize": 100}')  # noqa: E731
+    recovery = x.CatchUp().recover()
     # (name, parameter, call) for every public parameter; each call has exactly one wrong value.
     table: List[Tuple[str, str, Callable[[], Any]]] = [
         ("sign", "secret", lambda: x.sign(b"k", BODY)),
@@ -261,6 +263,52 @@ def wrong_kinds() -> None:
         ("claim_step_async", "token", lambda: x.claim_step_async(AStore(), "claim", "e", 1, 1)),
         ("claim_step_async", "lease_ms", lambda: x.claim_step_async(AStore(), "claim", "e", "t", 1, lease_ms=-1)),
         ("claim_step_async", "window_ms", lambda: x.claim_step_async(AStore(), "claim", "e", "t", 1, window_ms="x")),
+        # api and catch_up (contract v4)
+        ("read_api_error", "method", lambda: x.read_api_error(b"GET", 400)),
+        ("read_api_error", "status", lambda: x.read_api_error("GET", "400")),
+        ("read_api_error", "status", lambda: x.read_api_error("GET", 65536)),
+        ("read_api_error", "headers", lambda: x.read_api_error("GET", 429, "Retry-After: 3")),
+        ("read_api_error", "headers", lambda: x.read_api_error("GET", 429, {"Retry-After": 3})),
+        ("read_api_error", "body", lambda: x.read_api_error("GET", 400, None, object())),
+        ("CatchUp", "since", lambda: x.CatchUp(since=1)),
+        ("CatchUp", "overlap_ms", lambda: x.CatchUp(overlap_ms=True)),
+        ("CatchUp", "page_size", lambda: x.CatchUp(page_size=2.0)),
+        ("CatchUp.feed", "page", lambda: x.CatchUp().feed(None)),
+        ("CatchUp.answered", "status", lambda: x.CatchUp().answered(None, {}, "")),
+        ("CatchUp.answered", "headers", lambda: x.CatchUp().answered(200, 1, "")),
+        ("CatchUp.answered", "text", lambda: x.CatchUp().answered(200, {}, None)),
+        ("Recovery.handling", "receiver", lambda: recovery.handling(None, claims, "t")),
+        ("Recovery.handling", "claims", lambda: recovery.handling(rx, aclaims, "t")),
+        ("Recovery.handling", "token", lambda: recovery.handling(rx, claims, 1)),
+        ("Recovery.handling", "in_transaction", lambda: recovery.handling(rx, claims, "t", in_transaction=1)),
+        ("Recovery.handling_with_store_steps", "receiver", lambda: recovery.handling_with_store_steps(1, "t")),
+        ("Recovery.handling_with_store_steps", "token", lambda: recovery.handling_with_store_steps(rx, None)),
+        ("Recovery.handling_with_store_steps", "lease_ms", lambda: recovery.handling_with_store_steps(rx, "t", -1)),
+        ("Recovery.handling_with_store_steps", "window_ms", lambda: recovery.handling_with_store_steps(rx, "t", window_ms="x")),
+        ("Recovery.handling_with_store_steps", "in_transaction", lambda: recovery.handling_with_store_steps(rx, "t", in_transaction=None)),
+        ("Recovery.handled", "handling", lambda: recovery.handled(None)),
+        ("catch_up", "get", lambda: x.catch_up("http://api", rx, claims, ok_persist)),
+        ("catch_up", "receiver", lambda: x.catch_up(ok_get, None, claims, ok_persist)),
+        ("catch_up", "claims", lambda: x.catch_up(ok_get, rx, aclaims, ok_persist)),
+        ("catch_up", "persist", lambda: x.catch_up(ok_get, rx, claims, None)),
+        ("catch_up", "since", lambda: x.catch_up(ok_get, rx, claims, ok_persist, since=5)),
+        ("catch_up", "overlap_ms", lambda: x.catch_up(ok_get, rx, claims, ok_persist, overlap_ms="5")),
+        ("catch_up", "page_size", lambda: x.catch_up(ok_get, rx, claims, ok_persist, page_size=False)),
+        ("catch_up", "sleep", lambda: x.catch_up(ok_get, rx, claims, ok_persist, sleep=5)),
+        ("catch_up", "token", lambda: x.catch_up(ok_get, rx, claims, ok_persist, token=5)),
+        ("catch_up", "clock", lambda: x.catch_up(ok_get, rx, claims, ok_persist, clock=5)),
+        ("catch_up", "transaction", lambda: x.catch_up(ok_get, rx, claims, ok_persist, transaction=5)),
+        ("catch_up_async", "get", lambda: x.catch_up_async(None, rx, aclaims, ok_persist)),
+        ("catch_up_async", "receiver", lambda: x.catch_up_async(ok_get, 1, aclaims, ok_persist)),
+        ("catch_up_async", "claims", lambda: x.catch_up_async(ok_get, rx, claims, ok_persist)),
+        ("catch_up_async", "persist", lambda: x.catch_up_async(ok_get, rx, aclaims, "p")),
+        ("catch_up_async", "since", lambda: x.catch_up_async(ok_get, rx, aclaims, ok_persist, since=[])),
+        ("catch_up_async", "overlap_ms", lambda: x.catch_up_async(ok_get, rx, aclaims, ok_persist, overlap_ms=1.0)),
+        ("catch_up_async", "page_size", lambda: x.catch_up_async(ok_get, rx, aclaims, ok_persist, page_size="1")),
+        ("catch_up_async", "sleep", lambda: x.catch_up_async(ok_get, rx, aclaims, ok_persist, sleep="s")),
+        ("catch_up_async", "token", lambda: x.catch_up_async(ok_get, rx, aclaims, ok_persist, token=b"t")),
+        ("catch_up_async", "clock", lambda: x.catch_up_async(ok_get, rx, aclaims, ok_persist, clock="c")),
+        ("catch_up_async", "transaction", lambda: x.catch_up_async(ok_get, rx, aclaims, ok_persist, transaction=object())),
     ]
     for name, param, call in table:
         raises("%s(%s)" % (name, param), param, call)

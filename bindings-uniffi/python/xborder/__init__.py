@@ -1,5 +1,5 @@
 """xborder: the cross-border payments API core (Rust) for Python. Verify and receive webhook
-deliveries, claim event ids across instances, check account details as they are typed, build
+deliveries, recover the events an outage lost (``catch_up``), claim event ids across instances, check account details as they are typed, build
 beneficiary forms, validate and normalize their drafts, build list queries and walk every page.
 Every rule is the Rust core's; this package converts Python values to it and back, and checks
 every parameter's kind (a ``TypeError`` or ``ValueError`` naming it).
@@ -7,19 +7,23 @@ every parameter's kind (a ``TypeError`` or ``ValueError`` naming it).
 Modules by concern: ``xborder.webhooks`` (signatures, the envelope, ``Receiver``,
 ``handle_delivery``), ``xborder.claims``, ``xborder.events``, ``xborder.beneficiaries``,
 ``xborder.accounts`` (``check_account``), ``xborder.forms`` (``beneficiary_form``),
-``xborder.pagination``, ``xborder.errors``, and the claim stores ``xborder.redis`` (redis-py,
+``xborder.pagination``, ``xborder.api`` (``read_api_error``), ``xborder.catch_up``
+(``CatchUp``, ``catch_up``: events the provider dead-lettered), ``xborder.errors``, and the claim stores ``xborder.redis`` (redis-py,
 ``xborder[redis]``), ``xborder.postgres`` (psycopg 3, ``xborder[postgres]``) and
 ``xborder.sqlite`` (sqlite3). Everything but the stores is re-exported here.
 """
 
+from .api import ApiErrorInfo, Retry, read_api_error
 from .accounts import AccountCheck, AccountKind, AccountState, check_account
 from .beneficiaries import (AccountParams, BeneficiaryValidation, BeneficiaryValidator,
                             FieldSource, Issue, IssueCode, Reason, RequiredField,
                             normalize_beneficiary, required_fields, validate_beneficiary)
+from .catch_up import (CatchUp, CatchUpResult, ExternalEvent, Fetched, FetchedPage, FetchedWait,
+                       Recovery, Tally, catch_up, catch_up_async)
 from .claims import (DEFAULT_LEASE_MS, AsyncClaims, AsyncClaimStore, ClaimCompareAndSet,
                      ClaimDone, ClaimLoad, ClaimNeed, ClaimOutcome, ClaimReply, Claims,
                      ClaimStore, ClaimTask, StoreTime, claim_error_reply, claim_step_async)
-from .errors import (CatalogError, ClaimError, DocumentError, EnvelopeError, FormError,
+from .errors import (ApiError, CatalogError, CatchUpError, ClaimError, DocumentError, EnvelopeError, FormError,
                      JsonError, PaginationError, RegistrationError, SignatureError, StoreError,
                      XborderError)
 from .events import (Catalog, EventClassification, EventKind, RegistrationCheck, RejectedEvent,
@@ -57,7 +61,13 @@ __all__ = [
     "beneficiary_form", "FormField", "FormSource", "FormInput", "FormOption", "AccountLength",
     # pagination
     "list_query", "page_info", "PageWalker", "PageRequest", "PageInfo", "WalkStep", "Drift",
+    # api
+    "read_api_error", "ApiErrorInfo", "Retry",
+    # catch_up
+    "CatchUp", "Recovery", "ExternalEvent", "Fetched", "FetchedPage", "FetchedWait", "Tally",
+    "CatchUpResult", "catch_up", "catch_up_async",
     # errors
     "XborderError", "RegistrationError", "SignatureError", "EnvelopeError", "StoreError",
     "CatalogError", "ClaimError", "JsonError", "DocumentError", "FormError", "PaginationError",
+    "CatchUpError", "ApiError",
 ]

@@ -3,8 +3,9 @@
 for people, never to be parsed). Converted from the generated module's errors in one place
 (``_convert``)."""
 
-from typing import Any, Dict, List, NoReturn, Optional, Type
+from typing import Any, Dict, List, NoReturn, Optional, Type, Union
 
+from ._api_info import ApiErrorInfo, Retry, _api_info
 from ._event_kind import RejectedEvent, _rejected
 
 
@@ -87,10 +88,66 @@ class PaginationError(XborderError):
     (``field``: the parameter or filter key)."""
 
 
+class CatchUpError(XborderError):
+    """A catch-up cannot start: ``INVALID_SINCE`` (``field``: ``since``), ``INVALID_OVERLAP``
+    (``overlapMs``). Its page errors (``INVALID_PAGE_SIZE``, ``MALFORMED_RESPONSE``) are
+    ``PaginationError``s, the API's refusal an ``ApiError``."""
+
+
+class ApiError(XborderError):
+    """``API_ERROR``: the API answered a catch-up's page request with an error it does not ask
+    to retry (a 401, a 404), or the page's tries are spent. ``answer`` is the API's answer as
+    core read it (``ApiErrorInfo``); ``status``, ``api_code`` (the API's own code, e.g.
+    ``UNAUTHORIZED``), ``message``, ``details``, ``request_id``, ``retry`` and ``after_ms`` are
+    its fields."""
+
+    answer: ApiErrorInfo
+
+    def __init__(self, code: str, detail: str, answer: ApiErrorInfo) -> None:
+        super().__init__(code, detail)
+        self.answer = answer
+
+    @property
+    def status(self) -> int:
+        """The HTTP status the API answered."""
+        return self.answer.status
+
+    @property
+    def api_code(self) -> Optional[str]:
+        """The API's error code (``UNAUTHORIZED``), when it sent one."""
+        return self.answer.code
+
+    @property
+    def message(self) -> Optional[str]:
+        """The API's message, when it sent one."""
+        return self.answer.message
+
+    @property
+    def details(self) -> Optional[List[str]]:
+        """The strings of the API's ``details`` list."""
+        return self.answer.details
+
+    @property
+    def request_id(self) -> Union[str, int, None]:
+        """The API's ``requestId`` (a str or an int), for its support."""
+        return self.answer.request_id
+
+    @property
+    def retry(self) -> Retry:
+        """What a client may do (core's advice)."""
+        return self.answer.retry
+
+    @property
+    def after_ms(self) -> Optional[int]:
+        """With ``Retry.AFTER``: the delay the answer gave."""
+        return self.answer.after_ms
+
+
 _CLASSES: Dict[str, Type[XborderError]] = {
     "Registration": RegistrationError, "Signature": SignatureError, "Envelope": EnvelopeError,
     "Store": StoreError, "Catalog": CatalogError, "Claim": ClaimError, "Json": JsonError,
     "Document": DocumentError, "Form": FormError, "Pagination": PaginationError,
+    "CatchUp": CatchUpError, "Api": ApiError,
 }
 
 
@@ -101,6 +158,8 @@ def _convert(e: Any) -> XborderError:
     detail: str = getattr(e, "detail", "") or str(e)
     if cls is RegistrationError:
         return RegistrationError(code, detail, [_rejected(r) for r in e.rejected])
+    if cls is ApiError:
+        return ApiError(code, detail, _api_info(e.answer))
     return cls(code, detail, e.error_field())
 
 

@@ -753,13 +753,32 @@ def handle_delivery(receiver: Union[Receiver, str], claims: Union[Claims, ClaimS
     _sync_store(claims)
     _transaction(transaction, sync=True)
     in_tx = transaction is not None
-    store: Any = None
+    h, store = _sync_opened(
+        claims, lambda c: g.DeliveryHandling(rx._inner, c, raw, sig, tok, in_tx),
+        lambda lease, window: g.DeliveryHandling.with_store_steps(rx._inner, raw, sig, tok, lease,
+                                                                   window, in_tx))
+    return _drive_handling(h, store, persist, clock, transaction)
+
+
+def _sync_opened(claims: object, over_claims: Callable[[Any], Any],
+                 over_store: Callable[[int, Optional[int]], Any]) -> Any:
+    """A generated handling and the store its acts go to: ``over_claims(claims._inner)`` over
+    a ``Claims`` (no store: it answers inside each step), else ``over_store(lease, window)``
+    over the host's sync store (``claims`` itself, with its own lease and window)."""
     if isinstance(claims, Claims):
-        h = g.DeliveryHandling(rx._inner, claims._inner, raw, sig, tok, in_tx)
-    else:
-        store = claims
-        lease, window = _store_rules(store)
-        h = g.DeliveryHandling.with_store_steps(rx._inner, raw, sig, tok, lease, window, in_tx)
+        return over_claims(claims._inner), None
+    lease, window = _store_rules(claims)
+    return over_store(lease, window), claims
+
+
+def _drive_handling(h: Any, store: object, persist: Callable[[Envelope], object],
+                    clock: Optional[Callable[[], int]],
+                    transaction: Optional[Transaction]) -> DeliveryReply:
+    """The one sync driver of a generated handling (a delivery's, or a recovered event's: the
+    catch-up's): its acts until the answer, the claim steps at ``clock()``, the store acts
+    answered by ``store``, the host's ``persist`` (and ``transaction``). Every decision is the
+    handling's (core's)."""
+    in_tx = transaction is not None
     d = _Driver(h, store, transaction)
     try:
         act = h.next()
@@ -830,6 +849,16 @@ async def handle_delivery_async(receiver: Union[Receiver, str],
     _transaction(transaction, sync=False)
     in_tx = transaction is not None
     h = g.DeliveryHandling.with_store_steps(rx._inner, raw, sig, tok, lease, window, in_tx)
+    return await _drive_handling_async(h, store, persist, clock, transaction)
+
+
+async def _drive_handling_async(h: Any, store: object,
+                                persist: Callable[[Envelope], Union[Awaitable[object], object]],
+                                clock: Optional[Callable[[], int]],
+                                transaction: Optional[AsyncTransaction]) -> DeliveryReply:
+    """``_drive_handling`` for asyncio: the store's calls, ``persist`` and the
+    ``transaction``'s are awaited."""
+    in_tx = transaction is not None
     d = _Driver(h, store)
     tx: Any = transaction
     try:

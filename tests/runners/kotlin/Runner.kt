@@ -237,6 +237,50 @@ fun walk(i: JsonObject): JsonObject {
     }
 }
 
+/** Contract v4: an error answer through ApiErrors (a string body is the response text, anything
+ *  else the parsed body, as JSON text). */
+fun apiError(i: JsonObject): JsonObject {
+    val headers = i.get("headers")?.takeUnless { it.isJsonNull }?.asJsonObject?.entrySet()
+        ?.associate { (k, v) -> k to v.asString } ?: emptyMap()
+    val body = i.get("body")?.takeUnless { it.isJsonNull }
+    val method = i.str("method")!!
+    val status = i.get("status").asInt
+    val e = when {
+        body == null -> ApiErrors.readApiError(method, status, headers)
+        body.isJsonPrimitive && body.asJsonPrimitive.isString -> ApiErrors.readApiErrorText(method, status, body.asString, headers)
+        else -> ApiErrors.readApiError(method, status, headers, json(body))
+    }
+    val requestId: Any? = when (val r = e.requestId) {
+        is RequestId.Text -> r.value
+        is RequestId.Integer -> r.value
+        null -> null
+    }
+    return obj("code" to e.code, "message" to e.message, "details" to e.details, "requestId" to requestId,
+        "retry" to e.retry.toString(), "afterMs" to e.afterMs)
+}
+
+/** Contract v4: the public CatchUp fed the vector's pages as `pagination.walk` feeds a PageWalker:
+ *  its events (oldest first), checkpoint and the set of drift codes. */
+fun catchUpOp(i: JsonObject): JsonObject {
+    fun long(key: String) = i.get(key)?.takeUnless { it.isJsonNull }?.asLong
+    val walk = try { CatchUp(i.str("since"), long("overlapMs"), long("pageSize")) } catch (e: XborderException) { return err(e) }
+    walk.use { c ->
+        val pages = i.getAsJsonArray("pages").iterator()
+        val queries = mutableListOf<String>()
+        var done = false
+        while (true) {
+            val query = c.nextQuery()
+            if (query == null) { done = true; break }
+            if (!pages.hasNext()) break
+            try { c.feed(json(pages.next())) } catch (e: XborderException) { return err(e) }
+            queries += query
+        }
+        val events = c.events().map { obj("id" to it.id, "event" to it.event, "entityId" to it.entityId, "entityType" to it.entityType) }
+        val drifts = c.drifts().map { it.code }.toSortedSet().toList()
+        return obj("queries" to queries, "events" to events, "checkpoint" to c.checkpoint(), "done" to done, "drifts" to drifts)
+    }
+}
+
 /** The runner's own claims store, in Kotlin: entry texts in a map, compare-and-set under a lock. */
 class MapStore : ClaimStore {
     private val map = HashMap<String, String>()
@@ -399,6 +443,8 @@ val ops: Map<String, (JsonObject) -> JsonObject> = mapOf(
     "account.check" to ::accountCheck,
     "beneficiary.form" to ::form,
     "beneficiary.normalize" to ::normalize,
+    "api.error" to ::apiError,
+    "events.catch_up" to ::catchUpOp,
 )
 
 /** Ops FORMAT.md defines that this runner does not implement yet: counted as skipped. */

@@ -16,6 +16,7 @@ xb_tools kotlin '-x "${XBORDER_KOTLINC:-}"'
 DIST=$ROOT/bindings-uniffi/dist
 xb_uniffi "$DIST/kotlin/dev/xborder/ffi/xborder.kt"
 xb_vector_dirs
+xb_vector_file_api # contract v4's api.json: api.error and events.catch_up (issue 34)
 
 mapfile -t sources < <(bash "$ROOT/bindings-uniffi/kotlin/sources.sh")
 jar=$(bash "$HERE/compile.sh" conformance-kotlin "${sources[@]}" "$HERE/Runner.kt" | tail -1)

@@ -13,6 +13,7 @@ xb_tools python '-n "${XBORDER_PYTHON:-}"'
 DIST=$ROOT/bindings-uniffi/dist
 xb_uniffi "$DIST/python/wheel/INPUTS"
 xb_vector_dirs
+xb_vector_file_api # contract v4's api.json: api.error and events.catch_up (issue 34)
 
 if [ "${XBORDER_PYTHON_FROM:-wheel}" = dist ]; then
   echo "python: $(${XBORDER_PYTHON:-python3} --version 2>&1), package $DIST/python/xborder"

@@ -3,7 +3,7 @@ layer over uniffi's generated module), through its public API only; run.sh runs 
 installed wheel, or against bindings-uniffi/dist/python.
 
 Feeds every vector of every folder in XBORDER_VECTOR_DIRS, and of each file in
-XBORDER_VECTOR_FILES (contract v4's accounts.json and forms.json), to the module's public API and
+XBORDER_VECTOR_FILES (contract v4's accounts.json, forms.json and api.json), to the module's public API and
 compares per tests/runners/CONTRACT.md (FORMAT.md's v4 matching rules).
 """
 import asyncio
@@ -409,6 +409,44 @@ def op_handle(inp):
     return results["memory"]
 
 
+def op_api_error(inp):
+    """Contract v4: an error answer through read_api_error (a str body is the response text,
+    anything else the parsed body)."""
+    e = x.read_api_error(inp["method"], inp["status"], inp.get("headers"), inp.get("body"))
+    return {"code": e.code, "message": e.message, "details": e.details,
+            "requestId": e.request_id, "retry": str(e.retry), "afterMs": e.after_ms}
+
+
+def op_catch_up(inp):
+    """Contract v4: the public CatchUp fed the vector's pages as `pagination.walk` feeds a
+    PageWalker; its events (oldest first), checkpoint and the set of drift codes."""
+    try:
+        walk = x.CatchUp(inp.get("since"), inp.get("overlapMs"), inp.get("pageSize"))
+    except x.XborderError as e:
+        return err(e)
+    queries = []
+    pages = iter(inp["pages"])
+    while True:
+        query = walk.next_query()
+        if query is None:
+            done = True
+            break
+        page = next(pages, _NO_PAGE)
+        if page is _NO_PAGE:
+            done = False
+            break
+        try:
+            walk.feed(dumps(page))
+        except x.XborderError as e:
+            return err(e)
+        queries.append(query)
+    events = [{"id": e.id, "event": e.event, "entityId": e.entity_id, "entityType": e.entity_type}
+              for e in walk.events()]
+    drifts = sorted({d.code for d in walk.drifts()})
+    return {"queries": queries, "events": events, "checkpoint": walk.checkpoint(), "done": done,
+            "drifts": drifts}
+
+
 OPS = {
     "event.classify": op_classify,
     "event.check_registration": op_check_registration,
@@ -426,6 +464,8 @@ OPS = {
     "account.check": op_account_check,
     "beneficiary.form": op_form,
     "beneficiary.normalize": op_normalize,
+    "api.error": op_api_error,
+    "events.catch_up": op_catch_up,
 }
 
 # Ops FORMAT.md defines that this runner does not implement yet: counted as skipped.

@@ -243,6 +243,51 @@ func walkOp(_ i: Obj) throws -> Obj {
     return ["queries": queries, "records": records, "done": done, "drifts": drifts]
 }
 
+/// Contract v4: an error answer through readApiError (a string body is the response text, read by
+/// readApiErrorText; anything else the parsed body, as JSON text).
+func apiErrorOp(_ i: Obj) throws -> Obj {
+    let headers = ((i["headers"] as? Obj) ?? [:]).sorted { $0.key < $1.key }
+        .map { HttpHeader(name: $0.key, value: $0.value as! String) }
+    let method = str(i, "method")!
+    let status = UInt16((i["status"] as! NSNumber).intValue)
+    let e: ApiErrorInfo
+    switch i["body"] {
+    case nil, is NSNull: e = try readApiError(method: method, status: status, headers: headers)
+    case let text as String: e = readApiErrorText(method: method, status: status, text: text, headers: headers)
+    case let body?: e = try readApiError(method: method, status: status, headers: headers, bodyJson: jsonText(body))
+    }
+    var requestId: Any = NSNull()
+    switch e.requestId {
+    case let .text(value)?: requestId = value
+    case let .integer(value)?: requestId = NSNumber(value: value)
+    case nil: break
+    }
+    return ["code": e.code ?? NSNull(), "message": e.message ?? NSNull(), "details": e.details ?? NSNull(),
+            "requestId": requestId, "retry": "\(e.retry)", "afterMs": e.afterMs.map(num) ?? NSNull()]
+}
+
+/// Contract v4: the public CatchUp fed the vector's pages as `pagination.walk` feeds a PageWalker:
+/// its events (oldest first), checkpoint and the set of drift codes.
+func catchUpOp(_ i: Obj) throws -> Obj {
+    let walk: CatchUp
+    do {
+        walk = try CatchUp(since: str(i, "since"), overlapMs: (i["overlapMs"] as? NSNumber)?.int64Value,
+                           pageSize: (i["pageSize"] as? NSNumber)?.int64Value)
+    } catch let e as XborderError { return fail(e) }
+    var pages = (i["pages"] as! [Any]).makeIterator()
+    var queries: [String] = []
+    var done = false
+    while true {
+        guard let query = walk.nextQuery() else { done = true; break }
+        guard let page = pages.next() else { break }
+        do { _ = try walk.feed(pageJson: jsonText(page)) } catch let e as XborderError { return fail(e) }
+        queries.append(query)
+    }
+    let events: [Any] = walk.events().map { ["id": $0.id, "event": $0.event, "entityId": $0.entityId, "entityType": $0.entityType] }
+    let drifts = Array(Set(walk.drifts().map { $0.code })).sorted()
+    return ["queries": queries, "events": events, "checkpoint": walk.checkpoint() ?? NSNull(), "done": done, "drifts": drifts]
+}
+
 /// The runner's own claims store, in Swift: entry texts in a dictionary, compare-and-set under a lock.
 final class DictStore: ClaimStore, @unchecked Sendable {
     private let lock = NSLock()
@@ -435,6 +480,8 @@ let ops: [String: (Obj) throws -> Obj] = [
     "pagination.walk": walkOp,
     "delivery.claims": claimsOp,
     "delivery.handle": handleOp,
+    "api.error": apiErrorOp,
+    "events.catch_up": catchUpOp,
 ]
 
 /// How the values of a key compare: (v4) `issues` paired one to one with the actual issues

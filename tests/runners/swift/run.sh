@@ -16,6 +16,7 @@ xb_tools swift '-f "${XBORDER_SWIFT_ROOT:-/nonexistent}/.xborder-ready"'
 DIST=$ROOT/bindings-uniffi/dist
 xb_uniffi "$DIST/swift/Xborder.swift"
 xb_vector_dirs
+xb_vector_file_api # contract v4's api.json: api.error and events.catch_up (issue 34)
 
 # The work folder is bind-mounted into the root: sources, library and vectors are copied in.
 WORK=${CARGO_TARGET_DIR:-$ROOT/target}/swift-runner

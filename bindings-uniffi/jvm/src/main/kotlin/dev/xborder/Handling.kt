@@ -5,11 +5,13 @@
 
 package dev.xborder
 
+import dev.xborder.internal.Inner
 import dev.xborder.internal.act
 import dev.xborder.internal.call
 import dev.xborder.internal.deliveryAnswer
 import dev.xborder.internal.handlingStep
 import dev.xborder.internal.openHandling
+import dev.xborder.internal.openRecovered
 import dev.xborder.internal.u64
 import java.util.UUID
 import kotlin.coroutines.Continuation
@@ -204,7 +206,21 @@ class DeliveryHandling : AutoCloseable {
      *  (unique per request: a UUID); [inTransaction] as the class says. */
     @JvmOverloads
     constructor(receiver: Receiver, claims: Claims, body: ByteArray, signature: String?, token: String, inTransaction: Boolean = false) {
-        inner = openHandling(receiver, claims, body, signature, token, null, null, inTransaction)
+        inner = Inner.register(this, openHandling(receiver, claims, body, signature, token, null, null, inTransaction))
+        this.inTransaction = inTransaction
+    }
+
+    /** The handling of [recovery]'s next event (core's decision for the recovered event), over
+     *  [claims] or, null, the host's own store ([leaseMs], [windowMs]): [Recovery.handling]. */
+    internal constructor(
+        recovery: Recovery, receiver: Receiver, claims: Claims?, token: String,
+        leaseMs: Long?, windowMs: Long?, inTransaction: Boolean,
+    ) {
+        inner = Inner.register(
+            this,
+            openRecovered(recovery, receiver, claims, token, leaseMs, windowMs, inTransaction)
+                ?: throw IllegalStateException("every event of this recovery was handled"),
+        )
         this.inTransaction = inTransaction
     }
 
@@ -214,7 +230,7 @@ class DeliveryHandling : AutoCloseable {
         receiver: Receiver, body: ByteArray, signature: String?, token: String,
         leaseMs: Long? = null, windowMs: Long? = null, inTransaction: Boolean = false,
     ) {
-        inner = openHandling(receiver, null, body, signature, token, leaseMs, windowMs, inTransaction)
+        inner = Inner.register(this, openHandling(receiver, null, body, signature, token, leaseMs, windowMs, inTransaction))
         this.inTransaction = inTransaction
     }
 

@@ -20,4 +20,7 @@ class XborderException @JvmOverloads constructor(
     val detail: String,
     /** `VALIDATION_FAILED` from createWebhookBody: the names refused; otherwise empty. */
     val rejected: List<RejectedEvent> = emptyList(),
+    /** `API_ERROR` (a catch-up's page the API refused): the API's answer as core read it (its
+     *  status, code, message, request id, retry); otherwise null. */
+    val api: ApiErrorInfo? = null,
 ) : RuntimeException((if (field == null) code else "$code ($field)") + ": " + detail.removePrefix("$code: "))

@@ -433,7 +433,8 @@ class JavaApiTest {
             Map.entry(AccountState.class, dev.xborder.ffi.AccountState.class),
             Map.entry(Reason.class, dev.xborder.ffi.Reason.class),
             Map.entry(FormSource.class, dev.xborder.ffi.FormSource.class),
-            Map.entry(FormInput.class, dev.xborder.ffi.FormInput.class));
+            Map.entry(FormInput.class, dev.xborder.ffi.FormInput.class),
+            Map.entry(Retry.class, dev.xborder.ffi.Retry.class));
         pairs.forEach((mine, generated) -> assertEquals(
             Arrays.stream(generated.getEnumConstants()).map(c -> ((Enum<?>) c).name()).collect(Collectors.toList()),
             Arrays.stream(mine.getEnumConstants()).map(c -> ((Enum<?>) c).name()).collect(Collectors.toList()),

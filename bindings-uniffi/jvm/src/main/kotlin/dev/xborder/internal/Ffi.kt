@@ -5,6 +5,11 @@
 package dev.xborder.internal
 
 import dev.xborder.AccountCheck
+import dev.xborder.ApiErrorInfo
+import dev.xborder.ExternalEvent
+import dev.xborder.Fetched
+import dev.xborder.RequestId
+import dev.xborder.Retry
 import dev.xborder.AccountKind
 import dev.xborder.AccountLength
 import dev.xborder.AccountParams
@@ -51,6 +56,11 @@ internal fun u64(name: String, value: Long): ULong {
 
 internal fun u64(name: String, value: Long?): ULong? = value?.let { u64(name, it) }
 
+internal fun u16(name: String, value: Int): UShort {
+    require(value in 0..UShort.MAX_VALUE.toInt()) { "$name must be a number from 0 to ${UShort.MAX_VALUE}, got $value" }
+    return value.toUShort()
+}
+
 internal fun u32(name: String, value: Long): UInt {
     require(value in 0..UInt.MAX_VALUE.toLong()) { "$name must be a number from 0 to ${UInt.MAX_VALUE}, got $value" }
     return value.toUInt()
@@ -90,6 +100,8 @@ internal fun exception(e: FfiException): XborderException = when (e) {
     is FfiException.Document -> XborderException(e.code, null, e.detail)
     is FfiException.Form -> XborderException(e.code, e.field, e.detail)
     is FfiException.Pagination -> XborderException(e.code, e.field, e.detail)
+    is FfiException.CatchUp -> XborderException(e.code, e.field, e.detail)
+    is FfiException.Api -> XborderException(e.code, null, e.detail, api = apiErrorInfo(e.answer))
 }
 
 /** Runs one generated call; its XborderException comes out as dev.xborder.XborderException. */
@@ -111,6 +123,7 @@ internal fun accountState(v: dev.xborder.ffi.AccountState): AccountState = Accou
 internal fun reason(v: dev.xborder.ffi.Reason): Reason = Reason.valueOf(v.name)
 internal fun formSource(v: dev.xborder.ffi.FormSource): FormSource = FormSource.valueOf(v.name)
 internal fun formInput(v: dev.xborder.ffi.FormInput): FormInput = FormInput.valueOf(v.name)
+internal fun retry(v: dev.xborder.ffi.Retry): Retry = Retry.valueOf(v.name)
 
 internal fun ffi(v: Action) = dev.xborder.ffi.Action.valueOf(v.name)
 internal fun ffi(v: EventKind) = dev.xborder.ffi.EventKind.valueOf(v.name)
@@ -122,6 +135,7 @@ internal fun ffi(v: AccountState) = dev.xborder.ffi.AccountState.valueOf(v.name)
 internal fun ffi(v: Reason) = dev.xborder.ffi.Reason.valueOf(v.name)
 internal fun ffi(v: FormSource) = dev.xborder.ffi.FormSource.valueOf(v.name)
 internal fun ffi(v: FormInput) = dev.xborder.ffi.FormInput.valueOf(v.name)
+internal fun ffi(v: Retry) = dev.xborder.ffi.Retry.valueOf(v.name)
 
 // Records. -----------------------------------------------------------------------------------------
 
@@ -221,6 +235,10 @@ internal object Inner {
     }
 
     fun receiver(outer: dev.xborder.Receiver): dev.xborder.ffi.Receiver = map[outer] as dev.xborder.ffi.Receiver
+    fun catchUp(outer: dev.xborder.CatchUp): dev.xborder.ffi.CatchUp = map[outer] as dev.xborder.ffi.CatchUp
+    fun recovery(outer: dev.xborder.Recovery): dev.xborder.ffi.Recovery = map[outer] as dev.xborder.ffi.Recovery
+    fun handling(outer: dev.xborder.DeliveryHandling): dev.xborder.ffi.DeliveryHandling =
+        map[outer] as dev.xborder.ffi.DeliveryHandling
     fun claims(outer: dev.xborder.Claims): dev.xborder.ffi.Claims = map[outer] as dev.xborder.ffi.Claims
 }
 
@@ -238,6 +256,46 @@ internal fun openHandling(
             else -> dev.xborder.ffi.DeliveryHandling.withStoreSteps(rx, body, signature, token, windowMs = window, inTransaction = inTransaction)
         }
     }
+}
+
+/** The handling of [recovery]'s next event, over [claims] or (null) the host's store; null when
+ *  every event was handled. */
+internal fun openRecovered(
+    recovery: dev.xborder.Recovery, receiver: dev.xborder.Receiver, claims: dev.xborder.Claims?, token: String,
+    leaseMs: Long?, windowMs: Long?, inTransaction: Boolean,
+): dev.xborder.ffi.DeliveryHandling? {
+    val lease = u64("leaseMs", leaseMs)
+    val window = u64("windowMs", windowMs)
+    val r = Inner.recovery(recovery)
+    val rx = Inner.receiver(receiver)
+    return call {
+        when {
+            claims != null -> r.handling(rx, Inner.claims(claims), token, inTransaction)
+            lease != null -> r.handlingWithStoreSteps(rx, token, lease, window, inTransaction)
+            else -> r.handlingWithStoreSteps(rx, token, windowMs = window, inTransaction = inTransaction)
+        }
+    }
+}
+
+// The API's error answers and the catch-up. ---------------------------------------------------------
+
+internal fun httpHeaders(headers: Map<String, String>) = headers.map { (k, v) -> dev.xborder.ffi.HttpHeader(k, v) }
+
+internal fun requestId(v: dev.xborder.ffi.RequestId): RequestId = when (v) {
+    is dev.xborder.ffi.RequestId.Text -> RequestId.Text(v.value)
+    is dev.xborder.ffi.RequestId.Integer -> RequestId.Integer(v.value)
+}
+
+internal fun apiErrorInfo(v: dev.xborder.ffi.ApiErrorInfo) = ApiErrorInfo(
+    v.status.toInt(), v.code, v.message, v.details, v.requestId?.let(::requestId), retry(v.retry), long("afterMs", v.afterMs),
+)
+
+internal fun externalEvent(v: dev.xborder.ffi.ExternalEvent) =
+    ExternalEvent(v.id, v.event, v.entityId, v.entityType, v.createdAt, v.dataJson)
+
+internal fun fetched(v: dev.xborder.ffi.Fetched): Fetched = when (v) {
+    is dev.xborder.ffi.Fetched.Page -> Fetched.Page(v.drifts.map(::drift))
+    is dev.xborder.ffi.Fetched.Wait -> Fetched.Wait(long("ms", v.ms))
 }
 
 // Catalog -> Receiver. ------------------------------------------------------------------------------
