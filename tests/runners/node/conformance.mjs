@@ -46,6 +46,24 @@ const OPS = [
 /** Ops FORMAT.md defines that this runner does not implement yet: counted as skipped. */
 const NOT_YET = [];
 
+/**
+ * FORMAT.md's loop over a walker (a PageWalker, a CatchUp): ask for the next query (none: done);
+ * no page left: not done; feed the next page (an error: thrown) and note the query; `onStep`
+ * gets what each feed gave.
+ */
+function feedPages(walker, pages, onStep) {
+  const queries = [];
+  let fed = 0;
+  for (;;) {
+    const query = walker.nextQuery();
+    if (query === null) return { queries, done: true };
+    if (fed === pages.length) return { queries, done: false };
+    const step = walker.feed(pages[fed++]);
+    queries.push(query);
+    onStep(step);
+  }
+}
+
 /** `body` as given, or `bodyBase64` as bytes (Uint8Array). */
 function body(input) {
   if (typeof input.bodyBase64 === 'string') {
@@ -260,26 +278,12 @@ const handlers = {
     attempt(xb, () => {
       const walker = new xb.PageWalker(i.request);
       try {
-        const queries = [];
         const records = [];
         const drifts = [];
-        let fed = 0;
-        let done;
-        for (;;) {
-          const query = walker.nextQuery();
-          if (query === null) {
-            done = true;
-            break;
-          }
-          if (fed === i.pages.length) {
-            done = false;
-            break;
-          }
-          const step = walker.feed(i.pages[fed++]);
-          queries.push(query);
+        const { queries, done } = feedPages(walker, i.pages, (step) => {
           for (const r of step.records) records.push(idOf(r));
           for (const d of step.drifts) drifts.push(d.code);
-        }
+        });
         return { queries, records, done, drifts };
       } finally {
         walker.free();
@@ -298,22 +302,7 @@ const handlers = {
     attempt(xb, () => {
       const walk = new xb.CatchUp({ since: i.since, overlapMs: i.overlapMs, pageSize: i.pageSize });
       try {
-        const queries = [];
-        let fed = 0;
-        let done;
-        for (;;) {
-          const query = walk.nextQuery();
-          if (query === null) {
-            done = true;
-            break;
-          }
-          if (fed === i.pages.length) {
-            done = false;
-            break;
-          }
-          walk.feed(i.pages[fed++]);
-          queries.push(query);
-        }
+        const { queries, done } = feedPages(walk, i.pages, () => {});
         const events = walk.events().map((e) => ({ id: e.id, event: e.event, entityId: e.entityId, entityType: e.entityType }));
         const drifts = [...new Set(walk.drifts().map((d) => d.code))].sort();
         return { queries, events, checkpoint: walk.checkpoint(), done, drifts };

@@ -221,28 +221,37 @@ def op_walk(inp):
         walker = x.PageWalker(dumps({} if request is None else request))
     except x.XborderError as e:
         return err(e)
-    queries, records, drifts = [], [], []
-    pages = iter(inp["pages"])
-    while True:
-        query = walker.next_query()
-        if query is None:
-            done = True
-            break
-        page = next(pages, _NO_PAGE)
-        if page is _NO_PAGE:
-            done = False
-            break
-        try:
-            step = walker.feed(dumps(page))
-        except x.XborderError as e:
-            return err(e)
-        queries.append(query)
-        records += [r.get("id") if isinstance(r, dict) else None for r in step.records]
-        drifts += [d.code for d in step.drifts]
+    records, drifts = [], []
+
+    def passed_on(fed):
+        records.extend(r.get("id") if isinstance(r, dict) else None for r in fed.records)
+        drifts.extend(d.code for d in fed.drifts)
+
+    try:
+        queries, done = feed_pages(walker, inp["pages"], passed_on)
+    except x.XborderError as e:
+        return err(e)
     return {"queries": queries, "records": records, "done": done, "drifts": drifts}
 
 
 _NO_PAGE = object()
+
+
+def feed_pages(walker, pages, on_step):
+    """FORMAT.md's loop over a walker (a PageWalker, a CatchUp): ask for the next query (none:
+    done), feed the next page (none left: not done; an error raised), note the query;
+    ``on_step`` gets what each feed gave. Returns (queries, done)."""
+    queries = []
+    pages = iter(pages)
+    while True:
+        query = walker.next_query()
+        if query is None:
+            return queries, True
+        page = next(pages, _NO_PAGE)
+        if page is _NO_PAGE:
+            return queries, False
+        on_step(walker.feed(dumps(page)))
+        queries.append(query)
 
 
 class DictStore(x.ClaimStore):
@@ -424,22 +433,10 @@ def op_catch_up(inp):
         walk = x.CatchUp(inp.get("since"), inp.get("overlapMs"), inp.get("pageSize"))
     except x.XborderError as e:
         return err(e)
-    queries = []
-    pages = iter(inp["pages"])
-    while True:
-        query = walk.next_query()
-        if query is None:
-            done = True
-            break
-        page = next(pages, _NO_PAGE)
-        if page is _NO_PAGE:
-            done = False
-            break
-        try:
-            walk.feed(dumps(page))
-        except x.XborderError as e:
-            return err(e)
-        queries.append(query)
+    try:
+        queries, done = feed_pages(walk, inp["pages"], lambda _: None)
+    except x.XborderError as e:
+        return err(e)
     events = [{"id": e.id, "event": e.event, "entityId": e.entity_id, "entityType": e.entity_type}
               for e in walk.events()]
     drifts = sorted({d.code for d in walk.drifts()})
