@@ -11,6 +11,7 @@ behind a load balancer sharing Redis. The same flow and flags as the Rust and No
       [--idle-timeout-ms 75000] [--max-connections 512] [--pool-idle-ms 10000]
       [--clock-sync-ms 5000] [--clock-skew-ms 0] [--grace-ms 10000] [--drain-ms 1000]
       [--persist-delay-ms 0]
+      [--catch-up http://HOST:PORT [--catch-up-every-ms 60000] [--checkpoint PATH]]
 
 Each delivery is ``xborder.handle_delivery`` (core's one flow: the order and every status and
 ``Retry-After`` are core's; this file persists and counts):
@@ -103,6 +104,8 @@ import struct
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import xborder
@@ -114,6 +117,9 @@ INSERT_EVENT = ("INSERT INTO xborder_events (id, event, instance, token, claimed
 CLOCK_SQL = "SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint"
 
 # How often a connection waiting for a request looks at whether the server is draining.
+# The most a page of the catch-up may hold: a page of 100 records is far below it; a peer that
+# sends more is refused, not buffered.
+MAX_PAGE_BYTES = 16 << 20
 SLICE_S = 0.25
 # How long a refused connection is kept to read (and discard) what its client still sends, so
 # that the client reads the answer instead of a reset.
@@ -170,7 +176,18 @@ def parse_args(argv):
                         "they are closed (default 1000, at most --grace-ms)")
     p.add_argument("--persist-delay-ms", type=int, default=0,
                    help="wait N ms before persisting (to show requests in flight)")
+    p.add_argument("--catch-up", help="the provider's API (http://HOST:PORT[/prefix]): the "
+                   "events it dead-lettered recovered from GET /v1/external-events, at start "
+                   "and every --catch-up-every-ms")
+    p.add_argument("--catch-up-every-ms", type=int, default=60_000)
+    p.add_argument("--checkpoint", help="the file that keeps the catch-up's checkpoint")
     o = p.parse_args(argv)
+    if o.catch_up is not None and not re.fullmatch(r"http://[^/]+:\d+(/.*)?", o.catch_up):
+        p.error(f"--catch-up {o.catch_up}: http://HOST:PORT[/prefix] only")
+    if o.catch_up is None and o.checkpoint is not None:
+        p.error("--checkpoint goes with --catch-up")
+    if o.catch_up_every_ms < 1:
+        p.error("--catch-up-every-ms must be at least 1")
     if (o.postgres or o.sqlite) and o.records:
         p.error("--records is for --redis and the memory store: with --postgres or --sqlite the "
                 "events table is the record")
@@ -582,7 +599,8 @@ class App:
                           store_errors=0, stale=0, again=0, body_too_large=0, body_timeout=0,
                           closed_header_timeout=0, closed_idle_timeout=0, refused_connections=0,
                           bad_requests=0, completions_retried=0, completions_recovered=0,
-                          completions_retry_stale=0, completions_retry_given_up=0, completions_retry_dropped=0)
+                          completions_retry_stale=0, completions_retry_given_up=0, completions_retry_dropped=0,
+                          recovered=0, catch_ups=0, catch_ups_failed=0, catch_up_unhandled=0)
         # Connections being served, requests in flight (from the first byte of the head to the
         # answer), and the drain after SIGTERM.
         self.connections = 0
@@ -758,6 +776,76 @@ class App:
         d["completions_retry_pending"] = self.completer.pending()
         d["clock_offset_ms"] = self.clock.offset_ms
         return d
+
+    def catch_up_once(self):
+        """One catch-up (--catch-up): ``xborder.catch_up`` walks the provider's GET
+        /v1/external-events down to the checkpoint (core decides each page, wait and retry),
+        and hands each event found, oldest first, to the same handling as a delivery (these
+        claims, this persist; SQL: the row and the completion in one transaction); the
+        checkpoint it returns is written whole (a file beside it, renamed over it)."""
+        since = None
+        if self.o.checkpoint and os.path.exists(self.o.checkpoint):
+            with open(self.o.checkpoint, encoding="utf-8") as f:
+                since = f.read().strip() or None
+        base = self.o.catch_up.rstrip("/")
+        req = None if self.sql is None else SqlRequest(self.sql)
+        written = []
+
+        def get(path):
+            try:
+                with urllib.request.urlopen(base + path, timeout=10) as r:
+                    status, headers, data = r.status, list(r.headers.items()), r.read(
+                        MAX_PAGE_BYTES + 1)
+            except urllib.error.HTTPError as e:
+                status, headers, data = e.code, list(e.headers.items()), e.read(
+                    MAX_PAGE_BYTES + 1)
+            if len(data) > MAX_PAGE_BYTES:
+                raise RuntimeError(f"GET {path}: a page is read up to {MAX_PAGE_BYTES} bytes")
+            return status, headers, data.decode("utf-8", "replace")
+
+        def persist(env):
+            token = f"{self.token()}-catch-up"
+            if req is not None:
+                written.append(self.persist_sql(req, env, token, self.clock.now()))
+            else:
+                self.persist(env, token, self.clock.now())
+
+        kw = dict(since=since, token=f"{self.token()}-catch-up", clock=self.clock.now)
+        if req is None:
+            result = xborder.catch_up(get, self.receiver, self.claims, persist, **kw)
+        else:
+            result = xborder.catch_up(get, self.receiver, req, persist, transaction=req, **kw)
+        if self.o.persist:
+            for line in written:
+                self.append_line(line)
+        if self.o.checkpoint and result.checkpoint is not None:
+            tmp = self.o.checkpoint + ".tmp"
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(result.checkpoint)
+            os.replace(tmp, self.o.checkpoint)
+        with self.lock:
+            self.stats["recovered"] += result.processed
+            self.stats["catch_up_unhandled"] += result.failed
+        for d in result.drifts:
+            log(f"receiver-python {self.o.instance}: catch-up: {d.code}")
+        for e in result.persist_errors:
+            log(f"receiver-python {self.o.instance}: catch-up: persist: {e}")
+        log(f"receiver-python {self.o.instance}: catch-up: {result.found} events found since "
+            f"{since or 'the start'} ({result.processed} processed, {result.skipped} already "
+            f"handled or ignored, {result.rejected} rejected, {result.failed} not handled); "
+            f"checkpoint {result.checkpoint or 'none'}")
+
+    def catch_up_loop(self):
+        """The catch-up at start, then every --catch-up-every-ms, until the drain."""
+        while not self.draining:
+            try:
+                self.catch_up_once()
+                self.count("catch_ups")
+            except Exception as e:  # the API, the store, the checkpoint file: logged, counted
+                self.count("catch_ups_failed")
+                log(f"receiver-python {self.o.instance}: catch-up failed: "
+                    f"{getattr(e, 'code', '')} {e}")
+            time.sleep(self.o.catch_up_every_ms / 1000)
 
     def upkeep(self):
         """The clock's offset every --clock-sync-ms; idle pooled connections closed."""
@@ -1284,6 +1372,8 @@ def main(argv=None):
     app.lingerer = Lingerer(o.max_body_bytes)
     app.clock.sync()
     threading.Thread(target=app.upkeep, name="upkeep", daemon=True).start()
+    if o.catch_up:
+        threading.Thread(target=app.catch_up_loop, name="catch-up", daemon=True).start()
     server = Server((host, int(port)), handler(app), app)
     h, p = server.server_address[:2]
 

@@ -19,6 +19,8 @@ fi
 [ -f "$ROOT/bindings-uniffi/dist/python/_xborder_ffi/xborder.py" ] || bash "$ROOT/bindings-uniffi/build.sh"
 PYTHONPATH=$ROOT/bindings-uniffi/dist/python:$HERE "$VENV/bin/python" "$HERE/test_redis.py"
 # --sqlite and --postgres: the event's row and complete in one transaction.
+# The simulator's GET /v1/external-events, for server.py --catch-up (test_sql.py).
+(cd "$ROOT" && cargo build -q -p xborder-simulator)
 PYTHONPATH=$ROOT/bindings-uniffi/dist/python:$HERE "$VENV/bin/python" "$HERE/test_sql.py"
 # Hostile clients and hung stores (issue 30): body limits and deadlines, the connection cap,
 # Redis and PostgreSQL SIGSTOPped (a completion cut by the stop, retried), the store's clock,

@@ -6,7 +6,9 @@ instances sharing the store, signed deliveries processed once (the event's row i
 fails (PostgreSQL: a deferred constraint failing the commit: 500, the claim released; SQLite:
 the completion refused inside the transaction: 503 STORE_UNAVAILABLE, the claim left to its
 lease) leaves neither the row nor the completion, and the retry processes the event once; PostgreSQL stopped: 503 ``STORE_UNAVAILABLE`` with
-Retry-After. Run by examples/receiver-python/test.sh."""
+Retry-After; ``--catch-up`` on SQLite against the simulator's GET /v1/external-events (events
+dead-lettered recovered once each, one delivered before a duplicate, the checkpoint kept). Run by
+examples/receiver-python/test.sh."""
 
 import json
 import os
@@ -151,6 +153,68 @@ def scenario(name, store_args, query, refuse, allow, work, complete_refused=Fals
                 stop(p)
 
 
+def catch_up_scenario(work):
+    """--sqlite --catch-up against the simulator's GET /v1/external-events (issue 34): five
+    events the provider dead-lettered, one delivered before (a duplicate to the catch-up):
+    every event one row, the checkpoint the newest event's time. No timing is asserted: the
+    test waits for the receiver's own count of catch-ups."""
+    db = os.path.join(work, "catch-up.db")
+    records = os.path.join(work, "external-events.jsonl")
+    at = "2026-11-27T12:0{}:00.000Z".format
+    with open(records, "w", encoding="utf-8") as f:
+        for n in range(5):
+            f.write(json.dumps({"id": f"evt_cu_{n}", "name": "order:created",
+                                "aggregateType": "order", "aggregateId": f"ord_{n}",
+                                "merchantId": "m_1", "payload": {"id": f"ord_{n}", "amount": 10.5},
+                                "createdAt": at(n)}) + "\n")
+    addr_file = os.path.join(work, "api.addr")
+    api = subprocess.Popen([str(ROOT / "target" / "debug" / "xborder-simulator"), "api",
+                            "--events", records, "--addr-file", addr_file],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        first, addr = start_receiver(["--sqlite", db], os.path.join(work, "cu1.jsonl"), "cu1")
+        try:
+            expect("catch-up: delivered before", post(addr, body("evt_cu_1"))[:2],
+                   (200, {"result": "processed"}))
+        finally:
+            stop(first)
+        for _ in range(600):  # the simulator's start, not a timing
+            if os.path.exists(addr_file) and open(addr_file, encoding="utf-8").read():
+                break
+            time.sleep(0.05)
+        api_addr = open(addr_file, encoding="utf-8").read().strip()
+        checkpoint = os.path.join(work, "checkpoint")
+        back, addr = start_receiver(["--sqlite", db, "--catch-up", f"http://{api_addr}",
+                                     "--catch-up-every-ms", "100", "--checkpoint", checkpoint],
+                                    os.path.join(work, "cu2.jsonl"), "cu2")
+        try:
+            stats = {}
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                with urllib.request.urlopen(f"http://{addr}/stats", timeout=10) as r:
+                    stats = json.loads(r.read())
+                if stats["catch_ups"] >= 2 or stats["catch_ups_failed"]:
+                    break
+                time.sleep(0.05)
+            expect("catch-up: two catch-ups, none failed, none unhandled",
+                   (stats.get("catch_ups", 0) >= 2, stats.get("catch_ups_failed"),
+                    stats.get("catch_up_unhandled")), (True, 0, 0))
+            expect("catch-up: recovered", stats.get("recovered"), 4)
+            with open(checkpoint, encoding="utf-8") as f:
+                expect("catch-up: checkpoint", f.read(), at(4))
+            c = sqlite3.connect(db, timeout=5)
+            try:
+                ids = [r[0] for r in c.execute("SELECT id FROM xborder_events ORDER BY id")]
+            finally:
+                c.close()
+            expect("catch-up: one row each", ids, [f"evt_cu_{n}" for n in range(5)])
+        finally:
+            stop(back)
+    finally:
+        api.kill()
+        api.wait()
+
+
 def main():
     work = tempfile.mkdtemp(prefix="xb-rxpy-sql-")
     pg_dir = tempfile.mkdtemp(prefix="xb-rxpy-pg-", dir="/tmp")
@@ -179,6 +243,8 @@ def main():
                                "WHEN NEW.id = 'evt_fail' AND NEW.entry LIKE 'd:%' "
                                "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END"),
                  lambda: sexec("DROP TRIGGER refuse"), work, complete_refused=True)
+
+        catch_up_scenario(work)
 
         r = subprocess.run(["bash", str(SERVER_SH), "start", pg_dir], capture_output=True, text=True,
                            env=dict(os.environ, XBORDER_PG_OWNER=str(os.getpid())), timeout=120)
