@@ -21,6 +21,12 @@
 #     postgres-clock-ahead  the same on PostgreSQL
 #     rolling-restart   PostgreSQL: each instance in turn gets SIGTERM (it drains) and is
 #                       restarted on its address, under load
+#   and the long outage (issue 34), 1,500 events each:
+#     redis-outage, postgres-outage, sqlite-outage  every instance killed (SIGKILL) at 30 % and
+#                       kept down until the simulator has spent every attempt (its delays
+#                       shortened to 20-160 ms): what it sent meanwhile is dead-lettered; then
+#                       the instances come back with --catch-up against `xborder-simulator api`
+#                       (every event sent, GET /v1/external-events) and run it twice each
 #
 # Each run prints one line: `fault-test: <store> <fault>: <N> live, <N> exactly once, <N> lost,
 # <N> twice` (for Redis, "twice" counts events processed a second time; their records, the
@@ -139,7 +145,8 @@ SLOW_INTERVAL_MS=${SLOW_INTERVAL_MS:-50}
 SLOW_FOR_MS=${SLOW_FOR_MS:-12000}
 SKEW_MS=300000
 ALL_RUNS=(kill redis redis-aof postgres-kill postgres-restart sqlite-kill
-  slow-body redis-hang postgres-hang postgres-maxconn clock-ahead postgres-clock-ahead rolling-restart)
+  slow-body redis-hang postgres-hang postgres-maxconn clock-ahead postgres-clock-ahead rolling-restart
+  redis-outage postgres-outage sqlite-outage)
 RUNS=("$@")
 [ ${#RUNS[@]} -gt 0 ] && [ "${RUNS[0]}" != all ] || RUNS=("${ALL_RUNS[@]}")
 for r in "${RUNS[@]}"; do
@@ -225,6 +232,9 @@ start_instance() { # N NAME LISTEN RUN
   local out="$WORK/$run-$name.addr"
   local own=("${RUN_ARGS[@]}")
   [ "$n" = 1 ] && own+=("${RX1_ARGS[@]}")
+  # The outage runs' instances back: the catch-up against the simulator's API, each with its
+  # own checkpoint.
+  [ -n "${CATCH_UP:-}" ] && own+=(--catch-up "$CATCH_UP" --catch-up-every-ms 200 --checkpoint "$WORK/$run-rx$n.checkpoint")
   # shellcheck disable=SC2086 # the command may carry its own arguments
   $cmd --listen "$listen" --secret "$SECRET" "${STORE_ARGS[@]}" \
     --persist "$WORK/$run-rx$n.jsonl" --instance "$name" --lease-ms "$LEASE_MS" "${own[@]}" \
@@ -348,9 +358,9 @@ one_run() {
   local run=$1 sim_pid sim_rc check_rc target total fault instances=3 key=${1//-/_}
   local events=$EVENTS rate=$RATE fault_at=40 extra_ok=1 extra_note=""
   local backoff=(--backoff-ms 200 --backoff-max-ms 2000) backoff_text="200 ms (x2, max 2 s)"
-  local sim_extra=() pg_max=""
+  local sim_extra=() sim_send=() pg_max=""
   STORE=redis; fault=kill
-  RUN_ARGS=(); RX1_ARGS=()
+  RUN_ARGS=(); RX1_ARGS=(); CATCH_UP=""
   case $run in
     redis | redis-aof) fault=restart ;;
     postgres-kill) STORE=postgres ;;
@@ -373,6 +383,14 @@ one_run() {
       sim_extra=(--attempts "$WORK/$run-attempts.jsonl") ;;
     rolling-restart)
       STORE=postgres; fault=rolling; events=${NEW_EVENTS:-2000}; rate=150; fault_at=15 ;;
+    redis-outage | postgres-outage | sqlite-outage)
+      # Every instance down longer than the provider's five attempts (their delays shortened to
+      # milliseconds): what is sent meanwhile is dead-lettered; back with the catch-up.
+      fault=outage; events=${NEW_EVENTS:-1500}; rate=300; fault_at=30
+      backoff=(--backoff-ms 20 --backoff-max-ms 160); backoff_text="20 ms (x2, max 160 ms: five attempts within half a second, the outage far longer)"
+      sim_send=(--external-events "$WORK/$run-external.jsonl")
+      [ "$run" = postgres-outage ] && STORE=postgres
+      [ "$run" = sqlite-outage ] && { STORE=sqlite; instances=1; } ;;
   esac
   say "=== run: $run"
   # set -e does not reach in here (one_run is called with ||): a failed start ends the run.
@@ -415,7 +433,7 @@ one_run() {
   say "simulator: $events events, 20 % duplicates, 5 % concurrent, 1 % replays, 1 % bad signatures, 2 % unknown, $rate jobs/s, backoff $backoff_text, lease $LEASE_MS ms"
   "$SIM" "${urls[@]}" --secret "$SECRET" --events "$events" --duplicates 0.2 --concurrent 0.05 \
     --replays 0.01 --bad-signatures 0.01 --unknown 0.02 --concurrency "$CONCURRENCY" --seed 1 \
-    --rate "$rate" "${backoff[@]}" --lease-ms "$LEASE_MS" "${sim_extra[@]}" \
+    --rate "$rate" "${backoff[@]}" --lease-ms "$LEASE_MS" "${sim_extra[@]}" "${sim_send[@]}" \
     --expect "$WORK/$run-expect.txt" --json "$WORK/$run-summary.json" >"$WORK/$run-summary.txt" &
   sim_pid=$!
   PIDS+=("$sim_pid")
@@ -494,6 +512,43 @@ one_run() {
       [ "$ok_psql" -eq "$tries" ] || extra_ok=0
       extra_note=" (3 instances x --pool 2; operator psql connected $ok_psql of $tries times${counts[*]:+, client connections seen $(IFS=/; echo "${counts[*]}")})"
       ;;
+    outage)
+      local api_pid caught n_done c r recovered=0 failed_cu=0 t_down
+      say "FAULT: every instance SIGKILLed at $at/$total persisted; down until the simulator has spent every attempt"
+      for n in $(seq 1 "$instances"); do kill -9 "${RX_PID[$n]}"; wait "${RX_PID[$n]}" 2>/dev/null || true; done
+      t_down=$SECONDS
+      while kill -0 "$sim_pid" 2>/dev/null; do sleep 0.1; done
+      say "the simulator ended $((SECONDS - t_down)) s into the outage: $(jnum "$WORK/$run-summary.json" dead_lettered_events) events dead-lettered"
+      "$SIM" api --events "$WORK/$run-external.jsonl" --addr-file "$WORK/$run-api.addr" >/dev/null 2>>"$WORK/$run-api.log" &
+      api_pid=$!
+      PIDS+=("$api_pid")
+      for _ in $(seq 1 200); do [ -s "$WORK/$run-api.addr" ] && break; sleep 0.05; done
+      CATCH_UP="http://$(cat "$WORK/$run-api.addr")"
+      for n in $(seq 1 "$instances"); do
+        start_instance "$n" "rx$n-back" "${RX_ADDR[$n]}" "$run" || { say "rx$n did not come back"; extra_ok=0; }
+      done
+      say "instances back with --catch-up $CATCH_UP (GET /v1/external-events of every event sent)"
+      # Until each instance has caught up twice (the second from its checkpoint), 120 s at most.
+      for _ in $(seq 1 600); do
+        n_done=0
+        for n in $(seq 1 "$instances"); do
+          c=$(stats "${RX_ADDR[$n]}" | grep -o '"catch_ups": *[0-9]*' | grep -o '[0-9]*$' || true)
+          [ "${c:-0}" -ge 2 ] && n_done=$((n_done + 1))
+        done
+        [ "$n_done" -eq "$instances" ] && break
+        sleep 0.2
+      done
+      for n in $(seq 1 "$instances"); do
+        r=$(stats "${RX_ADDR[$n]}")
+        c=$(echo "$r" | grep -o '"recovered": *[0-9]*' | grep -o '[0-9]*$' || echo 0)
+        recovered=$((recovered + ${c:-0}))
+        c=$(echo "$r" | grep -o '"catch_ups_failed": *[0-9]*' | grep -o '[0-9]*$' || echo 0)
+        failed_cu=$((failed_cu + ${c:-0}))
+      done
+      caught=$n_done
+      [ "$caught" -eq "$instances" ] && [ "$failed_cu" -eq 0 ] || extra_ok=0
+      extra_note=" ($(jnum "$WORK/$run-summary.json" dead_lettered_events) dead-lettered, $recovered recovered by the catch-up; $caught of $instances instances caught up twice, $failed_cu catch-ups failed)"
+      ;;
     rolling)
       local rc t0 cut=""
       for n in $(seq 1 "$instances"); do
@@ -515,6 +570,12 @@ one_run() {
 
   sim_rc=0; wait "$sim_pid" || sim_rc=$?
   cat "$WORK/$run-summary.txt"
+  if [ "$fault" = outage ]; then
+    # The send fails (exit 1) for what it dead-lettered: the point of the run, which must have
+    # dead-lettered some; a bad signature accepted still fails it.
+    [ "$sim_rc" -eq 1 ] && [ "$(jnum "$WORK/$run-summary.json" dead_lettered_events)" -gt 0 ] && sim_rc=0
+    [ "$(jnum "$WORK/$run-summary.json" bad_signatures_accepted)" = 0 ] || extra_ok=0
+  fi
   for n in $(seq 1 "$instances"); do say "rx$n stats: $(stats "${RX_ADDR[$n]}")"; done
 
   local check_args=(check --expect "$WORK/$run-expect.txt" --json "$WORK/$run-check.json")
@@ -523,6 +584,7 @@ one_run() {
     check_args+=(--records "$WORK/$run-records")
     for n in 1 2 3; do check_args+=(--persisted "$WORK/$run-rx$n.jsonl"); done
     if [ "$fault" = kill ]; then check_args+=(--crashed rx1); fi
+    if [ "$fault" = outage ]; then check_args+=(--crashed rx1 --crashed rx2 --crashed rx3); fi
     if [ "$fault" = restart ]; then check_args+=(--allow-duplicates); fi
   else
     # The table is what was persisted: every row a processing, so a second one is a failure.
@@ -571,6 +633,7 @@ one_run() {
       case ", $skewed," in *", rx1,"*) ;; *) extra_ok=0; say "rx1 is not among the skewed instances ($skewed): its lines carry no clock_offset_ms near -$SKEW_MS" ;; esac
       what=$(printf 'rx1 clock 5 min ahead, instance killed (skewed instances: %s; %s of %s claims off the send times)' \
         "${skewed:-none}" "$(jnum "$c" claims_off_send_times)" "$(jnum "$c" claims_timed)") ;;
+    *-outage) what="every instance down past the retries, back with the catch-up$extra_note" ;;
     rolling-restart)
       [ "${unanswered:-1}" = 0 ] || extra_ok=0
       what="rolling restart (SIGTERM, drained, restarted$extra_note; ${unanswered:-?} unanswered)" ;;
