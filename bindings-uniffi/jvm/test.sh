@@ -2,7 +2,9 @@
 # The JVM package: `mvn verify` on bindings-uniffi/jvm/pom.xml (kotlin-maven-plugin compiles the
 # hand-written API of src/main/kotlin over the generated Kotlin in bindings-uniffi/dist/kotlin;
 # Surefire runs JUnit 5: JavaApiTest, RedisClaimStoreTest against a redis-server it starts,
-# HttpServerRecipeTest (the README's Java recipe) and the conformance runner
+# CatchUpTest (catchUp, the one call) against the simulator's GET /v1/external-events it starts
+# (xborder-simulator api, built here), HttpServerRecipeTest (the README's Java recipe) and the
+# conformance runner
 # tests/runners/kotlin/Runner.kt; the sources and javadoc jars are made; Failsafe runs JarSurfaceIT,
 # javap on the jar's public surface), then a Java consumer compiled against the jar and run with
 # plain `java -cp`, no -Djna.library.path.
@@ -25,6 +27,9 @@ xb_vector_dirs
 # The Redis test's server (tests/tools/setup.sh redis writes it to env.sh).
 export XBORDER_REDIS_SERVER=${XBORDER_REDIS_SERVER:-redis-server}
 command -v "$XBORDER_REDIS_SERVER" >/dev/null || { echo "jvm: no redis-server (bash tests/tools/setup.sh redis)" >&2; exit 1; }
+# CatchUpTest's provider: the simulator's `api` (XBORDER_SIMULATOR), built as Python's tests build it.
+(cd "$ROOT" && cargo build -q -p xborder-simulator) || { echo "jvm: cargo build -p xborder-simulator failed" >&2; exit 1; }
+export XBORDER_SIMULATOR=${CARGO_TARGET_DIR:-$ROOT/target}/debug/xborder-simulator
 
 # Offline once the pom's dependencies and plugins are in $M2 (a marker per pom content).
 marker=$M2/.xborder-resolved-$(sha256sum "$HERE/pom.xml" | cut -c1-16)

@@ -1,6 +1,7 @@
 // The catch-up (contract v4 `events.catch_up`): the events the provider dead-lettered, recovered
 // from `GET /v1/external-events`. [CatchUp] is core's walk down to the checkpoint; [Recovery]
-// hands each event found to the same handling as a delivery. Which page, when to retry, which
+// hands each event found to the same handling as a delivery; [catchUp] (Handling.kt, beside
+// handleDelivery: the same driver) does all of it in one call. Which page, when to retry, which
 // event is new and where the checkpoint may move are core's; this file converts.
 package dev.xborder
 
@@ -57,6 +58,11 @@ class CatchUp @JvmOverloads constructor(since: String? = null, overlapMs: Long? 
     fun recover(): Recovery = Recovery(this)
 
     override fun close() = inner.close()
+
+    companion object {
+        /** The path of the list the walk reads: `GET` this, then [nextQuery]'s query. */
+        const val PATH: String = "/v1/external-events?"
+    }
 }
 
 /**
@@ -129,3 +135,25 @@ sealed class Fetched {
  *  duplicate, or not a live event), [rejected] (refused as its delivery would be), [failed] (a
  *  5xx: the checkpoint stops before the first of them). */
 data class Tally(val processed: Long, val skipped: Long, val rejected: Long, val failed: Long)
+
+/** An answer of the host's HTTP GET, as received: [status], [headers] (for `Retry-After`; names
+ *  in any case) and [body], the response text. What [catchUp]'s `get` returns. */
+data class HttpAnswer(val status: Int, val headers: Map<String, String>, val body: String) {
+    /** An answer without headers. */
+    constructor(status: Int, body: String) : this(status, emptyMap(), body)
+}
+
+/** What [catchUp] did: [checkpoint] (keep it; pass it as `since` next time: a failed event holds
+ *  it), how many events it [found], their handling ([processed], [skipped], [rejected],
+ *  [failed], as [Tally]), the walk's [drifts], and what [Persist.persist] threw
+ *  ([persistErrors]: those events were released and count as [failed]; never swallowed). */
+data class CatchUpResult(
+    val checkpoint: String?,
+    val found: Long,
+    val processed: Long,
+    val skipped: Long,
+    val rejected: Long,
+    val failed: Long,
+    val drifts: List<Drift>,
+    val persistErrors: List<Throwable> = emptyList(),
+)

@@ -1,6 +1,8 @@
 // Delivery handling: one delivery from the receiver's decision to the answer, in one call
 // (handleDelivery, blocking over Claims or suspending over the host's own store) or act by act
-// (DeliveryHandling). Core decides the order and every reply; this file converts and drives.
+// (DeliveryHandling); and the catch-up's one call (catchUp), each event it finds handled through
+// the same driver as a delivery. Core decides the order, every reply, every retry and the
+// checkpoint; this file converts and drives.
 @file:JvmName("Deliveries")
 
 package dev.xborder
@@ -110,6 +112,66 @@ suspend fun handleDelivery(
     persist: suspend (Envelope) -> Unit,
 ): DeliveryAnswer = DeliveryHandling.withStoreSteps(receiver, body, signature, token, leaseMs, windowMs).use { h ->
     h.run(store, clock, true, persist)
+}
+
+/**
+ * One catch-up (contract v4 `events.catch_up`), start to end, for a blocking host: the events the
+ * provider dead-lettered (an outage longer than its retries), recovered from
+ * `GET /v1/external-events`. [get] is your authenticated HTTP GET of the API ([CatchUp.PATH] + the
+ * query core asks for; return the answer as received); [sleep] waits the milliseconds core says
+ * when the API asks for a retry (core caps the tries: then `API_ERROR`). The walk goes newest
+ * first down to [since] (the checkpoint of the last catch-up; null: everything the provider keeps)
+ * minus [overlapMs] (null: 5 minutes), [pageSize] records a page (null: 100). Then every event
+ * found, oldest first, is handled as [handleDelivery] handles a delivery (the same driver: core's
+ * decision for the recovered event, claimed in [claims], given to [persist], completed, or
+ * released when [persist] threw), each with the token `<token>:<n>`: an event the webhook path
+ * already handled is a duplicate (`skipped`). Keep [CatchUpResult.checkpoint] (a failed event
+ * holds it) and pass it as [since] next time.
+ *
+ * Throws [XborderException]: `API_ERROR` ([XborderException.api]: the API's answer: a refusal,
+ * or the last try), `MALFORMED_RESPONSE` (a page that is not the list), `INVALID_SINCE`,
+ * `INVALID_OVERLAP`, `INVALID_PAGE_SIZE`; what [get] or [sleep] throw goes through.
+ */
+@JvmOverloads
+fun catchUp(
+    get: (path: String) -> HttpAnswer,
+    receiver: Receiver,
+    claims: Claims,
+    since: String? = null,
+    overlapMs: Long? = null,
+    pageSize: Long? = null,
+    sleep: (ms: Long) -> Unit = { Thread.sleep(it) },
+    token: String = UUID.randomUUID().toString(),
+    clock: () -> Long = System::currentTimeMillis,
+    persist: Persist,
+): CatchUpResult = CatchUp(since, overlapMs, pageSize).use { walk ->
+    // Core's walk ends (each page once, each retry counted); a Wait is the same query again.
+    var query = walk.nextQuery()
+    while (query != null) {
+        val answer = get(CatchUp.PATH + query)
+        val fetched = walk.answered(answer.status, answer.body, answer.headers)
+        if (fetched is Fetched.Wait) sleep(fetched.ms)
+        query = walk.nextQuery()
+    }
+    walk.recover().use { recovery ->
+        val persistErrors = mutableListOf<Throwable>()
+        var n = 0L
+        while (true) {
+            val h = recovery.handling(receiver, claims, "$token:$n") ?: break
+            val recorded = h.use {
+                val answer = blocking { h.run(null, clock, false) { persist.persist(it) } }
+                answer.persistError?.let(persistErrors::add)
+                recovery.handled(h)
+            }
+            if (!recorded) break // core records every answer that is over: never a loop
+            n++
+        }
+        val t = recovery.tally()
+        CatchUpResult(
+            recovery.checkpoint(), recovery.events().size.toLong(),
+            t.processed, t.skipped, t.rejected, t.failed, walk.drifts(), persistErrors,
+        )
+    }
 }
 
 /** Runs a suspend block that never suspends (every function it awaits is a blocking one) to its

@@ -388,6 +388,35 @@ class JavaApiTest {
     }
 
     @Test
+    void catchUpFromJava() {
+        // The catch-up's one call: Deliveries.catchUp with Java lambdas as the GET and the persist
+        // (the overloads without the defaults), one page from memory; then a 503 five times.
+        String page = "{\"data\":[{\"id\":\"evt_2\",\"name\":\"order:created\",\"aggregateType\":\"order\","
+            + "\"aggregateId\":\"ord_2\",\"payload\":{\"id\":\"ord_2\"},\"createdAt\":\"2026-11-27T12:02:00.000Z\"},"
+            + "{\"id\":\"evt_1\",\"name\":\"order:created\",\"aggregateType\":\"order\",\"aggregateId\":\"ord_1\","
+            + "\"payload\":{\"id\":\"ord_1\"},\"createdAt\":\"2026-11-27T12:01:00.000Z\"}],"
+            + "\"total\":2,\"page\":0,\"pageSize\":100}";
+        Receiver receiver = new Receiver(SECRET, 0L);
+        Claims claims = new Claims();
+        assertTrue(Deliveries.handleDelivery(receiver, claims, BODY, Webhooks.sign(SECRET, BODY), event -> { }).getPersisted());
+        List<String> paths = new ArrayList<>();
+        List<String> saved = new ArrayList<>();
+        CatchUpResult result = Deliveries.catchUp(path -> {
+            paths.add(path);
+            return new HttpAnswer(200, Map.of("Content-Type", "application/json"), page);
+        }, receiver, claims, event -> saved.add(event.getId()));
+        assertEquals(List.of(CatchUp.PATH + "page=0&pageSize=100&sortBy=createdAt&sortOrder=DESC"), paths);
+        assertEquals(new CatchUpResult("2026-11-27T12:02:00.000Z", 2, 1, 1, 0, 0, List.of(), List.of()), result);
+        assertEquals(List.of("evt_2"), saved);
+        List<Long> slept = new ArrayList<>();
+        XborderException e = assertThrows(XborderException.class, () -> Deliveries.catchUp(path -> new HttpAnswer(503, ""),
+            receiver, claims, null, null, null, ms -> { slept.add(ms); return kotlin.Unit.INSTANCE; }, event -> { }));
+        assertEquals("API_ERROR", e.getCode());
+        assertEquals(503, e.getApi().getStatus());
+        assertEquals(List.of(1000L, 1000L, 1000L, 1000L), slept);
+    }
+
+    @Test
     void wrongNumbersAreRefusedByName() {
         Map<String, List<Supplier<Object>>> wrong = new java.util.LinkedHashMap<>();
         wrong.put("window", List.of(() -> new Receiver(SECRET, -1L), () -> new Receiver(List.of(SECRET), -1L, null, null),
