@@ -793,12 +793,28 @@ function writeCheckpoint(checkpoint) {
   writeFileSync(tmp, checkpoint);
   renameSync(tmp, opts.checkpoint);
 }
+// One page of the catch-up: the whole GET (answer and body) within 10 s, the body read up to
+// 16 MiB (a page of 100 records is far below it; a peer that sends more is refused, not
+// buffered; one that hangs is cut by the timeout).
+const MAX_PAGE_BYTES = 16 << 20;
+async function getPage(path) {
+  const res = await fetch(`${catchUpBase}${path}`, { signal: AbortSignal.timeout(10000) });
+  const chunks = [];
+  let size = 0;
+  for await (const chunk of res.body ?? []) {
+    size += chunk.length;
+    if (size > MAX_PAGE_BYTES) throw new Error(`GET ${path}: a page is read up to ${MAX_PAGE_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  return { status: res.status, headers: res.headers, text: () => text };
+}
 async function catchUpOnce() {
   const since = readCheckpoint();
   let n = 0; // the events persisted by this catch-up, for their records' token
   const result = await catchUp({
     since,
-    get: (path) => fetch(`${catchUpBase}${path}`, { signal: AbortSignal.timeout(10000) }),
+    get: getPage,
     receiver,
     token: `${opts.instance}-${boot}-catch-up-${(counter += 1)}`,
     ...(hostStore ? { store: boundedStore(hostStore, {}), ...rules } : { claims }),

@@ -120,6 +120,8 @@ CLOCK_SQL = "SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint"
 # The most a page of the catch-up may hold: a page of 100 records is far below it; a peer that
 # sends more is refused, not buffered.
 MAX_PAGE_BYTES = 16 << 20
+# The most one page of the catch-up may take (the connection, the answer and the body).
+PAGE_TIMEOUT_S = 10.0
 SLICE_S = 0.25
 # How long a refused connection is kept to read (and discard) what its client still sends, so
 # that the client reads the answer instead of a reset.
@@ -791,16 +793,28 @@ class App:
         req = None if self.sql is None else SqlRequest(self.sql)
         written = []
 
+        def read(r, path, deadline):
+            # Up to MAX_PAGE_BYTES, by chunks, within the page's deadline (each read is also
+            # bounded by the socket's timeout): a peer that trickles or hangs is cut.
+            data = bytearray()
+            src = r if hasattr(r, "read1") else r.fp  # an HTTPError reads through its response
+            while True:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"GET {path}: no whole page in {PAGE_TIMEOUT_S} s")
+                chunk = src.read1(65536)
+                if not chunk:
+                    return bytes(data)
+                data += chunk
+                if len(data) > MAX_PAGE_BYTES:
+                    raise RuntimeError(f"GET {path}: a page is read up to {MAX_PAGE_BYTES} bytes")
+
         def get(path):
+            deadline = time.monotonic() + PAGE_TIMEOUT_S
             try:
-                with urllib.request.urlopen(base + path, timeout=10) as r:
-                    status, headers, data = r.status, list(r.headers.items()), r.read(
-                        MAX_PAGE_BYTES + 1)
+                with urllib.request.urlopen(base + path, timeout=PAGE_TIMEOUT_S) as r:
+                    status, headers, data = r.status, list(r.headers.items()), read(r, path, deadline)
             except urllib.error.HTTPError as e:
-                status, headers, data = e.code, list(e.headers.items()), e.read(
-                    MAX_PAGE_BYTES + 1)
-            if len(data) > MAX_PAGE_BYTES:
-                raise RuntimeError(f"GET {path}: a page is read up to {MAX_PAGE_BYTES} bytes")
+                status, headers, data = e.code, list(e.headers.items()), read(e, path, deadline)
             return status, headers, data.decode("utf-8", "replace")
 
         def persist(env):
