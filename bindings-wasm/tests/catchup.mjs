@@ -135,6 +135,11 @@ try {
     assert.ok(e instanceof TypeError && e.message.includes(name), `${name}: ${e}`);
   }
   assert.throws(() => readApiError({ method: 'GET', status: '500' }), /options\.status/);
+  // Bytes, a Response or a promise for the body: refused, never read as an object of no fields.
+  for (const body of [Buffer.from('{}'), new Uint8Array(2), new Response('{}'), Promise.resolve('{}')]) {
+    assert.throws(() => readApiError({ method: 'GET', status: 500, body }), /options\.body.*await res\.text\(\)/);
+  }
+  assert.throws(() => readApiError({ method: 'GET', status: 500, headers: 'retry-after: 1' }), /options\.headers/);
   assert.throws(() => new CatchUp({ overlapMs: '5' }), /options\.overlapMs/);
   assert.throws(() => new CatchUp({ overlapMs: -1 }), (e) => e instanceof XborderError && e.code === 'INVALID_OVERLAP');
   console.log('catchup: ok (the catch-up against the simulator, retries and errors as core says; kinds refused)');

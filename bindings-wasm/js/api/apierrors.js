@@ -2,7 +2,7 @@
 // provider's API (code, message, details, request id) and what a client may do next (`after` a
 // delay, `check_first` for a create that may have happened, `no`).
 
-import { refuse, str, options, isOptions } from './kinds.js';
+import { refuse, str, options, isOptions, isThenable } from './kinds.js';
 import { textIn as text } from './json.js';
 
 const HEADERS_HOW = 'pass res.headers (Fetch), the headers of your client as an object, or leave it out';
@@ -50,7 +50,15 @@ const READ = {
   method: str('options.method'),
   status: status('options.status'),
   headers: (v) => headerList('options.headers', v),
-  body: (v) => v,
+  body: (v) => {
+    // The text, or a parsed JSON value (a plain object or array, a number, a boolean); never
+    // bytes, a Response or a promise, which JSON would turn into something else silently.
+    if (v === undefined || v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || Array.isArray(v) || isOptions(v)) {
+      if (isThenable(v)) throw refuse('options.body', 'the body\'s text or its parsed JSON', v, 'await it first: body: await res.text()');
+      return v;
+    }
+    throw refuse('options.body', 'the body\'s text or its parsed JSON', v, 'pass body: await res.text() (or the value res.json() gave)');
+  },
 };
 
 /** The API's error answers over the runtime `rt`. */
